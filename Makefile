@@ -1,0 +1,141 @@
+# dcprof — build, test, demo.
+#
+#   make            build build/bin/dcprof and the Valgrind tool in build/lib/dcprof
+#   make check      unit tests (ASan/UBSan), core symbol check, end-to-end tests
+#   make demo       install missing Debian packages, build, profile examples/demo.c
+#   make bench      compare dcprof record with Cachegrind (see bench/README.md)
+
+VERSION   := 0.1.0
+B         := build
+CC        ?= gcc
+PYTHON    ?= python3
+VGINC     := /usr/include/valgrind
+VGLIBDIR  := /usr/lib/x86_64-linux-gnu/valgrind
+VGLIBEXEC := /usr/libexec/valgrind
+
+WARN      := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+CFLAGS    ?= -O2 -g
+HOSTFLAGS := -std=c11 $(WARN) -D_GNU_SOURCE -DDCPROF_VERSION='"$(VERSION)"' -Isrc -Iinclude
+SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+CORE_SRC  := $(wildcard src/core/*.c)
+CLI_SRC   := $(wildcard src/cli/*.c) src/host/port_libc.c
+TOOL_SRC  := $(wildcard src/tool/*.c)
+
+# ---- the Valgrind tool ---------------------------------------------------
+TOOLFLAGS := -std=gnu11 -O2 -g $(WARN) -Wno-shadow -Wno-strict-prototypes -Isrc -Iinclude -I$(VGINC) \
+	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
+	-DDC_TOOL_BUILD=1 -DDCPROF_VERSION='"$(VERSION)"' -fno-strict-aliasing -fno-builtin -fno-stack-protector \
+	-fno-pic -fno-pie -m64
+TOOLDIR   := $(B)/lib/dcprof
+TOOL      := $(TOOLDIR)/dcprof-amd64-linux
+PRELOAD   := $(TOOLDIR)/vgpreload_dcprof-amd64-linux.so
+TOOL_OBJ  := $(patsubst src/%.c,$(B)/tool/%.o,$(CORE_SRC) $(TOOL_SRC))
+# --cachegrind-compat runs from a directory without the malloc-replacement
+# preload, so the program's own malloc runs exactly as under Cachegrind.
+COMPATDIR := $(B)/lib/dcprof-compat
+
+# ---- host objects (dcprof front end) ---------------------------------------
+HOST_CORE_OBJ := $(patsubst src/%.c,$(B)/host/%.o,$(CORE_SRC))
+CLI_OBJ       := $(patsubst src/%.c,$(B)/host/%.o,$(CLI_SRC))
+DCPROF        := $(B)/bin/dcprof
+
+# ---- unit tests (core with ASan/UBSan) -------------------------------------
+UNIT_SRC  := $(wildcard tests/unit/*.c)
+UNIT_OBJ  := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC)) \
+	$(patsubst src/%.c,$(B)/san/%.o,$(CORE_SRC) src/host/port_libc.c)
+UNIT_BIN  := $(B)/unit-tests
+
+WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard bench/workloads/*.c) examples/demo.c
+WORKLOADS    := $(patsubst %.c,$(B)/w/%,$(notdir $(WORKLOAD_SRC)))
+
+.PHONY: all check unit e2e demo bench clean deps tool
+all: $(DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
+
+$(B)/tool/%.o: src/%.c $(wildcard src/*/*.h) include/dcprof.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOLFLAGS) -c $< -o $@
+
+$(TOOL): $(TOOL_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -m64 -static -nodefaultlibs -nostartfiles -u _start -Wl,--build-id=none \
+		-Wl,-Ttext-segment=0x58000000 -o $@ $(TOOL_OBJ) \
+		$(VGLIBDIR)/libcoregrind-amd64-linux.a $(VGLIBDIR)/libvex-amd64-linux.a \
+		$(VGLIBDIR)/libgcc-sup-amd64-linux.a -lgcc
+
+$(PRELOAD):
+	@mkdir -p $(dir $@)
+	$(CC) -m64 -shared -fPIC -nodefaultlibs -Wl,--whole-archive \
+		$(VGLIBDIR)/libreplacemalloc_toolpreload-amd64-linux.a \
+		-Wl,--no-whole-archive -o $@
+
+# Valgrind looks for its own helpers (vgpreload_core, the default
+# suppressions, ...) in the same directory as the tool.
+$(TOOLDIR)/.links:
+	@mkdir -p $(TOOLDIR)
+	for f in $(VGLIBEXEC)/*; do ln -sf $$f $(TOOLDIR)/; done
+	@touch $@
+
+# The core stays freestanding on the host too, so the symbol check sees what
+# the tool links: no loop may be turned into a libc call.
+$(B)/host/core/%.o: HOSTFLAGS += -ffreestanding
+
+$(COMPATDIR)/.links: $(TOOLDIR)/.links
+	@mkdir -p $(COMPATDIR)
+	for f in $(VGLIBEXEC)/*; do ln -sf $$f $(COMPATDIR)/; done
+	ln -sf ../dcprof/dcprof-amd64-linux $(COMPATDIR)/dcprof-amd64-linux
+	@touch $@
+
+$(B)/host/%.o: src/%.c $(wildcard src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTFLAGS) $(CFLAGS) -c $< -o $@
+
+$(DCPROF): $(CLI_OBJ) $(HOST_CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -lm
+
+$(B)/san/%.o: src/%.c $(wildcard src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(B)/san/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit -c $< -o $@
+
+$(UNIT_BIN): $(UNIT_OBJ)
+	$(CC) $(SANFLAGS) -o $@ $^
+
+# Workloads are built without optimisation surprises: -O1 keeps loops as
+# written but removes pointless stack traffic, -g gives file:line.
+$(B)/w/%: tests/workloads/%.c include/dcprof.h
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-inline -Iinclude -o $@ $< -lpthread
+$(B)/w/%: bench/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+$(B)/w/demo: examples/demo.c include/dcprof.h
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Iinclude -o $@ $<
+
+unit: $(UNIT_BIN) $(HOST_CORE_OBJ)
+	./$(UNIT_BIN)
+	sh tests/check-core-symbols.sh $(HOST_CORE_OBJ)
+
+e2e: all
+	$(PYTHON) tests/e2e/run.py
+
+check: all
+	$(PYTHON) tests/run.py
+
+demo: deps all
+	$(DCPROF) record -o $(B)/demo.db -- $(B)/w/demo
+	$(DCPROF) report $(B)/demo.db --top 10
+
+deps:
+	sh scripts/install-deps.sh
+
+bench: all
+	sh bench/run.sh
+
+clean:
+	rm -rf $(B)

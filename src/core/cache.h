@@ -1,0 +1,109 @@
+/* cache.h — the data-cache hierarchy model (one model for every engine).
+ *
+ * Notes:
+ *  - Each level is set-associative with true LRU replacement and
+ *    write-allocate: reads and writes are treated alike (no write-back
+ *    traffic is modelled).
+ *  - Non-strictly inclusive, as Cachegrind: a level is consulted only when
+ *    every level above it missed, and then it is updated (filled) too.  A
+ *    line evicted from L2 may stay in L1.
+ *  - An access covers the bytes [addr, addr+size).  When they span several
+ *    lines of a level, every line is referenced (so LRU state is updated for
+ *    all of them) but the access counts as one access and at most one miss
+ *    at that level: it misses if any of its lines missed.  The next level is
+ *    then consulted with the whole access, including lines that hit above —
+ *    exactly what Cachegrind does for an access straddling two lines.
+ *  - The result of an access is the level that served it: 1..N for a hit
+ *    at that level, N+1 when it came from memory.  It missed every level
+ *    above the serving one.
+ *  - An optional level-1 instruction cache (for --cachegrind-compat) feeds
+ *    its misses to the last level, as Cachegrind's I1 does.
+ *  - Tags are block numbers (addr >> log2(line)); empty ways hold a value no
+ *    block number can take, so a cold cache misses on every address.
+ */
+#ifndef DC_CACHE_H
+#define DC_CACHE_H
+
+#include "core/hier.h"
+
+#define DC_EMPTY_TAG (~(uint64_t)0)
+
+struct dc_cache_level {
+	uint64_t *tags;      /* sets x assoc, most recently used first */
+	uint64_t set_mask;
+	uint32_t assoc;
+	uint32_t line_bits;
+};
+
+struct dc_cache {
+	int nlevels;
+	struct dc_cache_level lv[DC_MAX_LEVELS];
+	struct dc_cache_level i1;    /* tags == NULL when not simulated */
+};
+
+/* Allocates the tag arrays; h must have passed dc_hier_parse_cache or
+ * dc_level_check.  i1 may be NULL. */
+int dc_cache_init(struct dc_cache *c, const struct dc_hier *h,
+		  const struct dc_level_cfg *i1, const struct dc_env *env);
+void dc_cache_release(struct dc_cache *c, const struct dc_env *env);
+
+/* References one line; returns true on a hit.  LRU update by shifting the
+ * set's ways (associativity is small, so this beats pointer structures). */
+static inline bool dc_cache_line_ref(struct dc_cache_level *l, uint64_t block)
+{
+	uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
+	uint32_t i;
+
+	if (set[0] == block)
+		return true;
+	for (i = 1; i < l->assoc; i++) {
+		if (set[i] == block) {
+			for (; i > 0; i--)
+				set[i] = set[i - 1];
+			set[0] = block;
+			return true;
+		}
+	}
+	for (i = l->assoc - 1; i > 0; i--)
+		set[i] = set[i - 1];
+	set[0] = block;
+	return false;
+}
+
+/* One access of size >= 1 at one level; returns true on a miss. */
+static inline bool dc_cache_level_miss(struct dc_cache_level *l, uint64_t addr, uint32_t size)
+{
+	uint64_t b1 = addr >> l->line_bits;
+	uint64_t b2 = (addr + size - 1) >> l->line_bits;
+	bool miss;
+
+	if (b1 == b2)
+		return !dc_cache_line_ref(l, b1);
+	miss = false;
+	for (uint64_t b = b1; b <= b2; b++)
+		miss |= !dc_cache_line_ref(l, b);
+	return miss;
+}
+
+/* A data access; returns the serving level (1..nlevels+1). */
+static inline int dc_cache_access(struct dc_cache *c, uint64_t addr, uint32_t size)
+{
+	int k;
+
+	for (k = 0; k < c->nlevels; k++)
+		if (!dc_cache_level_miss(&c->lv[k], addr, size))
+			break;
+	return k + 1;
+}
+
+/* An instruction fetch through I1 then the last level; only for caches
+ * initialised with an I1 (--cachegrind-compat).
+ * Returns 1 for an I1 hit, 2 for a last-level hit, 3 for memory. */
+static inline int dc_cache_ifetch(struct dc_cache *c, uint64_t addr, uint32_t size)
+{
+	if (!dc_cache_level_miss(&c->i1, addr, size))
+		return 1;
+	return dc_cache_level_miss(&c->lv[c->nlevels - 1], addr, size) ? 3 : 2;
+}
+
+#endif

@@ -1,0 +1,98 @@
+/* objmap.h — address → data object map.
+ *
+ * Notes:
+ *  - Objects are half-open address ranges [lo, hi) that never overlap: heap
+ *    blocks, globals, user-named regions, program mmaps.  Inserting an
+ *    object that overlaps another fails with DC_EINVAL (aliases of one
+ *    global keep the first name).
+ *  - Lookup is O(1) expected for objects up to DC_OBJMAP_LARGE bytes: a hash
+ *    of 4 KiB pages, each holding the objects that start in it (sorted) and
+ *    the one object that covers its first byte.  Larger objects live in a
+ *    sorted array searched by bisection; programs have few of them.
+ *  - Object records come from a pool and are never returned to the
+ *    allocator while the map lives, so an engine may keep pointers to them
+ *    in per-instruction caches.  Removing an object increments its `gen`;
+ *    a cached (pointer, gen) pair that no longer matches is stale.
+ */
+#ifndef DC_OBJMAP_H
+#define DC_OBJMAP_H
+
+#include "core/port.h"
+
+#define DC_OBJMAP_LARGE (256u << 10)
+
+struct dc_obj {
+	uint64_t lo, hi;
+	uint32_t bucket;
+	uint32_t gen;
+	uint64_t alloc_seq;      /* engine's allocation sequence number */
+	uint64_t alloc_size;     /* bytes requested (hi - lo may be 1 for 0) */
+	struct dc_obj *next;     /* pool free list */
+	uint8_t kind;            /* engine-defined */
+	uint8_t live;
+};
+
+/* What a lookup returns: a copy of the object's bounds, bucket and
+ * generation kept in the map's own arrays, so resolving an address does not
+ * touch the (scattered) object record. */
+struct dc_objmap_ent {
+	uint64_t lo, hi;
+	struct dc_obj *o;
+	uint32_t bucket, gen;
+};
+
+struct dc_objmap_page;
+
+struct dc_objmap {
+	const struct dc_env *env;
+	struct dc_objmap_page *pages;   /* open addressing, linear probing */
+	uint64_t npages, page_cap;      /* used slots, capacity (power of two) */
+	struct dc_objmap_ent *large;    /* sorted by lo */
+	uint64_t nlarge, large_cap;
+	struct dc_obj *free_list;
+	void **slabs;
+	uint64_t nslabs, slabs_cap;
+	uint64_t nobjs;
+};
+
+int dc_objmap_init(struct dc_objmap *m, const struct dc_env *env);
+void dc_objmap_release(struct dc_objmap *m);
+
+/* A zeroed record (gen preserved) for the caller to fill; NULL on ENOMEM. */
+struct dc_obj *dc_objmap_new(struct dc_objmap *m);
+/* Returns a record that was never inserted to the pool. */
+void dc_objmap_discard(struct dc_objmap *m, struct dc_obj *o);
+
+/* Inserts o (lo < hi, bucket set).  DC_EINVAL if it overlaps another object, DC_ENOMEM
+ * if memory ran out (the map is unchanged in both cases). */
+int dc_objmap_insert(struct dc_objmap *m, struct dc_obj *o);
+
+/* Removes an inserted object and returns its record to the pool. */
+void dc_objmap_remove(struct dc_objmap *m, struct dc_obj *o);
+
+/* The object containing addr, or NULL. */
+struct dc_obj *dc_objmap_find(const struct dc_objmap *m, uint64_t addr);
+
+/* The entry of the object containing addr, or NULL; valid until the map
+ * changes. */
+const struct dc_objmap_ent *dc_objmap_lookup(const struct dc_objmap *m, uint64_t addr);
+
+/* Moves an inserted object to another bucket and increments its gen, so
+ * cached resolutions of it go stale. */
+void dc_objmap_rebucket(struct dc_objmap *m, struct dc_obj *o, uint32_t bucket);
+
+/* Removes every object that starts inside [lo, hi), calling fn (may be
+ * NULL) on each just before its removal. */
+void dc_objmap_remove_in(struct dc_objmap *m, uint64_t lo, uint64_t hi,
+			 void (*fn)(void *ud, struct dc_obj *o), void *ud);
+
+/* True when no object intersects the 4 KiB page holding addr, so an engine
+ * may cache "nothing here" for the whole page. */
+bool dc_objmap_page_free(const struct dc_objmap *m, uint64_t addr);
+
+/* Calls fn for every object in the map, in no particular order.  fn must
+ * not change the map. */
+void dc_objmap_each(const struct dc_objmap *m, void (*fn)(void *ud, struct dc_obj *o),
+		    void *ud);
+
+#endif

@@ -1,0 +1,252 @@
+/* rawout.c — the raw dump writer.
+ *
+ * Records (docs/raw-dump.md has the full table):
+ *
+ *   dcprof-raw VERSION
+ *   meta KEY VALUE
+ *   level N NAME SIZE ASSOC LINE LATENCY
+ *   memory LATENCY
+ *   bucket ID KIND NAME
+ *   bstat ID BLOCKS MAXLIVE MAXLIVEBYTES TOTALBYTES MINSIZE MAXSIZE
+ *   loc ID IP OBJECT FUNCTION FILE LINE
+ *   cost BUCKET LOC THREAD DR DW M1R M1W ... MNR MNW LAT
+ *   block BUCKET ADDR SIZE ALLOC FREE
+ *   end COMPLETE
+ *
+ * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
+ * string is "%-".
+ */
+#include "core/rawout.h"
+#include "core/util.h"
+
+void dc_rawout_init(struct dc_rawout *o, struct dc_sink sink)
+{
+	o->sink = sink;
+	o->err = 0;
+	o->n = 0;
+}
+
+static void flush(struct dc_rawout *o)
+{
+	if (o->n && !o->err)
+		o->err = o->sink.write(o->sink.ud, o->buf, o->n);
+	o->n = 0;
+}
+
+int dc_rawout_finish(struct dc_rawout *o)
+{
+	flush(o);
+	return o->err;
+}
+
+static void put(struct dc_rawout *o, char c)
+{
+	if (o->n == sizeof o->buf)
+		flush(o);
+	o->buf[o->n++] = c;
+}
+
+static void put_str(struct dc_rawout *o, const char *s)
+{
+	while (*s)
+		put(o, *s++);
+}
+
+static void put_u64(struct dc_rawout *o, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	put(o, ' ');
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		put(o, tmp[--n]);
+}
+
+static void put_hex(struct dc_rawout *o, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[24];
+	int n = 0;
+
+	put_str(o, " 0x");
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		put(o, tmp[--n]);
+}
+
+static bool needs_escape(unsigned char c)
+{
+	return c <= 0x20 || c == '%' || c == 0x7f;
+}
+
+static void put_field(struct dc_rawout *o, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	put(o, ' ');
+	if (!s || !*s) {
+		put_str(o, "%-");
+		return;
+	}
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (needs_escape(c)) {
+			put(o, '%');
+			put(o, hex[c >> 4]);
+			put(o, hex[c & 15]);
+		} else {
+			put(o, (char)c);
+		}
+	}
+}
+
+size_t dc_raw_escape(char *buf, size_t len, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	if (!len)
+		return 0;
+	if (!*s) {
+		/* Never a partial escape: "%" alone would not read back. */
+		dc_strlcpy(buf, len >= 3 ? "%-" : "", len);
+		return dc_strlen(buf);
+	}
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (needs_escape(c)) {
+			if (n + 3 >= len)
+				break;
+			buf[n++] = '%';
+			buf[n++] = hex[c >> 4];
+			buf[n++] = hex[c & 15];
+		} else {
+			if (n + 1 >= len)
+				break;
+			buf[n++] = (char)c;
+		}
+	}
+	buf[n] = 0;
+	return n;
+}
+
+void dc_raw_header(struct dc_rawout *o)
+{
+	put_str(o, "dcprof-raw");
+	put_u64(o, DC_RAW_VERSION);
+	put(o, '\n');
+}
+
+void dc_raw_meta(struct dc_rawout *o, const char *key, const char *value)
+{
+	put_str(o, "meta");
+	put_field(o, key);
+	put_field(o, value);
+	put(o, '\n');
+}
+
+void dc_raw_meta_u64(struct dc_rawout *o, const char *key, uint64_t value)
+{
+	put_str(o, "meta");
+	put_field(o, key);
+	put_u64(o, value);
+	put(o, '\n');
+}
+
+void dc_raw_hier(struct dc_rawout *o, const struct dc_hier *h)
+{
+	for (int k = 0; k < h->nlevels; k++) {
+		const struct dc_level_cfg *l = &h->lv[k];
+		char name[4] = { 'L', (char)('1' + k), 0, 0 };
+		put_str(o, "level");
+		put_u64(o, (uint64_t)k + 1);
+		put_field(o, name);
+		put_u64(o, l->size);
+		put_u64(o, l->assoc);
+		put_u64(o, l->line);
+		put_u64(o, l->latency);
+		put(o, '\n');
+	}
+	put_str(o, "memory");
+	put_u64(o, h->mem_latency);
+	put(o, '\n');
+}
+
+void dc_raw_bucket(struct dc_rawout *o, uint32_t id, const char *kind, const char *name)
+{
+	put_str(o, "bucket");
+	put_u64(o, id);
+	put_field(o, kind);
+	put_field(o, name);
+	put(o, '\n');
+}
+
+void dc_raw_bstat(struct dc_rawout *o, uint32_t id, uint64_t blocks, uint64_t max_live,
+		  uint64_t max_live_bytes, uint64_t total_bytes, uint64_t min_size,
+		  uint64_t max_size)
+{
+	put_str(o, "bstat");
+	put_u64(o, id);
+	put_u64(o, blocks);
+	put_u64(o, max_live);
+	put_u64(o, max_live_bytes);
+	put_u64(o, total_bytes);
+	put_u64(o, min_size);
+	put_u64(o, max_size);
+	put(o, '\n');
+}
+
+void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *object,
+		const char *fn, const char *file, uint32_t line)
+{
+	put_str(o, "loc");
+	put_u64(o, id);
+	put_hex(o, ip);
+	put_field(o, object);
+	put_field(o, fn);
+	put_field(o, file);
+	put_u64(o, line);
+	put(o, '\n');
+}
+
+void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
+{
+	put_str(o, "cost");
+	put_u64(o, c->bucket);
+	put_u64(o, c->loc);
+	put_u64(o, c->tid);
+	put_u64(o, c->acc[0]);
+	put_u64(o, c->acc[1]);
+	for (int k = 0; k < nlevels; k++) {
+		put_u64(o, c->miss[k][0]);
+		put_u64(o, c->miss[k][1]);
+	}
+	put_u64(o, c->lat);
+	put(o, '\n');
+}
+
+void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t size,
+		  uint64_t alloc_seq, uint64_t free_seq)
+{
+	put_str(o, "block");
+	put_u64(o, bucket);
+	put_hex(o, addr);
+	put_u64(o, size);
+	put_u64(o, alloc_seq);
+	put_u64(o, free_seq);
+	put(o, '\n');
+}
+
+void dc_raw_end(struct dc_rawout *o, bool complete)
+{
+	put_str(o, "end");
+	put_u64(o, complete ? 1 : 0);
+	put(o, '\n');
+}

@@ -1,0 +1,45 @@
+/* rawout.h — the raw dump writer (engine → dcprof finalize).
+ *
+ * The format is specified in docs/raw-dump.md; this module is its only
+ * writer.  Output is buffered; the first failed write is remembered and
+ * reported by dc_rawout_finish, so record writers need no error checks.
+ */
+#ifndef DC_RAWOUT_H
+#define DC_RAWOUT_H
+
+#include "core/hier.h"
+#include "core/costtab.h"
+
+#define DC_RAW_VERSION 1
+
+struct dc_rawout {
+	struct dc_sink sink;
+	int err;
+	size_t n;
+	char buf[1 << 16];
+};
+
+void dc_rawout_init(struct dc_rawout *o, struct dc_sink sink);
+/* Flushes; returns 0 or the first write error. */
+int dc_rawout_finish(struct dc_rawout *o);
+
+void dc_raw_header(struct dc_rawout *o);
+void dc_raw_meta(struct dc_rawout *o, const char *key, const char *value);
+void dc_raw_meta_u64(struct dc_rawout *o, const char *key, uint64_t value);
+void dc_raw_hier(struct dc_rawout *o, const struct dc_hier *h);
+void dc_raw_bucket(struct dc_rawout *o, uint32_t id, const char *kind, const char *name);
+void dc_raw_bstat(struct dc_rawout *o, uint32_t id, uint64_t blocks, uint64_t max_live,
+		  uint64_t max_live_bytes, uint64_t total_bytes, uint64_t min_size,
+		  uint64_t max_size);
+void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *object,
+		const char *fn, const char *file, uint32_t line);
+void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
+void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t size,
+		  uint64_t alloc_seq, uint64_t free_seq);
+void dc_raw_end(struct dc_rawout *o, bool complete);
+
+/* Escapes s as a raw-dump string field into buf (see docs/raw-dump.md);
+ * returns the length written, truncating at len-1. */
+size_t dc_raw_escape(char *buf, size_t len, const char *s);
+
+#endif

@@ -1,0 +1,41 @@
+/* util.h — small freestanding helpers: formatting, strings, bit tricks. */
+#ifndef DC_UTIL_H
+#define DC_UTIL_H
+
+#include "core/port.h"
+
+/* A tiny snprintf: %s %c %d %u (int/unsigned), %U (uint64_t), %X (uint64_t
+ * lower-case hex, no prefix) and %%.  Always NUL-terminates when len > 0; returns the
+ * length the full output would have had. */
+size_t dc_fmt(char *buf, size_t len, const char *fmt, ...);
+
+size_t dc_strlen(const char *s);
+bool dc_streq(const char *a, const char *b);
+/* Copies at most len-1 bytes and NUL-terminates. */
+void dc_strlcpy(char *dst, const char *src, size_t len);
+
+static inline bool dc_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+/* floor(log2(x)) for x > 0. */
+static inline int dc_log2(uint64_t x)
+{
+	int n = -1;
+	while (x) {
+		x >>= 1;
+		n++;
+	}
+	return n;
+}
+
+/* 64-bit mix for hash tables (splitmix64 finaliser). */
+static inline uint64_t dc_hash64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+#endif
