@@ -1,0 +1,446 @@
+/* dc_instrument.c — instrumentation and the per-access path.
+ *
+ * Notes:
+ *  - Events are collected per superblock like Cachegrind's: an instruction
+ *    fetch (only with --cachegrind-compat), then the data reads and writes
+ *    of each instruction in IR order.  A write to the same address, of the
+ *    same size, by the same instruction as the immediately preceding read
+ *    is merged into it: a modify counts as one read, as in Cachegrind.
+ *  - Dirty helpers and compare-and-swap are sized at most the smallest line
+ *    size of the hierarchy (Cachegrind's rule), so an event never spans
+ *    more than two lines of any level.
+ *  - Each event gets a struct dc_ins, built here and passed to the helper as
+ *    a constant.  The helper simulates the cache first (the cache is
+ *    simulated even while collection is off), then charges the cost record
+ *    cached in the dc_ins if the address is still inside the cached object
+ *    on the same thread; otherwise resolve() looks the object up.
+ *  - Objects are resolved in this order: the running thread's stack, the
+ *    object map (globals, heap, user, mmap), then <unknown>.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_stacktrace.h"
+#include "pub_tool_tooliface.h"
+
+#include "tool/dc_tool.h"
+
+/* ---- object resolution (slow path) ------------------------------------ */
+
+static UInt stack_bucket = ~0u, unknown_bucket = ~0u;
+
+#define MAX_FRAMES 64
+
+/* --stack-frames=yes: the frame that owns a, from an unwind of the stack.
+ * Frame i spans [sps[i], sps[i+1]); addresses below SP (the red zone)
+ * belong to the innermost frame. */
+static UInt frame_bucket(ThreadId tid, Addr a, Addr *lo, Addr *hi)
+{
+	Addr ips[MAX_FRAMES], sps[MAX_FRAMES];
+	struct dc_thread *th = &dc.threads[tid];
+	UInt n = VG_(get_StackTrace)(tid, ips, MAX_FRAMES, sps, NULL, 0);
+	UInt i;
+	HChar name[256];
+
+	for (i = 0; i + 1 < n; i++)
+		if (a < sps[i + 1])
+			break;
+	if (n == 0) {
+		*lo = th->stack_lo;
+		*hi = th->stack_hi;
+		return dc_bucket_get("<stack>", DC_K_STACK);
+	}
+	*lo = i == 0 ? th->stack_lo : sps[i];
+	*hi = i + 1 < n ? sps[i + 1] : th->stack_hi;
+	VG_(snprintf)(name, sizeof name, "<stack:%s>",
+		      *dc_fn_name(i ? ips[i] - 1 : ips[i]) ? dc_fn_name(i ? ips[i] - 1 : ips[i])
+							   : "?");
+	return dc_bucket_get(name, DC_K_STACK);
+}
+
+/* An address in no object: the mapping it lies in, or <unknown>.  The
+ * result is cached for the rest of the 4 KiB page when no object or
+ * mapping boundary is on that page; dc.fallback.gen changes whenever an
+ * object or mapping appears, which invalidates such entries. */
+static void fallback(struct dc_ins *in, Addr a, UInt *bucket, Addr *lo, Addr *hi)
+{
+	struct dc_obj *r = dc_objmap_find(&dc.regions, a);
+	Addr plo = a & ~(Addr)4095, phi = plo + 4096;
+
+	if (r) {
+		*bucket = r->bucket;
+		*lo = plo > r->lo ? plo : r->lo;
+		*hi = phi < r->hi ? phi : r->hi;
+	} else {
+		if (unknown_bucket == ~0u)
+			unknown_bucket = dc_bucket_get("<unknown>", DC_K_UNKNOWN);
+		*bucket = unknown_bucket;
+		*lo = plo;
+		*hi = phi;
+		if (!dc_objmap_page_free(&dc.regions, a)) {
+			*lo = a;
+			*hi = a + 1;
+		}
+	}
+	if (!dc_objmap_page_free(&dc.objs, a)) {
+		*lo = a;
+		*hi = a + 1;
+	}
+	in->gen = dc.fallback.gen;
+}
+
+static struct dc_cost *resolve(struct dc_ins *in, Addr a)
+{
+	ThreadId tid = dc.tid;
+	struct dc_thread *th = &dc.threads[tid];
+	struct dc_obj *o;
+	struct dc_cost *c;
+	Addr lo, hi;
+	UInt bucket;
+
+	if (a >= th->stack_lo && a < th->stack_hi) {
+		o = &th->stack;
+		if (dc.opt.stack_frames) {
+			bucket = frame_bucket(tid, a, &lo, &hi);
+			in->sp = VG_(get_SP)(tid);
+		} else {
+			if (stack_bucket == ~0u)
+				stack_bucket = dc_bucket_get("<stack>", DC_K_STACK);
+			bucket = stack_bucket;
+			lo = th->stack_lo;
+			hi = th->stack_hi;
+		}
+		in->gen = o->gen;
+	} else {
+		/* Different instructions often touch one object in turn (p->val,
+		 * then p->next): try the object resolved last before the map. */
+		const struct dc_objmap_ent *e = &dc.last;
+		if (!(a - e->lo < e->hi - e->lo && dc.last_removals == dc.objs_removals)) {
+			e = dc_objmap_lookup(&dc.objs, a);
+			if (!e && dc.debuginfo_dirty) {
+				dc_globals_scan();
+				e = dc_objmap_lookup(&dc.objs, a);
+			}
+			if (e) {
+				dc.last = *e;
+				dc.last_removals = dc.objs_removals;
+			}
+		}
+		if (e) {
+			o = e->o;
+			bucket = e->bucket;
+			lo = e->lo;
+			hi = e->hi;
+			in->gen = e->gen;
+		} else {
+			fallback(in, a, &bucket, &lo, &hi);
+			o = &dc.fallback;
+		}
+	}
+	in->lo = lo;
+	in->span = hi - lo;
+	in->obj = o;
+	in->tid = tid;
+	/* Chasing pointers through many blocks of one bucket changes the object
+	 * on every access but not the cost record. */
+	c = in->cost;
+	if (c->bucket == bucket && c->tid == tid && c != &dc.lost)
+		return c;
+	if (in->loc == DC_NO_LOC)
+		in->loc = dc_loc_get(in->ip);
+	c = dc_costtab_get(&dc.costs, in->loc, bucket, tid);
+	if (!c)
+		c = &dc.lost;
+	in->cost = c;
+	return c;
+}
+
+/* ---- helpers (the per-access path) ------------------------------------ */
+
+static VG_REGPARM(2) void dc_ref(struct dc_ins *in, Addr a)
+{
+	int served = dc_cache_access(&dc.cache, a, in->size);
+	struct dc_cost *c;
+
+	if (UNLIKELY(!dc.collecting))
+		return;
+	c = in->cost;
+	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid))
+		c = resolve(in, a);
+	dc_cost_count(c, in->is_write, served, dc.lat);
+}
+
+/* --stack-frames=yes: a cached frame is valid only while SP is unchanged. */
+static VG_REGPARM(2) void dc_ref_frames(struct dc_ins *in, Addr a)
+{
+	int served = dc_cache_access(&dc.cache, a, in->size);
+	struct dc_cost *c;
+
+	if (UNLIKELY(!dc.collecting))
+		return;
+	c = in->cost;
+	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid ||
+		     (in->obj == &dc.threads[dc.tid].stack && VG_(get_SP)(dc.tid) != in->sp)))
+		c = resolve(in, a);
+	dc_cost_count(c, in->is_write, served, dc.lat);
+}
+
+static VG_REGPARM(1) void dc_iref(struct dc_ins *in)
+{
+	dc_cache_ifetch(&dc.cache, in->ip, in->size);
+	if (dc.collecting)
+		dc.ir++;
+}
+
+/* ---- threads -------------------------------------------------------- */
+
+/* Valgrind learns a thread's stack when the thread is created; re-read the
+ * bounds whenever a thread is scheduled, and invalidate cached stack
+ * resolutions when they moved. */
+void dc_thread_switch(ThreadId tid, ULong blocks_done)
+{
+	struct dc_thread *th = &dc.threads[tid];
+	Addr max = VG_(thread_get_stack_max)(tid);
+	SizeT size = VG_(thread_get_stack_size)(tid);
+	Addr hi = max ? max + 1 : 0;
+	Addr lo = hi - size;
+
+	dc.tid = tid;
+	if (hi != th->stack_hi || lo != th->stack_lo) {
+		th->stack_hi = hi;
+		th->stack_lo = lo;
+		th->stack.gen++;
+	}
+}
+
+/* ---- instrumentation -------------------------------------------------- */
+
+typedef IRExpr IRAtom;   /* a flat IR atom: a temporary or a constant */
+
+enum { EV_IR, EV_DR, EV_DW, EV_DM };
+
+struct event {
+	int kind;
+	Addr ip;
+	UInt isize;        /* instruction length (EV_IR) */
+	Int size;          /* data size */
+	IRAtom *addr;
+};
+
+#define N_EVENTS 16
+
+struct sbstate {
+	IRSB *out;
+	struct event ev[N_EVENTS];
+	Int n;
+};
+
+static Int min_line_size(void)
+{
+	Int m = 1 << 30;
+	for (Int k = 0; k < dc.hier.nlevels; k++)
+		if ((Int)dc.hier.lv[k].line < m)
+			m = (Int)dc.hier.lv[k].line;
+	return m;
+}
+
+static struct dc_ins *new_ins(Addr ip, Int size, Bool is_write)
+{
+	struct dc_ins *in = VG_(malloc)("dc.ins", sizeof *in);
+
+	VG_(memset)(in, 0, sizeof *in);
+	in->ip = ip;
+	in->size = (UShort)size;
+	in->is_write = is_write;
+	in->loc = DC_NO_LOC;
+	in->obj = &dc.fallback;
+	in->gen = dc.fallback.gen - 1;   /* not valid: the first access resolves */
+	in->cost = &dc.lost;
+	return in;
+}
+
+static IRDirty *ref_call(const struct event *e)
+{
+	struct dc_ins *in = new_ins(e->ip, e->size, e->kind == EV_DW);
+	void *fn = dc.opt.stack_frames ? (void *)dc_ref_frames : (void *)dc_ref;
+	const HChar *name = dc.opt.stack_frames ? "dc_ref_frames" : "dc_ref";
+
+	return unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn),
+				 mkIRExprVec_2(mkIRExpr_HWord((HWord)in), e->addr));
+}
+
+static void flush(struct sbstate *s)
+{
+	for (Int i = 0; i < s->n; i++) {
+		const struct event *e = &s->ev[i];
+		IRDirty *di;
+
+		if (e->kind == EV_IR) {
+			struct dc_ins *in = new_ins(e->ip, (Int)e->isize, False);
+			di = unsafeIRDirty_0_N(1, "dc_iref", VG_(fnptr_to_fnentry)(&dc_iref),
+					       mkIRExprVec_1(mkIRExpr_HWord((HWord)in)));
+		} else {
+			di = ref_call(e);
+		}
+		addStmtToIRSB(s->out, IRStmt_Dirty(di));
+	}
+	s->n = 0;
+}
+
+static struct event *add_event(struct sbstate *s)
+{
+	if (s->n == N_EVENTS)
+		flush(s);
+	return &s->ev[s->n++];
+}
+
+static void add_data(struct sbstate *s, Addr ip, Int size, IRAtom *addr, Bool is_write)
+{
+	struct event *e;
+
+	tl_assert(isIRAtom(addr));
+	if (is_write && s->n > 0) {
+		struct event *last = &s->ev[s->n - 1];
+		if (last->kind == EV_DR && last->ip == ip && last->size == size &&
+		    eqIRAtom(last->addr, addr)) {
+			last->kind = EV_DM;
+			return;
+		}
+	}
+	e = add_event(s);
+	e->kind = is_write ? EV_DW : EV_DR;
+	e->ip = ip;
+	e->size = size;
+	e->addr = addr;
+}
+
+/* A guarded access is emitted at once with the guard on the call. */
+static void add_guarded(struct sbstate *s, Addr ip, Int size, IRAtom *addr, IRAtom *guard,
+			Bool is_write)
+{
+	struct event e = { is_write ? EV_DW : EV_DR, ip, 0, size, addr };
+	IRDirty *di;
+
+	flush(s);
+	di = ref_call(&e);
+	di->guard = guard;
+	addStmtToIRSB(s->out, IRStmt_Dirty(di));
+}
+
+/* Code in Valgrind's preloaded objects (our malloc replacement, the core's
+ * helpers) is not the program's: its data accesses would be tool artefacts
+ * (reading the replacement's own state on every malloc). */
+static Bool is_tool_code(Addr ip)
+{
+	const HChar *obj;
+
+	return VG_(get_objname)(VG_(current_DiEpoch)(), ip, &obj) &&
+	       VG_(strstr)(obj, "/vgpreload_") != NULL;
+}
+
+IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+		    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
+		    IRType gWordTy, IRType hWordTy)
+{
+	struct sbstate s;
+	IRTypeEnv *tyenv = in->tyenv;
+	Addr ip = 0;
+	Int i, maxsz = min_line_size();
+
+	s.out = deepCopyIRSBExceptStmts(in);
+	s.n = 0;
+	for (i = 0; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
+		addStmtToIRSB(s.out, in->stmts[i]);
+	if (!dc.opt.compat && i < in->stmts_used &&
+	    is_tool_code(in->stmts[i]->Ist.IMark.addr)) {
+		for (; i < in->stmts_used; i++)
+			addStmtToIRSB(s.out, in->stmts[i]);
+		return s.out;
+	}
+
+	for (; i < in->stmts_used; i++) {
+		IRStmt *st = in->stmts[i];
+
+		switch (st->tag) {
+		case Ist_IMark:
+			ip = st->Ist.IMark.addr;
+			if (dc.opt.compat) {
+				struct event *e = add_event(&s);
+				e->kind = EV_IR;
+				e->ip = ip;
+				e->isize = st->Ist.IMark.len ? st->Ist.IMark.len : 1;
+				e->addr = NULL;
+			}
+			break;
+		case Ist_WrTmp: {
+			IRExpr *data = st->Ist.WrTmp.data;
+			if (data->tag == Iex_Load)
+				add_data(&s, ip, sizeofIRType(data->Iex.Load.ty),
+					 data->Iex.Load.addr, False);
+			break;
+		}
+		case Ist_Store:
+			add_data(&s, ip, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)),
+				 st->Ist.Store.addr, True);
+			break;
+		case Ist_StoreG: {
+			IRStoreG *sg = st->Ist.StoreG.details;
+			add_guarded(&s, ip, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), sg->addr,
+				    sg->guard, True);
+			break;
+		}
+		case Ist_LoadG: {
+			IRLoadG *lg = st->Ist.LoadG.details;
+			IRType ty = Ity_INVALID, wide = Ity_INVALID;
+			typeOfIRLoadGOp(lg->cvt, &wide, &ty);
+			add_guarded(&s, ip, sizeofIRType(ty), lg->addr, lg->guard, False);
+			break;
+		}
+		case Ist_Dirty: {
+			IRDirty *d = st->Ist.Dirty.details;
+			if (d->mFx != Ifx_None) {
+				Int sz = d->mSize > maxsz ? maxsz : d->mSize;
+				if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+					add_data(&s, ip, sz, d->mAddr, False);
+				if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+					add_data(&s, ip, sz, d->mAddr, True);
+			}
+			break;
+		}
+		case Ist_CAS: {
+			IRCAS *cas = st->Ist.CAS.details;
+			Int sz = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo));
+			if (cas->dataHi)
+				sz *= 2;
+			if (sz > maxsz)
+				sz = maxsz;
+			add_data(&s, ip, sz, cas->addr, False);
+			add_data(&s, ip, sz, cas->addr, True);
+			break;
+		}
+		case Ist_LLSC:
+			if (st->Ist.LLSC.storedata == NULL) {
+				add_data(&s, ip, sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)),
+					 st->Ist.LLSC.addr, False);
+				flush(&s);
+			} else {
+				add_data(&s, ip,
+					 sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)),
+					 st->Ist.LLSC.addr, True);
+			}
+			break;
+		case Ist_Exit:
+			flush(&s);
+			break;
+		default:
+			break;
+		}
+		addStmtToIRSB(s.out, st);
+	}
+	flush(&s);
+	return s.out;
+}

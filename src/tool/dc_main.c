@@ -1,0 +1,252 @@
+/* dc_main.c — the dcprof simulator engine: options, setup, client requests.
+ *
+ * Run through `dcprof record`, which sets VALGRIND_LIB and --dcprof-out.
+ * Options are validated again here with the same core parser the front end
+ * uses, so running the tool by hand gives the same errors.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+
+#define DCPROF_REQUESTS_ONLY
+#include "dcprof.h"
+#include "core/util.h"
+#include "tool/dc_tool.h"
+
+struct dc_tool dc;
+
+/* ---- options ------------------------------------------------------------ */
+
+static Bool dc_process_cmd_line_option(const HChar *arg)
+{
+	const HChar *tmp;
+
+	if VG_STR_CLO(arg, "--dcprof-out", dc.opt.out) {
+	} else if VG_STR_CLO(arg, "--cache", dc.opt.cache) {
+	} else if VG_STR_CLO(arg, "--latency", dc.opt.latency) {
+	} else if VG_BOOL_CLO(arg, "--cachegrind-compat", dc.opt.compat) {
+	} else if VG_BOOL_CLO(arg, "--stack-frames", dc.opt.stack_frames) {
+	} else if VG_BOOL_CLO(arg, "--collect-atstart", dc.opt.collect_atstart) {
+	} else if VG_BINT_CLO(arg, "--max-block-records", dc.opt.max_block_records, 0,
+			      1000000000000LL) {
+	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
+		if (VG_(strcmp)(tmp, "site") == 0) {
+			dc.opt.heap_site = True;
+		} else {
+			HChar *end;
+			Long n = VG_(strncmp)(tmp, "fn:", 3) == 0 ? VG_(strtoll10)(tmp + 3, &end) : 0;
+			if (n < 1 || n > 16 || *end)
+				VG_(fmsg_bad_option)(arg, "expected fn:N (N from 1 to 16) or site\n");
+			dc.opt.heap_site = False;
+			dc.opt.heap_depth = (Int)n;
+		}
+	} else if VG_STR_CLO(arg, "--alloc-fn", tmp) {
+		if (dc.opt.n_alloc_fns == (Int)(sizeof dc.opt.alloc_fns / sizeof *dc.opt.alloc_fns))
+			VG_(fmsg_bad_option)(arg, "too many --alloc-fn options\n");
+		dc.opt.alloc_fns[dc.opt.n_alloc_fns++] = tmp;
+	} else {
+		return False;
+	}
+	return True;
+}
+
+static void dc_print_usage(void)
+{
+	VG_(printf)(
+"    --dcprof-out=<file>          raw dump to write [dcprof.raw.%%p]\n"
+"    --cache=L1=S:A:L,L2=...      data-cache hierarchy [host's if plausible]\n"
+"    --latency=L1=C,...,MEM=C     hit latencies in cycles [4,14,40,80; MEM=200]\n"
+"    --cachegrind-compat=no|yes   simulate Cachegrind's I1/D1/LL exactly [no]\n"
+"    --heap-names=fn:N|site       name heap buckets by N callers or by site [fn:3]\n"
+"    --alloc-fn=<name>            treat <name> as an allocator when naming\n"
+"    --stack-frames=no|yes        one stack bucket per function [no]\n"
+"    --collect-atstart=yes|no     collect from the start [yes]\n"
+"    --max-block-records=<n>      heap blocks recorded individually [4000000]\n");
+}
+
+static void dc_print_debug_usage(void)
+{
+	VG_(printf)("    (none)\n");
+}
+
+/* ---- cache configuration -------------------------------------------- */
+
+static Int host_caches(struct dc_host_cache *out, Int max)
+{
+	VexArchInfo vai;
+	Int n = 0;
+
+	VG_(machine_get_VexArchInfo)(NULL, &vai);
+	for (UInt i = 0; i < vai.hwcache_info.num_caches && n < max; i++) {
+		const VexCache *c = &vai.hwcache_info.caches[i];
+		out[n].level = (Int)c->level;
+		out[n].kind = c->kind == DATA_CACHE ? DC_HOST_DATA
+			      : c->kind == INSN_CACHE ? DC_HOST_INSN : DC_HOST_UNIFIED;
+		out[n].size = c->sizeB;
+		out[n].assoc = c->assoc;
+		out[n].line = c->line_sizeB;
+		n++;
+	}
+	return n;
+}
+
+static void configure_hierarchy(void)
+{
+	static HChar reason[256];
+	struct dc_host_cache hc[16];
+	HChar err[256];
+	Int n = host_caches(hc, 16);
+
+	if (dc.opt.compat && dc.opt.cache)
+		VG_(fmsg_bad_option)("--cachegrind-compat", "cannot be combined with --cache\n");
+	if (dc.opt.compat) {
+		if (dc_hier_cachegrind(&dc.hier, &dc.i1, hc, n, reason, sizeof reason))
+			VG_(fmsg_bad_option)("--cachegrind-compat", "%s\n", reason);
+		dc.cache_source = "cachegrind-compat";
+	} else if (dc.opt.cache) {
+		if (dc_hier_parse_cache(&dc.hier, dc.opt.cache, err, sizeof err))
+			VG_(fmsg_bad_option)("--cache", "%s\n", err);
+		dc.cache_source = "option";
+		VG_(snprintf)(reason, sizeof reason, "given with --cache=%s", dc.opt.cache);
+	} else {
+		dc.cache_source = dc_hier_from_host(&dc.hier, hc, n, reason, sizeof reason)
+				  ? "host" : "default";
+	}
+	dc.cache_reason = reason;
+	if (dc.opt.latency && dc_hier_parse_latency(&dc.hier, dc.opt.latency, err, sizeof err))
+		VG_(fmsg_bad_option)("--latency", "%s\n", err);
+	for (Int k = 0; k < dc.hier.nlevels; k++)
+		dc.lat[k + 1] = dc.hier.lv[k].latency;
+	dc.lat[dc.hier.nlevels + 1] = dc.hier.mem_latency;
+	if (dc_cache_init(&dc.cache, &dc.hier, dc.opt.compat ? &dc.i1 : NULL, &dc.env))
+		VG_(tool_panic)("cannot allocate the cache model");
+}
+
+/* ---- client requests ------------------------------------------------ */
+
+/* Copies a client string, refusing unreadable memory. */
+static Bool client_string(Addr p, HChar *buf, SizeT len)
+{
+	SizeT i;
+
+	for (i = 0; i + 1 < len; i++) {
+		if ((i == 0 || ((p + i) & 4095) == 0) &&
+		    !VG_(am_is_valid_for_client)(p + i, 1, VKI_PROT_READ))
+			return False;
+		buf[i] = ((const HChar *)p)[i];
+		if (!buf[i])
+			return True;
+	}
+	buf[i] = 0;
+	return True;
+}
+
+static Bool dc_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
+{
+	HChar name[256];
+
+	if (!VG_IS_TOOL_USERREQ('D', 'C', args[0]))
+		return False;
+	*ret = 0;
+	switch (args[0]) {
+	case DCPROF_REQ_NAME_BLOCK:
+		if (client_string(args[3], name, sizeof name))
+			dc_heap_name_block(tid, args[1], args[2], name);
+		return True;
+	case DCPROF_REQ_NAME_NEXT_ALLOC:
+		if (client_string(args[1], name, sizeof name)) {
+			VG_(free)(dc.threads[tid].pending_name);
+			dc.threads[tid].pending_name = VG_(strdup)("dc.main.pending", name);
+		}
+		return True;
+	case DCPROF_REQ_START:
+		dc.collecting = True;
+		return True;
+	case DCPROF_REQ_STOP:
+		dc.collecting = False;
+		return True;
+	default:
+		return False;
+	}
+}
+
+/* ---- lifecycle ------------------------------------------------------ */
+
+static void at_fork_child(ThreadId tid)
+{
+	dc_dump_reopen_child();
+}
+
+static void dc_post_clo_init(void)
+{
+	if (!dc.opt.out)
+		dc.opt.out = "dcprof.raw.%p";
+	if (!dc.opt.heap_site && dc.opt.heap_depth == 0)
+		dc.opt.heap_depth = 3;
+	configure_hierarchy();
+	if (dc_objmap_init(&dc.objs, &dc.env) || dc_objmap_init(&dc.regions, &dc.env) ||
+	    dc_costtab_init(&dc.costs, &dc.env))
+		VG_(tool_panic)("out of memory");
+	dc_names_init();
+	dc.threads = VG_(calloc)("dc.main.threads", VG_N_THREADS, sizeof *dc.threads);
+	dc.collecting = dc.opt.collect_atstart;
+	dc_dump_open();
+	VG_(atfork)(NULL, NULL, at_fork_child);
+}
+
+/* Valgrind passes fini no useful exit code, so take it from exit_group. */
+static void dc_pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs)
+{
+	if (syscallno == __NR_exit_group && nargs >= 1) {
+		dc.exited = True;
+		dc.exit_code = (Long)args[0];
+	}
+}
+
+static void dc_post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs,
+			    SysRes res)
+{
+}
+
+static void dc_fini(Int exitcode)
+{
+	dc_dump_finish(True, exitcode);
+}
+
+static void dc_pre_clo_init(void)
+{
+	VG_(details_name)("dcprof");
+	VG_(details_version)(DCPROF_VERSION);
+	VG_(details_description)("a data-centric cache profiler");
+	VG_(details_copyright_author)("Copyright (C) the dcprof authors; GNU GPL'd.");
+	VG_(details_bug_reports_to)("the dcprof issue tracker");
+	VG_(details_avg_translation_sizeB)(500);
+
+	VG_(basic_tool_funcs)(dc_post_clo_init, dc_instrument, dc_fini);
+	VG_(needs_command_line_options)(dc_process_cmd_line_option, dc_print_usage,
+					dc_print_debug_usage);
+	VG_(needs_client_requests)(dc_handle_client_request);
+	VG_(needs_syscall_wrapper)(dc_pre_syscall, dc_post_syscall);
+	dc_heap_init();
+
+	VG_(track_new_mem_startup)(dc_track_startup);
+	VG_(track_new_mem_mmap)(dc_track_mmap);
+	VG_(track_die_mem_munmap)(dc_track_munmap);
+	VG_(track_start_client_code)(dc_thread_switch);
+
+	dc_port_init(&dc.env);
+	dc.opt.collect_atstart = True;
+	dc.opt.max_block_records = 4000000;
+	dc.raw_fd = -1;
+}
+
+VG_DETERMINE_INTERFACE_VERSION(dc_pre_clo_init)

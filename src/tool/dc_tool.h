@@ -1,0 +1,148 @@
+/* dc_tool.h — state shared by the Valgrind glue of the simulator engine.
+ *
+ * The glue turns Valgrind events into core calls: instrumentation
+ * (dc_instrument.c), heap replacement (dc_heap.c), globals and mappings
+ * (dc_globals.c), buckets and locations (dc_names.c), the raw dump
+ * (dc_dump.c) and options/lifecycle (dc_main.c).
+ */
+#ifndef DC_TOOL_H
+#define DC_TOOL_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+
+#include "core/cache.h"
+#include "core/costtab.h"
+#include "core/objmap.h"
+#include "core/rawout.h"
+
+/* Object kinds (struct dc_obj.kind) and the bucket kind names they map to. */
+enum { DC_K_GLOBAL, DC_K_HEAP, DC_K_USER, DC_K_STACK, DC_K_MMAP, DC_K_UNKNOWN, DC_K_NKINDS };
+extern const char *const dc_kind_name[DC_K_NKINDS];
+
+/* One static memory-access event, built at instrumentation time.  The
+ * helper caches the last object it resolved to (range, record, generation)
+ * and the cost record for it, so repeated accesses to one object cost two
+ * compares. */
+struct dc_ins {
+	Addr lo, span;            /* cached object range: addr - lo < span */
+	struct dc_obj *obj;       /* cached object record ... */
+	UInt gen;                 /* ... valid while obj->gen == gen */
+	ThreadId tid;             /* thread the cost record belongs to */
+	struct dc_cost *cost;
+	Addr ip;
+	Addr sp;                  /* --stack-frames: SP when a frame was cached */
+	UInt loc;                 /* location id, DC_NO_LOC until first used */
+	UShort size;
+	UChar is_write;
+};
+#define DC_NO_LOC 0xffffffffu
+
+struct dc_bucket {
+	HChar *name;
+	UChar kind;
+	ULong blocks, live, max_live, live_bytes, max_live_bytes, total_bytes;
+	ULong min_size, max_size;
+};
+
+struct dc_thread {
+	struct dc_obj stack;      /* pseudo object for this thread's stack */
+	Addr stack_lo, stack_hi;
+	HChar *pending_name;      /* DCPROF_NAME_NEXT_ALLOC */
+};
+
+struct dc_opts {
+	const HChar *out;         /* raw dump path, %p expanded by Valgrind */
+	const HChar *cache;       /* --cache spec or NULL */
+	const HChar *latency;     /* --latency spec or NULL */
+	Bool compat;              /* --cachegrind-compat */
+	Int heap_depth;           /* --heap-names=fn:N, 0 for site */
+	Bool heap_site;
+	Bool stack_frames;
+	Bool collect_atstart;
+	Long max_block_records;
+	const HChar *alloc_fns[64];
+	Int n_alloc_fns;
+};
+
+struct dc_tool {
+	struct dc_env env;
+	struct dc_opts opt;
+	struct dc_hier hier;
+	struct dc_level_cfg i1;
+	const HChar *cache_source, *cache_reason;
+	struct dc_cache cache;
+	UInt lat[DC_MAX_LEVELS + 2];  /* lat[s] for serving level s */
+
+	struct dc_objmap objs;        /* globals, heap and user blocks */
+	ULong objs_removals;          /* bumped whenever an object leaves objs */
+	struct dc_objmap_ent last;    /* the last object resolved, any instruction */
+	ULong last_removals;          /* ... valid while objs_removals equals this */
+	struct dc_objmap regions;     /* mappings: looked up after objs */
+	struct dc_costtab costs;
+	struct dc_cost lost;          /* counts when the cost table is out of memory */
+
+	Bool collecting;
+	ThreadId tid;                 /* thread running now */
+	struct dc_thread *threads;    /* VG_N_THREADS of them */
+	struct dc_obj fallback;       /* stands for region/unknown hits in caches;
+				       * gen changes whenever objects appear */
+
+	ULong alloc_seq;
+	ULong block_records;
+	ULong block_records_dropped;
+	ULong ir;                     /* instructions, --cachegrind-compat */
+
+	Bool exited;                  /* exit_group was called ... */
+	Long exit_code;               /* ... with this status */
+
+	struct dc_rawout *raw;
+	Int raw_fd;
+	Bool debuginfo_dirty;
+};
+
+extern struct dc_tool dc;
+
+/* dc_names.c */
+void dc_names_init(void);
+UInt dc_bucket_get(const HChar *name, UChar kind);
+struct dc_bucket *dc_bucket_at(UInt id);
+UInt dc_bucket_count(void);
+UInt dc_loc_get(Addr ip);
+void dc_names_dump(struct dc_rawout *o);
+/* Function name of ip (empty when unknown); valid until the next call. */
+const HChar *dc_fn_name(Addr ip);
+
+/* dc_instrument.c */
+IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *sb, const VexGuestLayout *layout,
+		    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
+		    IRType gWordTy, IRType hWordTy);
+void dc_thread_switch(ThreadId tid, ULong blocks_done);
+
+/* dc_heap.c */
+void dc_heap_init(void);
+void dc_heap_block_done(struct dc_obj *o, ULong free_seq);
+void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name);
+/* Caller chain of the current point of thread tid, skipping frames whose
+ * function satisfies skip(); "a-b-c" (or with file:line when site). */
+void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar *fn),
+		   HChar *buf, SizeT len);
+
+/* dc_globals.c */
+int dc_objs_insert(struct dc_obj *o);
+void dc_globals_scan(void);
+void dc_track_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle);
+void dc_track_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle);
+void dc_track_munmap(Addr a, SizeT len);
+
+/* dc_dump.c */
+void dc_dump_open(void);
+void dc_dump_finish(Bool complete, Int exitcode);
+void dc_dump_reopen_child(void);
+
+/* dc_port.c */
+void dc_port_init(struct dc_env *env);
+struct dc_sink dc_fd_sink(Int *fd);
+
+#endif
