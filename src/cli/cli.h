@@ -1,0 +1,26 @@
+/* cli.h — the dcprof subcommands (one file each: cmd_<name>.c).
+ *
+ * run gets the command's arguments with argv[0] = the command's name and
+ * returns the process exit status.  usage prints the help text listing every
+ * option with its default.
+ */
+#ifndef DC_CLI_CLI_H
+#define DC_CLI_CLI_H
+
+#include <stdio.h>
+
+struct cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+	void (*usage)(FILE *f);
+};
+
+int cmd_record(int argc, char **argv);
+void cmd_record_usage(FILE *f);
+int cmd_report(int argc, char **argv);
+void cmd_report_usage(FILE *f);
+int cmd_finalize(int argc, char **argv);
+void cmd_finalize_usage(FILE *f);
+
+#endif

@@ -1,0 +1,549 @@
+/* cmd_record.c — dcprof record: run a program under the engine, then turn
+ * every raw dump the process tree wrote into a profile.
+ *
+ * Everything that can be checked is checked before Valgrind starts (the
+ * options, with the core's own cache-spec parser; the engine; valgrind; the
+ * program; the output directory), so a typo costs no run.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/finalize.h"
+#include "cli/opts.h"
+#include "cli/spawn.h"
+#include "core/hier.h"
+
+#define TOOL_NAME "dcprof-amd64-linux"
+#define MAX_ENGINE_ARGS 64
+
+enum { OPT_HELP = 1, OPT_OUTPUT, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
+       OPT_COMPAT, OPT_HEAP_NAMES, OPT_ALLOC_FN, OPT_STACK_FRAMES, OPT_COLLECT_ATSTART,
+       OPT_MAX_BLOCK_RECORDS };
+
+static const struct opt_def record_opts[] = {
+	{ OPT_HELP, 'h', "help", OPT_NOARG },
+	{ OPT_OUTPUT, 'o', "output", OPT_REQUIRED },
+	{ OPT_QUIET, 'q', "quiet", OPT_NOARG },
+	{ OPT_KEEP_RAW, 0, "keep-raw", OPT_NOARG },
+	{ OPT_CACHE, 0, "cache", OPT_REQUIRED },
+	{ OPT_LATENCY, 0, "latency", OPT_REQUIRED },
+	{ OPT_COMPAT, 0, "cachegrind-compat", OPT_OPTIONAL },
+	{ OPT_HEAP_NAMES, 0, "heap-names", OPT_REQUIRED },
+	{ OPT_ALLOC_FN, 0, "alloc-fn", OPT_REQUIRED },
+	{ OPT_STACK_FRAMES, 0, "stack-frames", OPT_REQUIRED },
+	{ OPT_COLLECT_ATSTART, 0, "collect-atstart", OPT_REQUIRED },
+	{ OPT_MAX_BLOCK_RECORDS, 0, "max-block-records", OPT_REQUIRED },
+	{ 0, 0, NULL, 0 },
+};
+
+void cmd_record_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dcprof record [options] [--] PROGRAM [ARGS]\n"
+		"\n"
+		"Run PROGRAM under the dcprof simulator engine (Valgrind) and write a\n"
+		"profile per process.  Exits with PROGRAM's exit status (128 + signal if\n"
+		"it was killed), or 2 if dcprof itself fails.\n"
+		"\n"
+		"  -o, --output FILE          profile of PROGRAM's process; processes it\n"
+		"                             forks get FILE-without-.db.PID.db\n"
+		"                             (default: dcprof.PID.db)\n"
+		"  -q, --quiet                print nothing but errors\n"
+		"  --keep-raw                 keep the raw dumps and say where (default: no)\n"
+		"\n"
+		"engine options (passed to the engine, checked here first):\n"
+		"  --cache=L1=S:A:L,L2=...    data-cache levels: size (K/M/G), associativity,\n"
+		"                             line size; 1 to %d levels (default: the host's\n"
+		"                             caches if plausible, else L1=32K:8:64,\n"
+		"                             L2=1M:16:64,L3=32M:16:64)\n"
+		"  --latency=L1=C,...,MEM=C   hit latency of each level and of memory in\n"
+		"                             cycles (default: L1=%u,L2=%u,L3=%u,L4=%u,MEM=%u)\n"
+		"  --cachegrind-compat        simulate Cachegrind's D1/LL configuration on\n"
+		"                             this host; not with --cache (default: no)\n"
+		"  --heap-names=fn:N|site     name heap buckets by N calling functions\n"
+		"                             (1..16) or by the whole allocation site\n"
+		"                             (default: fn:3)\n"
+		"  --alloc-fn=NAME            treat NAME as an allocation wrapper when naming\n"
+		"                             heap buckets; repeatable (default: none)\n"
+		"  --stack-frames=yes|no      one stack bucket per function (default: no)\n"
+		"  --collect-atstart=yes|no   collect from the start, else only between\n"
+		"                             DCPROF_START and DCPROF_STOP (default: yes)\n"
+		"  --max-block-records=N      heap blocks recorded one by one (default: 4000000)\n"
+		"\n"
+		"  -h, --help                 show this help\n"
+		"\n"
+		"environment: DCPROF_LIB (engine directory, default BINDIR/../lib/dcprof),\n"
+		"DCPROF_VALGRIND (valgrind to run, default: valgrind from PATH), TMPDIR.\n",
+		DC_MAX_LEVELS, dc_hier_default_latency(1), dc_hier_default_latency(2),
+		dc_hier_default_latency(3), dc_hier_default_latency(4), DC_DEFAULT_MEM_LATENCY);
+}
+
+struct record {
+	const char *output;
+	bool quiet, keep_raw;
+	const char *cache, *latency;
+	bool compat;
+	char *engine_args[MAX_ENGINE_ARGS];
+	int nengine;
+	char **prog;            /* the program and its arguments, NULL-terminated */
+};
+
+static int add_engine_arg(struct record *r, const char *name, const char *value)
+{
+	struct sbuf sb;
+
+	if (r->nengine == MAX_ENGINE_ARGS) {
+		cli_error("too many engine options");
+		return -1;
+	}
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "--%s=%s", name, value);
+	r->engine_args[r->nengine++] = sb.buf;
+	return 0;
+}
+
+static int check_heap_names(const char *v)
+{
+	uint64_t n;
+
+	if (!strcmp(v, "site") || (!strncmp(v, "fn:", 3) && !opt_parse_u64(v + 3, 16, &n) && n))
+		return 0;
+	cli_error("invalid --heap-names value '%s' (fn:N with N from 1 to 16, or site)", v);
+	return -1;
+}
+
+/* Checks one engine option's value and queues it for the engine. */
+static int engine_option(struct record *r, int id, const char *name, const char *v)
+{
+	uint64_t n;
+
+	switch (id) {
+	case OPT_CACHE:
+		r->cache = v;
+		break;
+	case OPT_LATENCY:
+		r->latency = v;
+		break;
+	case OPT_COMPAT:
+		if (v && opt_parse_yesno(v) < 0)
+			goto yesno;
+		r->compat = !v || opt_parse_yesno(v) == 1;
+		v = r->compat ? "yes" : "no";
+		break;
+	case OPT_HEAP_NAMES:
+		if (check_heap_names(v))
+			return -1;
+		break;
+	case OPT_ALLOC_FN:
+		if (!*v) {
+			cli_error("--alloc-fn needs a function name");
+			return -1;
+		}
+		break;
+	case OPT_STACK_FRAMES:
+	case OPT_COLLECT_ATSTART:
+		if (opt_parse_yesno(v) < 0)
+			goto yesno;
+		break;
+	case OPT_MAX_BLOCK_RECORDS:
+		if (opt_parse_u64(v, 1000000000000ULL, &n)) {
+			cli_error("invalid --max-block-records value '%s' (0 to 10^12)", v);
+			return -1;
+		}
+		break;
+	}
+	return add_engine_arg(r, name, v);
+yesno:
+	cli_error("invalid --%s value '%s' (yes or no)", name, v);
+	return -1;
+}
+
+/* --cache and --latency with the parser the engine uses. */
+static int check_hierarchy(const struct record *r)
+{
+	struct dc_hier h;
+	char err[256];
+
+	if (r->compat && r->cache) {
+		cli_error("--cachegrind-compat cannot be combined with --cache");
+		return -1;
+	}
+	if (r->cache && dc_hier_parse_cache(&h, r->cache, err, sizeof err)) {
+		cli_error("invalid --cache '%s': %s", r->cache, err);
+		return -1;
+	}
+	if (!r->latency)
+		return 0;
+	if (!r->cache) {
+		/* The engine picks the hierarchy; check the syntax against
+		 * the most levels it may pick (two for Cachegrind's D1/LL). */
+		dc_hier_typical(&h);
+		h.nlevels = r->compat ? 2 : DC_MAX_LEVELS;
+	}
+	if (dc_hier_parse_latency(&h, r->latency, err, sizeof err)) {
+		cli_error("invalid --latency '%s': %s", r->latency, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse(struct record *r, int argc, char **argv)
+{
+	struct opt_iter it;
+	int id;
+
+	opt_iter_init(&it, argc, argv, true);
+	while ((id = opt_next(&it, record_opts)) != OPT_DONE) {
+		switch (id) {
+		case OPT_ERROR:
+			opt_report_error(&it, "record");
+			return -1;
+		case OPT_HELP:
+			cmd_record_usage(stdout);
+			return 1;
+		case OPT_OUTPUT:
+			r->output = it.arg;
+			break;
+		case OPT_QUIET:
+			r->quiet = true;
+			break;
+		case OPT_KEEP_RAW:
+			r->keep_raw = true;
+			break;
+		default:
+			for (const struct opt_def *d = record_opts; d->id; d++)
+				if (d->id == id && engine_option(r, id, d->long_name, it.arg))
+					return -1;
+		}
+	}
+	if (it.i >= argc) {
+		cli_error("no program given; see 'dcprof help record'");
+		return -1;
+	}
+	r->prog = argv + it.i;
+	return check_hierarchy(r);
+}
+
+/* $DCPROF_LIB, else ../lib/dcprof next to this executable.  With
+ * --cachegrind-compat, the sibling directory DIR-compat, which lacks the
+ * malloc-replacement preload so the program's own malloc runs exactly as
+ * under Cachegrind (docs/engine.md). */
+static int find_tooldir(struct sbuf *dir, bool compat)
+{
+	const char *env = getenv("DCPROF_LIB");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	sbuf_reset(dir);
+	if (env && *env) {
+		sbuf_adds(dir, env);
+	} else {
+		n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n < 0) {
+			cli_error("cannot find the dcprof engine: /proc/self/exe: %s; set DCPROF_LIB",
+				  strerror(errno));
+			return -1;
+		}
+		self[n] = '\0';
+		*strrchr(self, '/') = '\0';
+		sbuf_addf(dir, "%s/../lib/dcprof", self);
+	}
+	if (compat)
+		sbuf_adds(dir, "-compat");
+	sbuf_adds(dir, "/" TOOL_NAME);
+	if (access(dir->buf, X_OK) < 0) {
+		cli_error("cannot find the dcprof engine '%s': %s; set DCPROF_LIB to its directory",
+			  dir->buf, strerror(errno));
+		return -1;
+	}
+	dir->len -= strlen("/" TOOL_NAME);
+	dir->buf[dir->len] = '\0';
+	/* A canonical path keeps the program's environment (VALGRIND_LIB,
+	 * LD_PRELOAD) free of "bin/..", as when valgrind is run by hand. */
+	if (realpath(dir->buf, self)) {
+		sbuf_reset(dir);
+		sbuf_adds(dir, self);
+	}
+	return 0;
+}
+
+static int find_programs(const struct record *r, struct sbuf *valgrind)
+{
+	const char *vg = getenv("DCPROF_VALGRIND");
+	struct sbuf prog;
+	int err;
+
+	if (!vg || !*vg)
+		vg = "valgrind";
+	err = spawn_lookup(vg, valgrind);
+	if (err) {
+		cli_error("cannot find valgrind '%s': %s (install valgrind or set DCPROF_VALGRIND)",
+			  vg, strerror(err));
+		return -1;
+	}
+	sbuf_init(&prog);
+	err = spawn_lookup(r->prog[0], &prog);
+	sbuf_release(&prog);
+	if (err == ENOENT && !strchr(r->prog[0], '/'))
+		cli_error("cannot find program '%s' in PATH", r->prog[0]);
+	else if (err)
+		cli_error("cannot run program '%s': %s", r->prog[0], strerror(err));
+	return err ? -1 : 0;
+}
+
+/* The profile must be writable: find out now, not after the run. */
+static int check_output_dir(const char *output)
+{
+	const char *slash = output ? strrchr(output, '/') : NULL;
+	struct sbuf dir;
+	int rc = 0;
+
+	sbuf_init(&dir);
+	if (!slash)
+		sbuf_addc(&dir, '.');
+	else if (slash == output)
+		sbuf_addc(&dir, '/');
+	else
+		sbuf_add(&dir, output, (size_t)(slash - output));
+	if (access(dir.buf, W_OK | X_OK) < 0) {
+		cli_error("cannot write profile '%s': %s: %s",
+			  output ? output : "dcprof.PID.db", dir.buf, strerror(errno));
+		rc = -1;
+	}
+	sbuf_release(&dir);
+	return rc;
+}
+
+static void remove_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	struct sbuf f;
+
+	if (!d)
+		return;
+	sbuf_init(&f);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		sbuf_reset(&f);
+		sbuf_addf(&f, "%s/%s", path, e->d_name);
+		unlink(f.buf);
+	}
+	closedir(d);
+	sbuf_release(&f);
+	rmdir(path);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* PIDs of the raw.PID files in dir, ascending. */
+static pid_t *list_dumps(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	pid_t *pids = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		uint64_t v;
+
+		if (strncmp(e->d_name, "raw.", 4) || opt_parse_u64(e->d_name + 4, INT_MAX, &v))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			pids = xrealloc(pids, cap * sizeof *pids);
+		}
+		pids[(*n)++] = (pid_t)v;
+	}
+	closedir(d);
+	if (*n)
+		qsort(pids, *n, sizeof *pids, cmp_pid);
+	return pids;
+}
+
+/* Name of the profile of process pid: -o (or dcprof.PID.db) for the
+ * program's own process, OUTPUT-without-.db.PID.db for the others. */
+static void profile_name(const struct record *r, pid_t pid, pid_t main_pid, struct sbuf *out)
+{
+	size_t n;
+
+	sbuf_reset(out);
+	if (!r->output) {
+		sbuf_addf(out, "dcprof.%d.db", (int)pid);
+		return;
+	}
+	if (pid == main_pid) {
+		sbuf_adds(out, r->output);
+		return;
+	}
+	n = strlen(r->output);
+	if (n > 3 && !strcmp(r->output + n - 3, ".db"))
+		n -= 3;
+	sbuf_add(out, r->output, n);
+	sbuf_addf(out, ".%d.db", (int)pid);
+}
+
+/* Finalizes every dump in tmpdir; returns 0 if the program's own profile
+ * and every other one was written. */
+static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main_pid,
+			  const struct exit_info *main_exit)
+{
+	struct exit_info unknown = { EXIT_UNKNOWN, 0 };
+	struct sbuf raw, out;
+	size_t n;
+	pid_t *pids = list_dumps(tmpdir, &n);
+	bool main_seen = false;
+	int rc = 0;
+
+	sbuf_init(&raw);
+	sbuf_init(&out);
+	for (size_t i = 0; i < n; i++) {
+		bool is_main = pids[i] == main_pid;
+		struct raw_summary s;
+		struct stat sb;
+		char err[DC_ERRLEN];
+
+		sbuf_reset(&raw);
+		sbuf_addf(&raw, "%s/raw.%d", tmpdir, (int)pids[i]);
+		/* The engine creates the file at start-up: an empty one means the
+		 * process was killed (SIGKILL) before it could write anything. */
+		if (stat(raw.buf, &sb) == 0 && sb.st_size == 0) {
+			if (!is_main && !r->quiet)
+				cli_note("no profile for process %d: it was killed before its"
+					 " raw dump was written", (int)pids[i]);
+			continue;
+		}
+		main_seen |= is_main;
+		profile_name(r, pids[i], main_pid, &out);
+		if (finalize_raw(raw.buf, out.buf, is_main ? main_exit : &unknown, &s,
+				 err, sizeof err)) {
+			cli_error("%s", err);
+			rc = -1;
+		} else if (!r->quiet) {
+			finalize_print_summary(out.buf, &s);
+		}
+	}
+	if (!main_seen) {
+		char how[64], sig[48];
+
+		if (main_exit->how == EXIT_SIGNAL) {
+			signal_describe(main_exit->value, sig, sizeof sig);
+			snprintf(how, sizeof how, "killed by %s", sig);
+		} else {
+			snprintf(how, sizeof how, "exit status %d", main_exit->value);
+		}
+		cli_error("no profile written: the engine wrote no raw dump (program %s)", how);
+		rc = -1;
+	}
+	free(pids);
+	sbuf_release(&raw);
+	sbuf_release(&out);
+	return rc;
+}
+
+static int make_tmpdir(struct sbuf *dir)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (!base || !*base)
+		base = "/tmp";
+	sbuf_reset(dir);
+	sbuf_addf(dir, "%s/dcprof-XXXXXX", base);
+	if (!mkdtemp(dir->buf)) {
+		cli_error("cannot create a temporary directory in '%s': %s", base, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* valgrind -q --tool=dcprof --dcprof-out=TMP/raw.%p ENGINE-OPTIONS -- PROGRAM ARGS */
+static char **engine_argv(const struct record *r, const char *valgrind, const char *out_arg)
+{
+	size_t nprog = 0, k = 0;
+	char **v;
+
+	while (r->prog[nprog])
+		nprog++;
+	v = xcalloc(5 + (size_t)r->nengine + nprog + 1, sizeof *v);
+	v[k++] = (char *)valgrind;
+	v[k++] = "-q";
+	v[k++] = "--tool=dcprof";
+	v[k++] = (char *)out_arg;
+	for (int i = 0; i < r->nengine; i++)
+		v[k++] = r->engine_args[i];
+	v[k++] = "--";
+	for (size_t i = 0; i < nprog; i++)
+		v[k++] = r->prog[i];
+	v[k] = NULL;
+	return v;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record r = { 0 };
+	struct sbuf tooldir, valgrind, tmpdir, out_arg;
+	struct exit_info ex;
+	char **vargv = NULL;
+	pid_t pid;
+	int status, err, rc = DC_EXIT_ERROR;
+
+	sbuf_init(&tooldir);
+	sbuf_init(&valgrind);
+	sbuf_init(&tmpdir);
+	sbuf_init(&out_arg);
+	err = parse(&r, argc, argv);
+	if (err) {
+		rc = err > 0 ? 0 : DC_EXIT_ERROR;
+		goto out;
+	}
+	if (find_tooldir(&tooldir, r.compat) || find_programs(&r, &valgrind) ||
+	    check_output_dir(r.output) || make_tmpdir(&tmpdir))
+		goto out;
+	sbuf_addf(&out_arg, "--dcprof-out=%s/raw.%%p", tmpdir.buf);
+	vargv = engine_argv(&r, valgrind.buf, out_arg.buf);
+	err = spawn_wait(vargv, "VALGRIND_LIB", tooldir.buf, &pid, &status);
+	if (err) {
+		cli_error("cannot run valgrind '%s': %s", valgrind.buf, strerror(err));
+		goto out_tmp;
+	}
+	if (WIFSIGNALED(status)) {
+		ex.how = EXIT_SIGNAL;
+		ex.value = WTERMSIG(status);
+	} else {
+		ex.how = EXIT_CODE;
+		ex.value = WEXITSTATUS(status);
+	}
+	if (finalize_dumps(&r, tmpdir.buf, pid, &ex) == 0)
+		rc = ex.how == EXIT_SIGNAL ? 128 + ex.value : ex.value;
+out_tmp:
+	if (r.keep_raw) {
+		if (!r.quiet)
+			cli_note("raw dumps kept in %s", tmpdir.buf);
+	} else {
+		remove_dir(tmpdir.buf);
+	}
+out:
+	for (int i = 0; i < r.nengine; i++)
+		free(r.engine_args[i]);
+	free(vargv);
+	sbuf_release(&tooldir);
+	sbuf_release(&valgrind);
+	sbuf_release(&tmpdir);
+	sbuf_release(&out_arg);
+	return rc;
+}

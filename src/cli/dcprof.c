@@ -1,0 +1,96 @@
+/* dcprof.c — the dcprof command: dispatch to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/err.h"
+
+static const struct cmd commands[] = {
+	{ "record", "run a program under the engine and write its profile",
+	  cmd_record, cmd_record_usage },
+	{ "report", "show a profile by bucket, function or source line",
+	  cmd_report, cmd_report_usage },
+	{ "finalize", "turn a raw dump into a profile", cmd_finalize, cmd_finalize_usage },
+};
+
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+static void usage(FILE *f)
+{
+	fputs("usage: dcprof [--version] [--help] COMMAND [ARGS]\n"
+	      "\n"
+	      "dcprof, a data-centric cache profiler: which data causes the cache misses\n"
+	      "and the memory latency, and where in the code.\n"
+	      "\n"
+	      "commands:\n", f);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n"
+	      "  --version  print the version\n"
+	      "  --help     show this help\n"
+	      "\n"
+	      "'dcprof help COMMAND' or 'dcprof COMMAND --help' shows a command's options.\n", f);
+}
+
+static const struct cmd *find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int help(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2) {
+		cli_error("'help' takes one command name; see 'dcprof --help'");
+		return DC_EXIT_ERROR;
+	}
+	c = find(argv[1]);
+	if (!c) {
+		cli_error("unknown command '%s'; see 'dcprof --help'", argv[1]);
+		return DC_EXIT_ERROR;
+	}
+	c->usage(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char prefix[64];
+	const char *name = argc > 1 ? argv[1] : NULL;
+	const struct cmd *c;
+
+	if (!name) {
+		cli_error("no command given; see 'dcprof --help'");
+		return DC_EXIT_ERROR;
+	}
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version")) {
+		printf("dcprof %s\n", DCPROF_VERSION);
+		return 0;
+	}
+	if (!strcmp(name, "help"))
+		return help(argc - 1, argv + 1);
+	if (name[0] == '-') {
+		cli_error("unknown option '%s'; see 'dcprof --help'", name);
+		return DC_EXIT_ERROR;
+	}
+	c = find(name);
+	if (!c) {
+		cli_error("unknown command '%s'; see 'dcprof --help'", name);
+		return DC_EXIT_ERROR;
+	}
+	snprintf(prefix, sizeof prefix, "dcprof %s", c->name);
+	cli_set_prefix(prefix);
+	return c->run(argc - 1, argv + 1);
+}

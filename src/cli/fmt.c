@@ -1,0 +1,333 @@
+/* fmt.c — escaping and rendering tables as text, CSV and JSON. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/err.h"
+#include "cli/fmt.h"
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes are
+ * not one (overlong forms, surrogates and values above U+10FFFF are not). */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	uint32_t c = s[0], min;
+	size_t len;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, c &= 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, c &= 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, c &= 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+static void add_hex_bytes(struct sbuf *out, const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(out, "\\x%02x", s[i]);
+}
+
+size_t fmt_text(struct sbuf *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t width = 0;
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_seq(s + i, len - i, &cp);
+
+		if (n == 0) {
+			add_hex_bytes(out, s + i, 1);
+			width += 4;
+			i++;
+			continue;
+		}
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+			add_hex_bytes(out, s + i, n);
+			width += 4 * n;
+		} else if (cp == '\\') {
+			sbuf_add(out, "\\\\", 2);
+			width += 2;
+		} else {
+			sbuf_add(out, s + i, n);
+			width++;
+		}
+		i += n;
+	}
+	return width;
+}
+
+void fmt_csv_field(struct sbuf *out, const char *s, size_t len)
+{
+	bool quote = false;
+
+	for (size_t i = 0; i < len && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+	if (!quote) {
+		sbuf_add(out, s, len);
+		return;
+	}
+	sbuf_addc(out, '"');
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"')
+			sbuf_addc(out, '"');
+		sbuf_addc(out, s[i]);
+	}
+	sbuf_addc(out, '"');
+}
+
+void fmt_json_str(struct sbuf *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	sbuf_addc(out, '"');
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_seq(s + i, len - i, &cp);
+
+		if (n == 0) {
+			sbuf_adds(out, "\\ufffd");
+			i++;
+			continue;
+		}
+		switch (cp) {
+		case '"': sbuf_adds(out, "\\\""); break;
+		case '\\': sbuf_adds(out, "\\\\"); break;
+		case '\n': sbuf_adds(out, "\\n"); break;
+		case '\r': sbuf_adds(out, "\\r"); break;
+		case '\t': sbuf_adds(out, "\\t"); break;
+		default:
+			if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+				sbuf_addf(out, "\\u%04x", (unsigned)cp);
+			else
+				sbuf_add(out, s + i, n);
+		}
+		i += n;
+	}
+	sbuf_addc(out, '"');
+}
+
+void fmt_thousands(struct sbuf *out, int64_t v)
+{
+	char digits[24];
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)u);
+
+	if (v < 0)
+		sbuf_addc(out, '-');
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			sbuf_addc(out, ',');
+		sbuf_addc(out, digits[i]);
+	}
+}
+
+/* csv/json numbers: integers exactly, reals with 10 significant digits. */
+static void add_machine_num(struct sbuf *out, const struct cell *c, enum col_type type,
+			    const char *null)
+{
+	if (c->null || (type != COL_INT && !isfinite(c->d)))
+		sbuf_adds(out, null);
+	else if (type == COL_INT)
+		sbuf_addf(out, "%lld", (long long)c->i);
+	else
+		sbuf_addf(out, "%.10g", c->d);
+}
+
+static size_t text_cell(struct sbuf *out, const struct cell *c, enum col_type type)
+{
+	size_t start = out->len;
+
+	if (c->null) {
+		sbuf_addc(out, '-');
+		return 1;
+	}
+	switch (type) {
+	case COL_STR:
+		return fmt_text(out, c->s, c->len);
+	case COL_INT:
+		fmt_thousands(out, c->i);
+		break;
+	default:
+		if (isfinite(c->d))
+			sbuf_addf(out, "%.2f", c->d);
+		else
+			sbuf_addc(out, '-');
+	}
+	return out->len - start;
+}
+
+struct rendered {
+	struct sbuf text;
+	size_t width;
+};
+
+static size_t shown_rows(const struct table *t, size_t limit)
+{
+	return limit && limit < t->nrows ? limit : t->nrows;
+}
+
+static void pad(struct sbuf *out, size_t n)
+{
+	while (n--)
+		sbuf_addc(out, ' ');
+}
+
+void fmt_table_text(FILE *f, const struct table *t, size_t limit)
+{
+	size_t nrows = shown_rows(t, limit) + 1 + t->has_total;
+	size_t width[TABLE_MAXCOLS] = { 0 };
+	int vis[TABLE_MAXCOLS];
+	size_t ncols = 0;
+	struct rendered *r;
+	struct sbuf line;
+
+	for (int j = 0; j < t->ncols; j++)
+		if (t->cols[j].show != SHOW_MACHINE)
+			vis[ncols++] = j;
+	r = xcalloc(nrows * ncols, sizeof *r);
+	/* Render every cell once to learn the column widths. */
+	for (size_t i = 0; i < nrows; i++) {
+		for (size_t k = 0; k < ncols; k++) {
+			const struct column *col = &t->cols[vis[k]];
+			struct rendered *x = &r[i * ncols + k];
+			const struct cell *c;
+
+			sbuf_init(&x->text);
+			if (i == 0) {
+				x->width = fmt_text(&x->text, col->label, strlen(col->label));
+			} else {
+				bool total = t->has_total && i == nrows - 1;
+
+				c = total ? &t->total[vis[k]] : &table_row(t, i - 1)[vis[k]];
+				if (total && c->null)
+					x->width = 0;   /* blank in the totals line */
+				else
+					x->width = text_cell(&x->text, c, col->type);
+			}
+			if (x->width > width[k])
+				width[k] = x->width;
+		}
+	}
+	sbuf_init(&line);
+	for (size_t i = 0; i < nrows; i++) {
+		sbuf_reset(&line);
+		for (size_t k = 0; k < ncols; k++) {
+			struct rendered *x = &r[i * ncols + k];
+			bool left = t->cols[vis[k]].type == COL_STR;
+
+			if (k)
+				sbuf_add(&line, "  ", 2);
+			if (!left)
+				pad(&line, width[k] - x->width);
+			sbuf_add(&line, x->text.buf, x->text.len);
+			if (left && k + 1 < ncols)
+				pad(&line, width[k] - x->width);
+		}
+		while (line.len && line.buf[line.len - 1] == ' ')
+			line.len--;
+		sbuf_addc(&line, '\n');
+		fwrite(line.buf, 1, line.len, f);
+	}
+	sbuf_release(&line);
+	for (size_t i = 0; i < nrows * ncols; i++)
+		sbuf_release(&r[i].text);
+	free(r);
+}
+
+void fmt_table_csv(FILE *f, const struct table *t, size_t limit)
+{
+	size_t n = shown_rows(t, limit);
+	struct sbuf line;
+
+	sbuf_init(&line);
+	for (int j = 0; j < t->ncols; j++) {
+		if (t->cols[j].show == SHOW_TEXT)
+			continue;
+		if (line.len)
+			sbuf_addc(&line, ',');
+		fmt_csv_field(&line, t->cols[j].name, strlen(t->cols[j].name));
+	}
+	sbuf_addc(&line, '\n');
+	fwrite(line.buf, 1, line.len, f);
+	for (size_t i = 0; i < n; i++) {
+		const struct cell *row = table_row(t, i);
+		bool first = true;
+
+		sbuf_reset(&line);
+		for (int j = 0; j < t->ncols; j++) {
+			if (t->cols[j].show == SHOW_TEXT)
+				continue;
+			if (!first)
+				sbuf_addc(&line, ',');
+			first = false;
+			if (t->cols[j].type == COL_STR && !row[j].null)
+				fmt_csv_field(&line, row[j].s, row[j].len);
+			else
+				add_machine_num(&line, &row[j], t->cols[j].type, "");
+		}
+		sbuf_addc(&line, '\n');
+		fwrite(line.buf, 1, line.len, f);
+	}
+	sbuf_release(&line);
+}
+
+static void json_object(struct sbuf *out, const struct table *t, const struct cell *row,
+			bool metrics_only)
+{
+	bool first = true;
+
+	sbuf_addc(out, '{');
+	for (int j = 0; j < t->ncols; j++) {
+		const struct column *col = &t->cols[j];
+
+		if (col->show == SHOW_TEXT || (metrics_only && (col->key || col->type == COL_STR)))
+			continue;
+		if (!first)
+			sbuf_addc(out, ',');
+		first = false;
+		fmt_json_str(out, col->name, strlen(col->name));
+		sbuf_addc(out, ':');
+		if (col->type == COL_STR && !row[j].null)
+			fmt_json_str(out, row[j].s, row[j].len);
+		else
+			add_machine_num(out, &row[j], col->type, "null");
+	}
+	sbuf_addc(out, '}');
+}
+
+void fmt_table_json_rows(struct sbuf *out, const struct table *t, size_t limit)
+{
+	size_t n = shown_rows(t, limit);
+
+	sbuf_addc(out, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			sbuf_addc(out, ',');
+		json_object(out, t, table_row(t, i), false);
+	}
+	sbuf_addc(out, ']');
+}
+
+void fmt_table_json_totals(struct sbuf *out, const struct table *t)
+{
+	json_object(out, t, t->total, true);
+}

@@ -1,0 +1,82 @@
+/* profile.h — the SQLite profile: schema, writer, and opening for reading.
+ *
+ * The schema is documented in docs/schema.md (version 1).  The writer fills
+ * a fresh file inside one transaction with journalling and syncing off: the
+ * file is a temporary name that finalize.c renames only when complete, so a
+ * crash leaves no half-written profile under the real name.
+ */
+#ifndef DC_CLI_PROFILE_H
+#define DC_CLI_PROFILE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/sbuf.h"
+#include "core/hier.h"
+
+#define PROFILE_SCHEMA_VERSION 1
+#define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
+
+/* Cost columns in the order the writer takes them and the schema stores
+ * them: Dr Dw D1mr D1mw ... D4mr D4mw Lat. */
+enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, COST_NCOLS };
+
+struct profile_writer {
+	sqlite3 *db;
+	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *block;
+};
+
+/* Creates a new profile at path (which must not exist) and begins the
+ * transaction.  On error, err says why and nothing needs releasing. */
+int profile_writer_open(struct profile_writer *w, const char *path, char *err, size_t errlen);
+/* Each returns 0 or a negative SQLite result code (-SQLITE_CONSTRAINT for a
+ * duplicate key); profile_writer_errmsg says more. */
+int pw_meta(struct profile_writer *w, const char *key, size_t klen,
+	    const char *val, size_t vlen, int replace);
+int pw_level(struct profile_writer *w, int n, const char *name, size_t nlen,
+	     int64_t size, int64_t assoc, int64_t line, int64_t latency);
+int pw_bucket(struct profile_writer *w, int64_t id, const char *kind,
+	      const char *name, size_t nlen);
+/* blocks, max_live_blocks, max_live_bytes, total_bytes, min_size, max_size */
+int pw_bstat(struct profile_writer *w, int64_t id, const int64_t st[6]);
+int pw_loc(struct profile_writer *w, int64_t id, int64_t ip,
+	   const char *obj, size_t olen, const char *fn, size_t flen,
+	   const char *file, size_t filelen, int64_t line);
+int pw_cost(struct profile_writer *w, int64_t bucket, int64_t loc, int64_t thread,
+	    const int64_t v[COST_NCOLS]);
+/* Blocks are numbered 1, 2, ... in the order written; free_seq 0 (live at
+ * exit) is stored as NULL. */
+int pw_block(struct profile_writer *w, int64_t bucket, int64_t addr,
+	     int64_t size, int64_t alloc_seq, int64_t free_seq);
+const char *profile_writer_errmsg(const struct profile_writer *w);
+/* Builds the indexes, commits and closes.  The writer is released either
+ * way; on error err says why. */
+int profile_writer_commit(struct profile_writer *w, char *err, size_t errlen);
+/* Closes without committing; the caller removes the file. */
+void profile_writer_abort(struct profile_writer *w);
+
+struct profile_level {
+	char name[32];
+	int64_t size, assoc, line_size, latency;
+};
+
+struct profile {
+	sqlite3 *db;
+	const char *path;
+	int nlevels;
+	struct profile_level lv[DC_MAX_LEVELS];
+	int64_t mem_latency;
+};
+
+/* Opens read-only and checks that this is a dcprof profile this version
+ * understands; reads the cache levels.  On error err holds the whole
+ * message ("cannot open profile 'F': ...") and nothing needs releasing. */
+int profile_open(struct profile *p, const char *path, char *err, size_t errlen);
+void profile_close(struct profile *p);
+/* Fills out with meta value key; 1 if present, 0 if not, negative on error. */
+int profile_meta(struct profile *p, const char *key, struct sbuf *out);
+/* "cannot read profile 'F': <sqlite's reason>" for a failed query. */
+void profile_read_error(const struct profile *p, char *err, size_t errlen);
+
+#endif

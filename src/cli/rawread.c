@@ -1,0 +1,511 @@
+/* rawread.c — read a raw dump (docs/raw-dump.md, version 1) into a profile.
+ *
+ * The reader is a hand-written line splitter: dumps hold millions of block
+ * and cost lines, and a generic tokenizer or sscanf costs more than SQLite.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/err.h"
+#include "cli/rawread.h"
+
+#define MAXFIELDS 16
+
+/* Declared IDs of one kind (bucket or location), indexed by ID. */
+struct idset {
+	unsigned char *flag;   /* ID_DECLARED | ID_STAT */
+	size_t cap;
+	uint64_t count;
+	int64_t max;
+};
+enum { ID_DECLARED = 1, ID_STAT = 2 };
+
+struct reader {
+	const char *path;
+	struct profile_writer *w;
+	struct raw_summary *s;
+	uint64_t lineno;
+	bool header, memory, costs_seen;
+	struct idset buckets, locs;
+	int64_t block_bucket_max;      /* largest bucket named by a block, -1 if none */
+	uint64_t block_bucket_line;    /* where it was named */
+	char *f[MAXFIELDS];
+	size_t flen[MAXFIELDS];
+	int nf;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct reader *r, const char *fmt, ...)
+{
+	char why[DC_ERRLEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (r->lineno)
+		snprintf(r->err, r->errlen, "cannot read raw dump '%s': line %llu: %s", r->path,
+			 (unsigned long long)r->lineno, why);
+	else
+		snprintf(r->err, r->errlen, "cannot read raw dump '%s': %s", r->path, why);
+	return -1;
+}
+
+static int sql_fail(struct reader *r, int rc, const char *what)
+{
+	if (rc == -SQLITE_CONSTRAINT)
+		return fail(r, "duplicate %s", what);
+	return fail(r, "cannot write the profile: %s", profile_writer_errmsg(r->w));
+}
+
+/* Splits on single spaces; empty fields are malformed. */
+static int split(struct reader *r, char *line, size_t len)
+{
+	char *p = line, *end = line + len;
+
+	r->nf = 0;
+	for (;;) {
+		char *sp = memchr(p, ' ', (size_t)(end - p));
+		char *fe = sp ? sp : end;
+
+		if (fe == p)
+			return fail(r, "empty field");
+		if (r->nf == MAXFIELDS)
+			return fail(r, "too many fields");
+		r->f[r->nf] = p;
+		r->flen[r->nf] = (size_t)(fe - p);
+		r->nf++;
+		*fe = '\0';
+		if (!sp)
+			return 0;
+		p = sp + 1;
+	}
+}
+
+static int want_fields(struct reader *r, int n)
+{
+	if (r->nf != n)
+		return fail(r, "%s record has %d fields, expected %d", r->f[0], r->nf - 1, n - 1);
+	return 0;
+}
+
+/* Field i as an unsigned decimal that fits int64_t. */
+static int num(struct reader *r, int i, int64_t *out)
+{
+	const char *s = r->f[i];
+	uint64_t v = 0;
+
+	for (size_t k = 0; k < r->flen[i]; k++) {
+		unsigned d = (unsigned)(s[k] - '0');
+		if (d > 9)
+			return fail(r, "field %d: '%s' is not an unsigned decimal number", i, s);
+		if (v > ((uint64_t)INT64_MAX - d) / 10)
+			return fail(r, "field %d: number out of range", i);
+		v = v * 10 + d;
+	}
+	*out = (int64_t)v;
+	return 0;
+}
+
+/* Field i as 0x-prefixed hex that fits int64_t. */
+static int hex(struct reader *r, int i, int64_t *out)
+{
+	const char *s = r->f[i];
+	size_t n = r->flen[i];
+	uint64_t v = 0;
+
+	if (n < 3 || s[0] != '0' || s[1] != 'x')
+		return fail(r, "field %d: '%s' is not a 0x hex address", i, s);
+	for (size_t k = 2; k < n; k++) {
+		int c = s[k], d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return fail(r, "field %d: '%s' is not a 0x hex address", i, s);
+		if (v > ((uint64_t)INT64_MAX >> 4))
+			return fail(r, "field %d: address out of range", i);
+		v = (v << 4) | (uint64_t)d;
+	}
+	*out = (int64_t)v;
+	return 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Decodes string field i in place: %XX is a byte, a lone %- the empty
+ * string. */
+static int str(struct reader *r, int i)
+{
+	char *s = r->f[i], *o = s;
+	size_t n = r->flen[i];
+
+	if (n == 2 && s[0] == '%' && s[1] == '-') {
+		s[0] = '\0';
+		r->flen[i] = 0;
+		return 0;
+	}
+	for (size_t k = 0; k < n; k++) {
+		int hi, lo;
+
+		if (s[k] != '%') {
+			*o++ = s[k];
+			continue;
+		}
+		if (k + 2 >= n)
+			return fail(r, "field %d: '%%' not followed by two hex digits", i);
+		hi = hexval((unsigned char)s[k + 1]);
+		lo = hexval((unsigned char)s[k + 2]);
+		if (hi < 0 || lo < 0)
+			return fail(r, "field %d: '%%' not followed by two hex digits", i);
+		*o++ = (char)(hi << 4 | lo);
+		k += 2;
+	}
+	*o = '\0';
+	r->flen[i] = (size_t)(o - s);
+	return 0;
+}
+
+/* Declares ID (field i) in set; what names the kind for messages. */
+static int declare(struct reader *r, struct idset *set, int i, const char *what, int64_t *id)
+{
+	if (num(r, i, id))
+		return -1;
+	/* Dense IDs, one declaration per line: a valid ID is below the line
+	 * number, which bounds the flag array by the input size. */
+	if ((uint64_t)*id >= r->lineno)
+		return fail(r, "%s ID %lld is not dense", what, (long long)*id);
+	if ((size_t)*id >= set->cap) {
+		size_t cap = set->cap ? set->cap : 1024;
+		while (cap <= (size_t)*id)
+			cap *= 2;
+		set->flag = xrealloc(set->flag, cap);
+		memset(set->flag + set->cap, 0, cap - set->cap);
+		set->cap = cap;
+	}
+	if (set->flag[*id] & ID_DECLARED)
+		return fail(r, "duplicate %s ID %lld", what, (long long)*id);
+	set->flag[*id] |= ID_DECLARED;
+	set->count++;
+	if (*id > set->max)
+		set->max = *id;
+	return 0;
+}
+
+/* Field i must name an ID already declared in set. */
+static int ref(struct reader *r, struct idset *set, int i, const char *what, int64_t *id)
+{
+	if (num(r, i, id))
+		return -1;
+	if ((size_t)*id >= set->cap || !(set->flag[*id] & ID_DECLARED))
+		return fail(r, "%s %lld is not declared", what, (long long)*id);
+	return 0;
+}
+
+static int rec_header(struct reader *r)
+{
+	int64_t v;
+
+	if (strcmp(r->f[0], "dcprof-raw"))
+		return fail(r, "not a dcprof raw dump");
+	if (want_fields(r, 2) || num(r, 1, &v))
+		return -1;
+	if (v != 1)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1)",
+			    (long long)v);
+	r->header = true;
+	return 0;
+}
+
+static int rec_meta(struct reader *r)
+{
+	int rc;
+
+	if (want_fields(r, 3) || str(r, 1) || str(r, 2))
+		return -1;
+	if (r->flen[1] == 0)
+		return fail(r, "empty meta key");
+	rc = pw_meta(r->w, r->f[1], r->flen[1], r->f[2], r->flen[2], 0);
+	if (rc)
+		return sql_fail(r, rc, "meta key");
+	if (!strcmp(r->f[1], "exit_code")) {
+		if (num(r, 2, &r->s->exit_code))
+			return -1;
+		r->s->has_exit_code = true;
+	}
+	return 0;
+}
+
+static int rec_level(struct reader *r)
+{
+	int64_t n, v[4];
+	int rc;
+
+	if (want_fields(r, 7) || num(r, 1, &n) || str(r, 2))
+		return -1;
+	for (int i = 0; i < 4; i++)
+		if (num(r, 3 + i, &v[i]))
+			return -1;
+	if (r->costs_seen)
+		return fail(r, "level record after cost records");
+	if (n != r->s->nlevels + 1 || n > DC_MAX_LEVELS)
+		return fail(r, "level %lld out of order (expected %d, at most %d levels)",
+			    (long long)n, r->s->nlevels + 1, DC_MAX_LEVELS);
+	rc = pw_level(r->w, (int)n, r->f[2], r->flen[2], v[0], v[1], v[2], v[3]);
+	if (rc)
+		return sql_fail(r, rc, "level");
+	r->s->nlevels++;
+	return 0;
+}
+
+static int rec_memory(struct reader *r)
+{
+	if (want_fields(r, 2) || num(r, 1, &r->s->memory_latency))
+		return -1;
+	if (r->memory)
+		return fail(r, "duplicate memory record");
+	r->memory = true;
+	return 0;
+}
+
+static const char *const kinds[] = { "global", "heap", "user", "stack", "mmap", "unknown" };
+
+static int rec_bucket(struct reader *r)
+{
+	const char *kind = NULL;
+	int64_t id;
+	int rc;
+
+	if (want_fields(r, 4))
+		return -1;
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (!strcmp(r->f[2], kinds[i]))
+			kind = kinds[i];
+	if (!kind)
+		return fail(r, "unknown bucket kind '%s'", r->f[2]);
+	if (str(r, 3) || declare(r, &r->buckets, 1, "bucket", &id))
+		return -1;
+	rc = pw_bucket(r->w, id, kind, r->f[3], r->flen[3]);
+	if (rc)
+		return sql_fail(r, rc, "bucket");
+	r->s->buckets++;
+	return 0;
+}
+
+static int rec_bstat(struct reader *r)
+{
+	int64_t id, st[6];
+	int rc;
+
+	if (want_fields(r, 8) || ref(r, &r->buckets, 1, "bucket", &id))
+		return -1;
+	for (int i = 0; i < 6; i++)
+		if (num(r, 2 + i, &st[i]))
+			return -1;
+	if (r->buckets.flag[id] & ID_STAT)
+		return fail(r, "duplicate bstat for bucket %lld", (long long)id);
+	r->buckets.flag[id] |= ID_STAT;
+	rc = pw_bstat(r->w, id, st);
+	return rc ? sql_fail(r, rc, "bstat") : 0;
+}
+
+static int rec_loc(struct reader *r)
+{
+	int64_t id, ip, line;
+	int rc;
+
+	if (want_fields(r, 7) || hex(r, 2, &ip) || str(r, 3) || str(r, 4) || str(r, 5) ||
+	    num(r, 6, &line) || declare(r, &r->locs, 1, "location", &id))
+		return -1;
+	rc = pw_loc(r->w, id, ip, r->f[3], r->flen[3], r->f[4], r->flen[4],
+		    r->f[5], r->flen[5], line);
+	return rc ? sql_fail(r, rc, "location") : 0;
+}
+
+static int rec_cost(struct reader *r)
+{
+	int n = r->s->nlevels;
+	int64_t bucket, loc, thread, v[COST_NCOLS] = { 0 };
+	int rc;
+
+	if (n == 0)
+		return fail(r, "cost record before any level record");
+	if (want_fields(r, 7 + 2 * n) || ref(r, &r->buckets, 1, "bucket", &bucket) ||
+	    ref(r, &r->locs, 2, "location", &loc) || num(r, 3, &thread))
+		return -1;
+	for (int i = 0; i < 2 + 2 * n; i++)
+		if (num(r, 4 + i, &v[COST_DR + i]))
+			return -1;
+	if (num(r, 6 + 2 * n, &v[COST_LAT]))
+		return -1;
+	r->costs_seen = true;
+	rc = pw_cost(r->w, bucket, loc, thread, v);
+	if (rc)
+		return sql_fail(r, rc, "cost record (same bucket, location and thread)");
+	r->s->dr += (uint64_t)v[COST_DR];
+	r->s->dw += (uint64_t)v[COST_DW];
+	r->s->d1_misses += (uint64_t)v[COST_D1MR] + (uint64_t)v[COST_D1MR + 1];
+	r->s->ll_misses += (uint64_t)v[COST_D1MR + 2 * (n - 1)] +
+			   (uint64_t)v[COST_D1MR + 2 * (n - 1) + 1];
+	return 0;
+}
+
+static int rec_block(struct reader *r)
+{
+	int64_t bucket, addr, size, alloc, freed;
+	int rc;
+
+	if (want_fields(r, 6) || num(r, 1, &bucket) || hex(r, 2, &addr) || num(r, 3, &size) ||
+	    num(r, 4, &alloc) || num(r, 5, &freed))
+		return -1;
+	/* Buckets may be declared after their blocks; checked at the end. */
+	if (bucket > r->block_bucket_max) {
+		r->block_bucket_max = bucket;
+		r->block_bucket_line = r->lineno;
+	}
+	rc = pw_block(r->w, bucket, addr, size, alloc, freed);
+	return rc ? sql_fail(r, rc, "block") : 0;
+}
+
+static int rec_end(struct reader *r)
+{
+	int64_t v;
+
+	if (want_fields(r, 2) || num(r, 1, &v))
+		return -1;
+	if (v > 1)
+		return fail(r, "end record must be 0 or 1");
+	r->s->end = (int)v;
+	return 0;
+}
+
+static int record(struct reader *r, char *line, size_t len)
+{
+	const char *t;
+
+	if (memchr(line, '\0', len))
+		return fail(r, "NUL byte in line");
+	if (split(r, line, len))
+		return -1;
+	if (!r->header)
+		return rec_header(r);
+	if (r->s->end >= 0)
+		return fail(r, "record after the end record");
+	t = r->f[0];
+	/* Most frequent records first. */
+	if (!strcmp(t, "block"))
+		return rec_block(r);
+	if (!strcmp(t, "cost"))
+		return rec_cost(r);
+	if (!strcmp(t, "loc"))
+		return rec_loc(r);
+	if (!strcmp(t, "bucket"))
+		return rec_bucket(r);
+	if (!strcmp(t, "bstat"))
+		return rec_bstat(r);
+	if (!strcmp(t, "meta"))
+		return rec_meta(r);
+	if (!strcmp(t, "level"))
+		return rec_level(r);
+	if (!strcmp(t, "memory"))
+		return rec_memory(r);
+	if (!strcmp(t, "end"))
+		return rec_end(r);
+	return fail(r, "unknown record type '%s'", t);
+}
+
+static int check_dense(struct reader *r, const struct idset *set, const char *what)
+{
+	if (set->count && set->count != (uint64_t)set->max + 1)
+		return fail(r, "%s IDs are not dense (%llu declared, largest %lld)", what,
+			    (unsigned long long)set->count, (long long)set->max);
+	return 0;
+}
+
+/* What must hold once the whole dump is read. */
+static int check_end(struct reader *r, bool empty)
+{
+	r->lineno = 0;
+	if (empty)
+		return fail(r, "empty file");
+	if (!r->header)
+		return fail(r, "line 1: not a dcprof raw dump");
+	if (r->s->nlevels == 0)
+		return fail(r, "no level records (cut short before the cache description?)");
+	if (!r->memory)
+		return fail(r, "no memory record");
+	if (check_dense(r, &r->buckets, "bucket") || check_dense(r, &r->locs, "location"))
+		return -1;
+	if (r->block_bucket_max >= 0 && (uint64_t)r->block_bucket_max >= r->buckets.count) {
+		r->lineno = r->block_bucket_line;
+		return fail(r, "block names bucket %lld, which is never declared",
+			    (long long)r->block_bucket_max);
+	}
+	return 0;
+}
+
+int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
+	    char *err, size_t errlen)
+{
+	struct reader r;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool empty = true;
+	FILE *f;
+	int rc = -1;
+
+	memset(&r, 0, sizeof r);
+	memset(s, 0, sizeof *s);
+	s->end = -1;
+	r.path = path;
+	r.w = w;
+	r.s = s;
+	r.err = err;
+	r.errlen = errlen;
+	r.block_bucket_max = -1;
+	r.buckets.max = r.locs.max = -1;
+	f = fopen(path, "r");
+	if (!f) {
+		fail(&r, "%s", strerror(errno));
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		empty = false;
+		r.lineno++;
+		/* A partial last line: the writer was cut short. */
+		if (line[n - 1] != '\n')
+			break;
+		if (record(&r, line, (size_t)n - 1))
+			goto out;
+	}
+	if (ferror(f)) {
+		fail(&r, "%s", strerror(errno));
+		goto out;
+	}
+	rc = check_end(&r, empty);
+out:
+	free(line);
+	free(r.buckets.flag);
+	free(r.locs.flag);
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,37 @@
+/* rawread.h — read a raw dump (docs/raw-dump.md, version 1) into a profile.
+ *
+ * Notes:
+ *  - Strict: a malformed line, an unknown record or bucket kind, a number
+ *    that does not fit a signed 64-bit integer, a duplicate ID, key or cost
+ *    triple, or a reference to a bucket or location not declared yet is an
+ *    error naming the line.
+ *  - Cut short: a last line without its '\n' is a partial write and is
+ *    dropped; like a dump without an `end` record, the profile is then
+ *    marked incomplete by the caller (finalize.c).
+ *  - IDs of buckets and locations are dense: every ID below the largest
+ *    must be declared, which also bounds an ID by the line number.
+ */
+#ifndef DC_CLI_RAWREAD_H
+#define DC_CLI_RAWREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/profile.h"
+
+struct raw_summary {
+	int nlevels;
+	int64_t memory_latency;
+	uint64_t buckets;
+	uint64_t dr, dw, d1_misses, ll_misses;
+	int end;                 /* value of the end record, -1 if there is none */
+	bool has_exit_code;      /* meta exit_code was present */
+	int64_t exit_code;
+};
+
+/* Parses path and writes its records through w.  On error returns -1 with
+ * the whole message in err ("cannot read raw dump 'F': line N: ..."). */
+int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
+	    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,312 @@
+/* view.c — the report's views: SQL over a profile into a table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/err.h"
+#include "cli/sbuf.h"
+#include "cli/view.h"
+
+static const char *const miss_names[DC_MAX_LEVELS][2] = {
+	{ "D1mr", "D1mw" }, { "D2mr", "D2mw" }, { "D3mr", "D3mw" }, { "D4mr", "D4mw" },
+};
+
+/* Column indexes of the metrics, which follow the key columns. */
+struct metric_cols {
+	int misslat, misslat_pct, miss_pct, lat_per_miss, lat, dr, dw, miss[2 * DC_MAX_LEVELS];
+};
+
+const char *view_name(enum view_kind k)
+{
+	static const char *const names[] = { "object", "function", "line", "stats" };
+	return names[k];
+}
+
+static void add_metric_cols(struct table *t, int nlevels, struct metric_cols *m)
+{
+	m->misslat = table_add_col(t, "MissLat", NULL, COL_INT, false);
+	m->misslat_pct = table_add_col(t, "MissLatPct", "MissLat%", COL_PCT, false);
+	m->miss_pct = table_add_col(t, "MissPct", "Miss%", COL_PCT, false);
+	m->lat_per_miss = table_add_col(t, "LatPerMiss", "Lat/Miss", COL_REAL, false);
+	m->lat = table_add_col(t, "Lat", NULL, COL_INT, false);
+	m->dr = table_add_col(t, "Dr", NULL, COL_INT, false);
+	m->dw = table_add_col(t, "Dw", NULL, COL_INT, false);
+	for (int k = 0; k < nlevels; k++) {
+		bool last = k == nlevels - 1 && k > 0;
+		for (int rw = 0; rw < 2; rw++)
+			m->miss[2 * k + rw] = table_add_col(t, last ? (rw ? "DLmw" : "DLmr")
+							    : miss_names[k][rw],
+							    NULL, COL_INT, false);
+	}
+}
+
+/* MissLat and the shares, once every row and the totals are known. */
+static void derive(struct cell *row, const struct metric_cols *m, int64_t l1_latency,
+		   int64_t total_misslat, int64_t total_d1)
+{
+	int64_t d1 = row[m->miss[0]].i + row[m->miss[1]].i;
+	int64_t hits = row[m->dr].i + row[m->dw].i - d1;
+	int64_t misslat = row[m->lat].i - hits * l1_latency;
+
+	cell_set_int(&row[m->misslat], misslat);
+	cell_set_real(&row[m->misslat_pct], total_misslat ? 100.0 * (double)misslat /
+					    (double)total_misslat : 0.0);
+	cell_set_real(&row[m->miss_pct], total_d1 ? 100.0 * (double)d1 / (double)total_d1 : 0.0);
+	if (d1)
+		cell_set_real(&row[m->lat_per_miss], (double)misslat / (double)d1);
+}
+
+static void set_text(struct cell *c, sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	cell_set_str(c, s ? (const char *)s : "", (size_t)sqlite3_column_bytes(st, i));
+}
+
+/* Does any row of the profile match?  1, 0, or -1 on a read error. */
+static int exists(struct profile *p, const char *sql, const char *name)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(p->db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int check_filters(struct profile *p, const struct view_opts *o, char *err, size_t errlen)
+{
+	int rc;
+
+	if (o->object) {
+		rc = exists(p, "SELECT 1 FROM bucket WHERE name = ?1", o->object);
+		if (rc == 0)
+			snprintf(err, errlen, "no bucket named '%s'", o->object);
+		if (rc <= 0)
+			goto fail;
+	}
+	if (o->function) {
+		rc = exists(p, "SELECT 1 FROM location WHERE function = ?1", o->function);
+		if (rc == 0)
+			snprintf(err, errlen, "no function named '%s'", o->function);
+		if (rc <= 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	if (rc < 0)
+		profile_read_error(p, err, errlen);
+	return -1;
+}
+
+/* Key columns of a cost view and the SQL expressions that fill them. */
+static int cost_keys(struct table *t, const struct view_opts *o, struct sbuf *sel,
+		     struct sbuf *group)
+{
+	int c;
+
+	switch (o->kind) {
+	case VIEW_OBJECT:
+		table_add_col(t, "bucket", NULL, COL_STR, true);
+		table_add_col(t, "kind", NULL, COL_STR, true);
+		sbuf_adds(sel, "b.name, b.kind");
+		sbuf_adds(group, "c.bucket");
+		break;
+	case VIEW_FUNCTION:
+		table_add_col(t, "function", NULL, COL_STR, true);
+		table_add_col(t, "file", NULL, COL_STR, true);
+		sbuf_adds(sel, "l.function, l.file");
+		sbuf_adds(group, "l.function, l.file");
+		break;
+	default:
+		c = table_add_col(t, "location", "file:line", COL_STR, false);
+		t->cols[c].show = SHOW_TEXT;
+		c = table_add_col(t, "file", NULL, COL_STR, true);
+		t->cols[c].show = SHOW_MACHINE;
+		c = table_add_col(t, "line", NULL, COL_INT, true);
+		t->cols[c].show = SHOW_MACHINE;
+		table_add_col(t, "function", NULL, COL_STR, true);
+		sbuf_adds(sel, "l.file || ':' || l.line, l.file, l.line, l.function");
+		sbuf_adds(group, "l.file, l.line, l.function");
+	}
+	if (o->thread) {
+		table_add_col(t, "thread", NULL, COL_INT, true);
+		sbuf_adds(sel, ", c.thread");
+		sbuf_adds(group, ", c.thread");
+	}
+	return t->ncols;
+}
+
+static int build_cost_view(struct profile *p, const struct view_opts *o, struct table *t,
+			   char *err, size_t errlen)
+{
+	struct metric_cols m;
+	struct sbuf sql, sel, group;
+	sqlite3_stmt *st = NULL;
+	int nkeys, rc;
+	int64_t total_misslat, total_d1;
+
+	sbuf_init(&sql);
+	sbuf_init(&sel);
+	sbuf_init(&group);
+	nkeys = cost_keys(t, o, &sel, &group);
+	add_metric_cols(t, p->nlevels, &m);
+	sbuf_addf(&sql, "SELECT %s, SUM(c.Lat), SUM(c.Dr), SUM(c.Dw)", sel.buf);
+	for (int k = 1; k <= p->nlevels; k++)
+		sbuf_addf(&sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
+	sbuf_adds(&sql, " FROM cost c JOIN bucket b ON b.id = c.bucket"
+		  " JOIN location l ON l.id = c.location WHERE 1");
+	if (o->object)
+		sbuf_adds(&sql, " AND b.name = ?1");
+	if (o->function)
+		sbuf_adds(&sql, " AND l.function = ?2");
+	sbuf_addf(&sql, " GROUP BY %s", group.buf);
+	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto read_error;
+	if (o->object)
+		sqlite3_bind_text(st, 1, o->object, -1, SQLITE_STATIC);
+	if (o->function)
+		sqlite3_bind_text(st, 2, o->function, -1, SQLITE_STATIC);
+
+	for (int j = m.lat; j < t->ncols; j++)
+		cell_set_int(&t->total[j], 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cell *row = table_add_row(t);
+
+		for (int j = 0; j < nkeys; j++) {
+			if (t->cols[j].type == COL_INT)
+				cell_set_int(&row[j], sqlite3_column_int64(st, j));
+			else
+				set_text(&row[j], st, j);
+		}
+		/* The line view's file:line of an unknown file says so. */
+		if (o->kind == VIEW_LINE && row[1].len == 0)
+			cell_set_str(&row[0], "??", 2);
+		for (int j = m.lat; j < t->ncols; j++) {
+			cell_set_int(&row[j], sqlite3_column_int64(st, nkeys + j - m.lat));
+			t->total[j].i += row[j].i;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		goto read_error;
+	derive(t->total, &m, p->lv[0].latency, 0, 0);
+	total_misslat = t->total[m.misslat].i;
+	total_d1 = t->total[m.miss[0]].i + t->total[m.miss[1]].i;
+	for (size_t i = 0; i < t->nrows; i++)
+		derive(table_row(t, i), &m, p->lv[0].latency, total_misslat, total_d1);
+	derive(t->total, &m, p->lv[0].latency, total_misslat, total_d1);
+	cell_set_str(&t->total[0], "total", 5);
+	t->has_total = true;
+	rc = 0;
+	goto out;
+read_error:
+	profile_read_error(p, err, errlen);
+	rc = -1;
+out:
+	sqlite3_finalize(st);
+	sbuf_release(&sql);
+	sbuf_release(&sel);
+	sbuf_release(&group);
+	return rc;
+}
+
+static const char *const stat_cols[] = {
+	"blocks", "max_live_blocks", "max_live_bytes", "total_bytes", "min_size", "max_size",
+};
+
+static int build_stats_view(struct profile *p, const struct view_opts *o, struct table *t,
+			    char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int col[6], avg, rc;
+
+	table_add_col(t, "bucket", NULL, COL_STR, true);
+	table_add_col(t, "kind", NULL, COL_STR, true);
+	for (int i = 0; i < 5; i++)
+		col[i] = table_add_col(t, stat_cols[i], NULL, COL_INT, false);
+	avg = table_add_col(t, "avg_size", NULL, COL_REAL, false);
+	col[5] = table_add_col(t, stat_cols[5], NULL, COL_INT, false);
+	rc = sqlite3_prepare_v2(p->db, "SELECT name, kind, blocks, max_live_blocks,"
+				" max_live_bytes, total_bytes, min_size, max_size FROM bucket"
+				" WHERE ?1 IS NULL OR name = ?1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto read_error;
+	if (o->object)
+		sqlite3_bind_text(st, 1, o->object, -1, SQLITE_STATIC);
+	cell_set_int(&t->total[col[0]], 0);
+	cell_set_int(&t->total[col[3]], 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cell *row = table_add_row(t);
+
+		set_text(&row[0], st, 0);
+		set_text(&row[1], st, 1);
+		for (int i = 0; i < 6; i++)
+			if (sqlite3_column_type(st, 2 + i) != SQLITE_NULL)
+				cell_set_int(&row[col[i]], sqlite3_column_int64(st, 2 + i));
+		if (!row[col[0]].null && row[col[0]].i > 0 && !row[col[3]].null)
+			cell_set_real(&row[avg], (double)row[col[3]].i / (double)row[col[0]].i);
+		t->total[col[0]].i += row[col[0]].i;
+		t->total[col[3]].i += row[col[3]].i;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto read_error;
+	cell_set_str(&t->total[0], "total", 5);
+	t->has_total = true;
+	return 0;
+read_error:
+	profile_read_error(p, err, errlen);
+	return -1;
+}
+
+int view_build(struct profile *p, const struct view_opts *o, struct table *t,
+	       char *err, size_t errlen)
+{
+	if (check_filters(p, o, err, errlen))
+		return -1;
+	if (o->kind == VIEW_STATS)
+		return build_stats_view(p, o, t, err, errlen);
+	return build_cost_view(p, o, t, err, errlen);
+}
+
+int view_default_sort(const struct table *t, enum view_kind k)
+{
+	return table_find_metric(t, k == VIEW_STATS ? "total_bytes" : "MissLat");
+}
+
+int view_level_totals(struct profile *p, struct level_totals *lt, char *err, size_t errlen)
+{
+	struct sbuf sql;
+	sqlite3_stmt *st;
+	int n = p->nlevels, rc;
+
+	memset(lt, 0, sizeof *lt);
+	sbuf_init(&sql);
+	sbuf_adds(&sql, "SELECT SUM(Dr) + SUM(Dw), SUM(Lat)");
+	for (int k = 1; k <= n; k++)
+		sbuf_addf(&sql, ", SUM(D%dmr) + SUM(D%dmw)", k, k);
+	sbuf_adds(&sql, " FROM cost");
+	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
+	sbuf_release(&sql);
+	if (rc != SQLITE_OK)
+		goto read_error;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		lt->accesses[0] = sqlite3_column_int64(st, 0);
+		lt->lat = sqlite3_column_int64(st, 1);
+		for (int k = 0; k < n; k++) {
+			lt->misses[k] = sqlite3_column_int64(st, 2 + k);
+			lt->accesses[k + 1] = lt->misses[k];
+		}
+		lt->misslat = lt->lat - (lt->accesses[0] - lt->misses[0]) * p->lv[0].latency;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		goto read_error;
+	return 0;
+read_error:
+	profile_read_error(p, err, errlen);
+	return -1;
+}
