@@ -1,0 +1,286 @@
+"""dcprof finalize: raw dump -> SQLite profile (docs/raw-dump.md,
+docs/schema.md).  Expected values come from fixtures/two_level.raw and the
+derivation in test_cli_common.py."""
+import os
+import sqlite3
+import time
+
+from harness import DCPROF, run
+from test_cli_common import (EVIL, TWO_LEVEL, CliTest, makefile_version, meta,
+                             query_bytes)
+
+
+def fixture_lines():
+    with open(TWO_LEVEL, "rb") as f:
+        return f.read().split(b"\n")[:-1]
+
+
+class FinalizeTables(CliTest):
+    def setUp(self):
+        super().setUp()
+        self.db = self.profile()
+
+    def test_pragmas(self):
+        con = sqlite3.connect(self.db)
+        try:
+            self.assertEqual(con.execute("PRAGMA application_id").fetchone()[0], 0x64637066)
+            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 1)
+        finally:
+            con.close()
+
+    def test_meta(self):
+        m = meta(self.db)
+        # dcprof's own keys
+        self.assertEqual(m["schema_version"], "1")
+        self.assertEqual(m["dcprof_version"], makefile_version())
+        self.assertEqual(m["complete"], "1")
+        self.assertNotIn("incomplete_reason", m)
+        self.assertEqual(m["exit_status"], "exit 0")   # from meta exit_code 0
+        self.assertEqual(m["levels"], "2")
+        self.assertEqual(m["memory_latency"], "200")
+        # the engine's keys, unescaped
+        self.assertEqual(m["program"], "/opt/demo/bin/demo")
+        self.assertEqual(m["command"], "demo --size 100")
+        self.assertEqual(m["cache_reason"], "given with --cache=L1=32K:8:64,L2=1M:16:64")
+        self.assertEqual(m["pid"], "4242")
+
+    def test_levels(self):
+        rows = query_bytes(self.db, "SELECT * FROM level ORDER BY level")
+        self.assertEqual(rows, [(1, b"L1", 32768, 8, 64, 4), (2, b"L2", 1048576, 16, 64, 14)])
+
+    def test_buckets_and_stats(self):
+        rows = query_bytes(self.db, "SELECT * FROM bucket ORDER BY id")
+        self.assertEqual(rows, [
+            (0, b"arr_a", b"global", 1, 1, 4096, 4096, 4096, 4096),
+            (1, b"list-main", b"heap", 10, 5, 500, 1000, 50, 200),
+            (2, EVIL, b"user", 2, 1, 64, 96, 32, 64),
+            (3, b"[stack]", b"stack", None, None, None, None, None, None),
+            (4, b"grid 100%", b"heap", 1, 1, 64, 64, 64, 64),
+        ])
+
+    def test_locations(self):
+        rows = query_bytes(self.db, "SELECT * FROM location ORDER BY id")
+        self.assertEqual(rows, [
+            (0, 0x401000, b"/opt/demo/bin/demo", b"main", b"a.c", 10),
+            (1, 0x401010, b"/opt/demo/bin/demo", b"main", b"a.c", 11),
+            (2, 0x402000, b"/opt/demo/bin/demo", b"walk", b"b.c", 20),
+        ])
+
+    def test_costs(self):
+        rows = query_bytes(self.db, "SELECT * FROM cost ORDER BY bucket, location, thread")
+        # levels 3 and 4 do not exist: their columns are 0
+        self.assertEqual(rows, [
+            (0, 0, 1, 1000, 0, 100, 0, 10, 0, 0, 0, 0, 0, 6860),
+            (0, 1, 1, 0, 500, 0, 50, 0, 50, 0, 0, 0, 0, 11800),
+            (1, 2, 1, 2000, 1000, 200, 100, 0, 0, 0, 0, 0, 0, 15000),
+            (1, 2, 2, 100, 0, 100, 0, 100, 0, 0, 0, 0, 0, 20000),
+            (2, 0, 1, 10, 10, 0, 0, 0, 0, 0, 0, 0, 0, 80),
+        ])
+
+    def test_blocks(self):
+        rows = query_bytes(self.db, "SELECT bucket, address, size, alloc_seq, free_seq"
+                           " FROM block ORDER BY id")
+        # free 0 = live at exit = NULL
+        self.assertEqual(rows, [(1, 0x10000, 50, 1, 2), (1, 0x20000, 200, 3, None),
+                                (4, 0x30000, 64, 4, 5)])
+
+    def test_indexes(self):
+        rows = query_bytes(self.db, "SELECT tbl_name, sql FROM sqlite_master WHERE type='index'"
+                           " AND sql IS NOT NULL")
+        got = {(t.decode(), s.decode().split("ON ")[1].replace(" ", "")) for t, s in rows}
+        self.assertEqual(got, {("cost", "cost(location)"), ("block", "block(bucket)")})
+
+    def test_summary_line(self):
+        r, _ = self.finalize(TWO_LEVEL, "q.db")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "dcprof: wrote %s (5 buckets, Dr=3,110, Dw=1,510,"
+                         " D1 misses=550, LL misses=160)\n" % self.path("q.db"))
+        r, _ = self.finalize(TWO_LEVEL, "q2.db", "-q")
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+
+
+class FinalizeIncomplete(CliTest):
+    """complete=0 and a reason when the dump has no end record, ends with
+    `end 0`, or the process was killed (--exit-status signal:N)."""
+
+    def dump(self, lines, tail=b"\n"):
+        return self.write("d.raw", b"\n".join(lines) + tail)
+
+    def test_complete_exit_status_from_option(self):
+        r, db = self.finalize(TWO_LEVEL, "p.db", "--exit-status", "exit:3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = meta(db)
+        self.assertEqual((m["complete"], m["exit_status"]), ("1", "exit 3"))
+
+    def test_killed_by_signal(self):
+        r, db = self.finalize(TWO_LEVEL, "p.db", "--exit-status", "signal:15")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = meta(db)
+        self.assertEqual(m["complete"], "0")
+        self.assertEqual(m["incomplete_reason"], "killed by signal 15 (SIGTERM)")
+        self.assertEqual(m["exit_status"], "signal 15")
+
+    def test_no_end_record(self):
+        db = self.profile(self.dump(fixture_lines()[:-1]))
+        m = meta(db)
+        self.assertEqual(m["complete"], "0")
+        self.assertEqual(m["incomplete_reason"], "the raw dump was cut short (no end record)")
+        self.assertEqual(len(query_bytes(db, "SELECT * FROM cost")), 5)
+
+    def test_end_zero(self):
+        db = self.profile(self.dump(fixture_lines()[:-1] + [b"end 0"]))
+        m = meta(db)
+        self.assertEqual(m["complete"], "0")
+        self.assertEqual(m["incomplete_reason"], "the raw dump was written at a fatal signal")
+
+    def test_partial_last_line_is_dropped(self):
+        # cut in the middle of the last cost line: that line is lost, the
+        # four before it are kept, and the profile says it is incomplete
+        lines = fixture_lines()[:-2] + [b"cost 2 0 1 10 1"]
+        db = self.profile(self.dump(lines, tail=b""))
+        self.assertEqual(meta(db)["complete"], "0")
+        self.assertEqual(len(query_bytes(db, "SELECT * FROM cost")), 4)
+
+    def test_bad_exit_status_option(self):
+        for bad in ("exit", "exit:256", "signal:0", "signal:x", "killed:9"):
+            r, db = self.finalize(TWO_LEVEL, "p.db", "--exit-status", bad)
+            self.assertError(r, "dcprof finalize", "invalid --exit-status '%s'" % bad)
+            self.assertFalse(os.path.exists(db))
+
+
+class FinalizeErrors(CliTest):
+    """A malformed dump: one line naming the file and line, exit 2, and no
+    profile (nor its temporary) left behind."""
+
+    GOOD = fixture_lines()
+
+    def check(self, data, message, line=None):
+        raw = self.write("bad.raw", data)
+        r, db = self.finalize(raw)
+        where = "cannot read raw dump '%s': " % raw
+        if line is not None:
+            where += "line %d: " % line
+        self.assertError(r, "dcprof finalize", where + message)
+        self.assertFalse(os.path.exists(db), "profile left behind")
+        self.assertFalse(os.path.exists(db + ".tmp"), "temporary profile left behind")
+
+    def replace(self, index, new):
+        lines = list(self.GOOD)
+        lines[index] = new
+        return b"\n".join(lines) + b"\n"
+
+    def test_missing_file(self):
+        r, db = self.finalize(self.path("nonexistent.raw"))
+        self.assertError(r, "dcprof finalize", "cannot read raw dump '%s': No such file"
+                         % self.path("nonexistent.raw"))
+
+    def test_empty(self):
+        self.check(b"", "empty file")
+
+    def test_garbage_text(self):
+        self.check(b"hello world\n", "not a dcprof raw dump", 1)
+
+    def test_binary_garbage(self):
+        self.check(bytes(range(256)) * 4, "NUL byte in line", 1)
+
+    def test_newer_version(self):
+        self.check(b"dcprof-raw 2\n", "raw dump version 2 is not supported (this dcprof reads 1)", 1)
+
+    def test_truncated_before_levels(self):
+        self.check(b"\n".join(self.GOOD[:4]) + b"\n", "no level records")
+
+    def test_cost_with_too_few_fields(self):
+        # line 27 is the first cost line; with two levels a cost record has
+        # 10 fields after its type: bucket loc thread Dr Dw 2x2 misses Lat
+        self.assertTrue(self.GOOD[26].startswith(b"cost "))
+        self.check(self.replace(26, b"cost 0 0 1 1000 0 100 0 6860"),
+                   "cost record has 8 fields, expected 10", 27)
+
+    def test_bad_escape(self):
+        self.check(self.replace(13, b"bucket 2 user bad%G1name"),
+                   "field 3: '%' not followed by two hex digits", 14)
+
+    def test_unknown_record(self):
+        self.check(self.replace(10, b"frobnicate 1"), "unknown record type 'frobnicate'", 11)
+
+    def test_unknown_bucket_kind(self):
+        self.check(self.replace(11, b"bucket 0 weird arr_a"), "unknown bucket kind 'weird'", 12)
+
+    def test_undeclared_bucket(self):
+        self.check(self.replace(26, b"cost 9 0 1 1000 0 100 0 10 0 6860"),
+                   "bucket 9 is not declared", 27)
+
+    def test_duplicate_bucket(self):
+        self.check(self.replace(12, b"bucket 0 heap again"), "duplicate bucket ID 0", 13)
+
+    def test_duplicate_cost(self):
+        self.check(self.replace(27, self.GOOD[26]), "duplicate cost record", 28)
+
+    def test_number_out_of_range(self):
+        self.check(self.replace(26, b"cost 0 0 1 99999999999999999999 0 100 0 10 0 6860"),
+                   "field 4: number out of range", 27)
+
+    def test_not_a_number(self):
+        self.check(self.replace(26, b"cost 0 0 1 1e3 0 100 0 10 0 6860"),
+                   "field 4: '1e3' is not an unsigned decimal number", 27)
+
+    def test_double_space(self):
+        self.check(self.replace(26, b"cost 0 0 1  1000 0 100 0 10 0 6860"), "empty field", 27)
+
+    def test_record_after_end(self):
+        self.check(b"\n".join(self.GOOD) + b"\nend 1\n", "record after the end record",
+                   len(self.GOOD) + 1)
+
+    def test_level_gap(self):
+        self.check(self.replace(8, b"level 3 L3 1048576 16 64 14"), "level 3 out of order", 9)
+
+    def test_existing_profile_untouched(self):
+        raw = self.write("bad.raw", b"garbage\n")
+        db = self.write("p.db", b"previous contents")
+        r = run([DCPROF, "finalize", raw, "-o", db])
+        self.assertEqual(r.returncode, 2)
+        with open(db, "rb") as f:
+            self.assertEqual(f.read(), b"previous contents")
+
+
+class FinalizeOptions(CliTest):
+    def test_unknown_option(self):
+        r = run([DCPROF, "finalize", TWO_LEVEL, "-o", self.path("p.db"), "--frob"])
+        self.assertError(r, "dcprof finalize", "unknown option '--frob'; "
+                         "see 'dcprof help finalize'")
+
+    def test_missing_output(self):
+        r = run([DCPROF, "finalize", TWO_LEVEL])
+        self.assertError(r, "dcprof finalize", "no output profile given")
+
+    def test_missing_raw(self):
+        r = run([DCPROF, "finalize", "-o", self.path("p.db")])
+        self.assertError(r, "dcprof finalize", "no raw dump given")
+
+    def test_output_in_missing_directory(self):
+        r, db = self.finalize(TWO_LEVEL, "no/such/dir/p.db")
+        self.assertError(r, "dcprof finalize", "cannot write profile '%s'" % db)
+
+
+class FinalizeMillionBlocks(CliTest):
+    """A dump with 1,000,000 block lines finalizes (the time is printed, not
+    asserted: bench/finalize-1m.sh measures it)."""
+
+    def test_million_blocks(self):
+        raw = self.path("big.raw")
+        with open(raw, "w") as f:
+            f.write("dcprof-raw 1\nlevel 1 L1 32768 8 64 4\nmemory 200\n"
+                    "bucket 0 heap big\nloc 0 0x400000 /bin/x main x.c 1\n")
+            f.writelines("block 0 0x%x 64 %d %d\n" % (0x10000000 + 64 * i, 2 * i + 1,
+                                                      2 * i + 2 if i % 2 else 0)
+                         for i in range(1000000))
+            f.write("bstat 0 1000000 500000 32000000 64000000 64 64\n"
+                    "cost 0 0 1 10 10 1 1 100\nend 1\n")
+        start = time.monotonic()
+        r, db = self.finalize(raw, "big.db", "-q")
+        elapsed = time.monotonic() - start
+        self.assertEqual(r.returncode, 0, r.stderr)
+        print("\n    finalize of 1,000,000 block lines: %.2f s" % elapsed)
+        rows = query_bytes(db, "SELECT COUNT(*), COUNT(free_seq), SUM(size) FROM block")
+        # every other block is still live (free_seq NULL)
+        self.assertEqual(rows, [(1000000, 500000, 64000000)])

@@ -1,0 +1,117 @@
+"""End-to-end tests of programs that end badly: a crash, abort, SIGTERM,
+SIGINT, exit from a signal handler, a non-zero exit code.  The profile of what
+ran must still be written (marked incomplete when the program was killed) and
+`dcprof record` passes the program's exit status through (128 + signal when
+killed).  Workloads segv.c and sigterm.c."""
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import unittest
+
+from test_engine_common import (CACHE_2, DCPROF, buckets, meta, record, report_json,
+                                run, totals, workload)
+
+WORDS = (1 << 20) // 8
+LINES = (1 << 20) // 64
+
+
+class Ending(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="dcprof-end-")
+        self.db = os.path.join(self.tmp, "p.db")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def check_profile(self, bucket, complete, status, reason_has=None):
+        self.assertTrue(os.path.exists(self.db), "no profile written")
+        self.assertFalse(os.path.exists(self.db + ".tmp"), "temporary profile left behind")
+        m = meta(self.db)
+        self.assertEqual(m.get("complete"), complete, m)
+        self.assertEqual(m.get("exit_status"), status, m)
+        if reason_has:
+            self.assertIn(reason_has, m.get("incomplete_reason", ""), m)
+        t = totals(self.db, bucket=bucket)
+        self.assertEqual(t["Dr"], WORDS, "work done before the end: %s" % t)
+        self.assertEqual(t["D1mr"], LINES, t)
+        # readable by the front end
+        report_json(self.db)
+
+    def test_segv(self):
+        r = record(self.db, [workload("segv")], [CACHE_2])
+        self.assertEqual(r.returncode, 128 + signal.SIGSEGV, r.stderr)
+        self.check_profile("crash_arr", "0", "signal 11", "11")
+
+    def test_abort(self):
+        r = record(self.db, [workload("segv"), "abort"], [CACHE_2])
+        self.assertEqual(r.returncode, 128 + signal.SIGABRT, r.stderr)
+        self.check_profile("crash_arr", "0", "signal 6", "6")
+
+    def test_exit_code_passed_through(self):
+        r = record(self.db, [workload("segv"), "exit"], [CACHE_2])
+        self.assertEqual(r.returncode, 7, r.stderr)
+        self.check_profile("crash_arr", "1", "exit 7")
+        self.assertEqual(meta(self.db).get("exit_code"), "7")
+
+    def test_raise_sigterm(self):
+        r = record(self.db, [workload("sigterm")], [CACHE_2])
+        self.assertEqual(r.returncode, 128 + signal.SIGTERM, r.stderr)
+        self.check_profile("term_arr", "0", "signal 15", "15")
+
+    def test_exit_from_handler(self):
+        r = record(self.db, [workload("sigterm"), "handler"], [CACHE_2])
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.check_profile("term_arr", "1", "exit 5")
+
+    def killed(self, sig):
+        """Start sigterm.c in 'wait' mode, send SIG to the program once it
+        has done its work, return dcprof record's exit status."""
+        p = subprocess.Popen([DCPROF, "record", "-q", "-o", self.db, CACHE_2, "--",
+                              workload("sigterm"), "wait"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = p.stdout.readline().split()
+            self.assertEqual(line[:1], ["ready"], "program did not start: %r" % line)
+            os.kill(int(line[1]), sig)
+            p.wait(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+            err = p.stderr.read()
+            p.stderr.close()
+        return p.returncode, err
+
+    def test_killed_by_sigterm(self):
+        rc, err = self.killed(signal.SIGTERM)
+        self.assertEqual(rc, 128 + signal.SIGTERM, err)
+        self.check_profile("term_arr", "0", "signal 15", "15")
+
+    def test_killed_by_sigint(self):
+        rc, err = self.killed(signal.SIGINT)
+        self.assertEqual(rc, 128 + signal.SIGINT, err)
+        self.check_profile("term_arr", "0", "signal 2", "2")
+
+
+class IncompleteReport(unittest.TestCase):
+    """The text report of an incomplete profile says so."""
+
+    def test_text_report_says_incomplete(self):
+        tmp = tempfile.mkdtemp(prefix="dcprof-end-")
+        try:
+            db = os.path.join(tmp, "p.db")
+            record(db, [workload("segv")], [CACHE_2])
+            r = run([DCPROF, "report", db])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("incomplete", (r.stdout + r.stderr).lower())
+            self.assertIn("crash_arr", r.stdout)
+            self.assertIn("crash_arr", buckets(db))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()

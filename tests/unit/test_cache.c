@@ -1,0 +1,618 @@
+/* test_cache.c — the cache model: each rule of cache.h's Notes on a tiny
+ * hand-traced configuration, then a comparison with an independent
+ * reference model on a few thousand pseudo-random accesses.
+ *
+ * Tiny geometries keep the traces short: "L1=128:2:64" is one set of two
+ * 64-byte lines (fully associative), "L1=256:2:64" two sets, "L1=256:1:64"
+ * four direct-mapped sets.  Blocks are addr / line; the set of a block is
+ * block mod sets. */
+#include <stdlib.h>
+
+#include "core/cache.h"
+#include "core/costtab.h"
+#include "host/port_libc.h"
+#include "unit.h"
+
+static void parse(struct dc_hier *h, const char *spec)
+{
+	char err[160];
+
+	if (dc_hier_parse_cache(h, spec, err, sizeof err))
+		dc_unit_fail(__FILE__, __LINE__, "cannot parse '%s': %s", spec, err);
+}
+
+/* Builds a cache from a hierarchy spec and, if i1spec is not NULL, an I1
+ * given as a one-level spec. */
+static void mk(struct dc_cache *c, const char *spec, const char *i1spec)
+{
+	struct dc_hier h, hi;
+
+	parse(&h, spec);
+	if (i1spec)
+		parse(&hi, i1spec);
+	CHECK_EQ(dc_cache_init(c, &h, i1spec ? &hi.lv[0] : NULL, dc_env_libc()), 0);
+}
+
+static void rm(struct dc_cache *c)
+{
+	dc_cache_release(c, dc_env_libc());
+}
+
+/* ---- geometry ------------------------------------------------------------ */
+
+/* sets = size / (assoc * line): 1K / (2 * 64) = 8 sets (mask 7), 64-byte
+ * lines (6 bits), and every way starts empty. */
+DC_TEST(cache, init_geometry)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=1K:2:64,L2=8K:4:32", "L1=512:8:64");
+	CHECK_EQ(c.nlevels, 2);
+	CHECK_EQ(c.lv[0].set_mask, 7);
+	CHECK_EQ(c.lv[0].assoc, 2);
+	CHECK_EQ(c.lv[0].line_bits, 6);
+	/* 8K / (4 * 32) = 64 sets, 32-byte lines = 5 bits. */
+	CHECK_EQ(c.lv[1].set_mask, 63);
+	CHECK_EQ(c.lv[1].line_bits, 5);
+	/* 512 / (8 * 64) = 1 set. */
+	CHECK_EQ(c.i1.set_mask, 0);
+	CHECK_EQ(c.i1.assoc, 8);
+	for (int i = 0; i < 16; i++)
+		CHECK_EQ(c.lv[0].tags[i], DC_EMPTY_TAG);
+	for (int i = 0; i < 256; i++)
+		CHECK_EQ(c.lv[1].tags[i], DC_EMPTY_TAG);
+	rm(&c);
+
+	mk(&c, "L1=1K:2:64", NULL);
+	CHECK(c.i1.tags == NULL);
+	rm(&c);
+}
+
+/* With 8 sets of 2 ways (1K:2:64), blocks 0, 8 and 16 (addresses 0, 512,
+ * 1024) share set 0, so the third evicts the first.  Blocks 0, 4, 8 do not
+ * all collide: 4 is in set 4.  A model with 16 sets would keep block 0 in
+ * the first sequence; one with 4 sets would evict it in the second. */
+DC_TEST(cache, set_index_uses_size_over_assoc_times_line)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=1K:2:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 512, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 1024, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 2);           /* evicted */
+	rm(&c);
+
+	mk(&c, "L1=1K:2:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 256, 1), 2);         /* block 4, set 4 */
+	CHECK_EQ(dc_cache_access(&c, 512, 1), 2);         /* block 8, set 0 */
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 1);           /* set 0 = [8, 0] */
+	rm(&c);
+
+	/* The whole 1K fits: 16 consecutive lines fill 8 sets x 2 ways. */
+	mk(&c, "L1=1K:2:64", NULL);
+	for (int i = 0; i < 16; i++)
+		CHECK_EQ(dc_cache_access(&c, (uint64_t)i * 64 + 7, 1), 2);
+	for (int i = 0; i < 16; i++)
+		CHECK_EQ(dc_cache_access(&c, (uint64_t)i * 64, 8), 1);
+	rm(&c);
+}
+
+/* ---- one level ----------------------------------------------------------- */
+
+/* 2-way set 0 of "L1=256:2:64" holds blocks 0, 2, 4 (addresses 0, 128, 256).
+ * A, B, A, C: the second A makes B least recently used, so C evicts B:
+ * set 0 = [C, A]. */
+DC_TEST(cache, lru_order_in_a_set)
+{
+	struct dc_cache c;
+	const uint64_t A = 0, B = 128, C = 256;
+
+	mk(&c, "L1=256:2:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, A, 4), 2);
+	CHECK_EQ(dc_cache_access(&c, B, 4), 2);
+	CHECK_EQ(dc_cache_access(&c, A, 4), 1);
+	CHECK_EQ(dc_cache_access(&c, C, 4), 2);
+	CHECK_EQ(c.lv[0].tags[0], C >> 6);
+	CHECK_EQ(c.lv[0].tags[1], A >> 6);
+	CHECK_EQ(dc_cache_access(&c, A, 4), 1);           /* A stayed */
+	CHECK_EQ(dc_cache_access(&c, B, 4), 2);           /* B was evicted */
+	/* Set 1 (blocks 1, 3, ...) was never touched. */
+	CHECK_EQ(c.lv[0].tags[2], DC_EMPTY_TAG);
+	CHECK_EQ(c.lv[0].tags[3], DC_EMPTY_TAG);
+	rm(&c);
+}
+
+/* Write-allocate: the model does not tell reads from writes, so a write
+ * that misses fills the line exactly like a read, and the next access
+ * (read or write) to the line hits.  The engine counts both through the
+ * same dc_cache_access; this pins that a first access fills every level. */
+DC_TEST(cache, write_allocates)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=128:2:64,L2=256:2:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0x40, 8), 3);        /* the write misses */
+	CHECK_EQ(dc_cache_access(&c, 0x44, 4), 1);        /* a read of it hits */
+	/* Push block 1 out of L1 (1 set, 2 ways) with blocks 2 and 3; L2 (2
+	 * sets, block 1 in set 1 with 3) still has it: served by L2. */
+	CHECK_EQ(dc_cache_access(&c, 0x80, 8), 3);
+	CHECK_EQ(dc_cache_access(&c, 0xc0, 8), 3);
+	CHECK_EQ(dc_cache_access(&c, 0x40, 8), 2);
+	rm(&c);
+}
+
+/* Cold ways hold DC_EMPTY_TAG, which no block number equals, so address 0
+ * (block 0) misses on a fresh cache at every level. */
+DC_TEST(cache, cold_cache_misses_on_address_zero)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=256:1:16", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 1);
+	rm(&c);
+
+	mk(&c, "L1=1K:2:64,L2=4K:4:64,L3=16K:8:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 8), 4);
+	CHECK_EQ(dc_cache_access(&c, 0, 8), 1);
+	rm(&c);
+
+	mk(&c, "L1=1K:2:64,L2=4K:4:64", "L1=1K:2:64");
+	CHECK_EQ(dc_cache_ifetch(&c, 0, 4), 3);
+	rm(&c);
+}
+
+/* ---- the hierarchy --------------------------------------------------------- */
+
+/* L1 = 1 set x 2 ways, L2 = 1 set x 4 ways, L3 = 1 set x 16 ways, so only
+ * recency matters.  Blocks A=0, B=1, ... (64-byte lines).
+ *   A          all miss                  -> 4    L1 [A]      L2 [A]
+ *   A          L1 hit                    -> 1
+ *   B, C       all miss                  -> 4,4  L1 [C,B]    L2 [C,B,A]
+ *   A          L1 miss, L2 hit           -> 2    L1 [A,C]    L2 [A,C,B]
+ *   D,E,F,G    all miss                  -> 4    L1 [G,F]    L2 [G,F,E,D]
+ *   A          L1, L2 miss, L3 hit       -> 3
+ * So every return value 1..N+1 occurs, each exactly where derived. */
+DC_TEST(cache, served_level_is_one_to_n_plus_one)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=128:2:64,L2=256:4:64,L3=1K:16:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 4), 4);
+	CHECK_EQ(dc_cache_access(&c, 0, 4), 1);
+	CHECK_EQ(dc_cache_access(&c, 64, 4), 4);
+	CHECK_EQ(dc_cache_access(&c, 128, 4), 4);
+	CHECK_EQ(dc_cache_access(&c, 0, 4), 2);
+	for (uint64_t b = 3; b <= 6; b++)
+		CHECK_EQ(dc_cache_access(&c, b * 64, 4), 4);
+	CHECK_EQ(dc_cache_access(&c, 0, 4), 3);
+	rm(&c);
+}
+
+/* A level is consulted only when the levels above missed, and filled then.
+ * L1 = 1 set x 2 ways, L2 = 2 sets x 2 ways; A=0, B=128, C=256 are blocks
+ * 0, 2, 4, all in L2's set 0.
+ *   A, B      -> 3, 3    L1 [B,A]   L2.0 [B,A]
+ *   A         -> 1       L1 [A,B]   L2 untouched: still [B,A]
+ *   C         -> 3       L1 [C,A]   L2.0 [C,B]  (A was L2's LRU)
+ *   B         -> 2       L1 [B,C]   L2.0 [B,C]
+ *   A         -> 3
+ * Had the L1 hit also refreshed A in L2, C would have evicted B from L2
+ * and B would be served by memory. */
+DC_TEST(cache, lower_level_consulted_only_on_miss_above)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=128:2:64,L2=256:2:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 3);
+	CHECK_EQ(dc_cache_access(&c, 128, 1), 3);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 1);
+	CHECK_EQ(c.lv[1].tags[0], 2);                      /* L2 set 0: [B, A] */
+	CHECK_EQ(c.lv[1].tags[1], 0);
+	CHECK_EQ(dc_cache_access(&c, 256, 1), 3);
+	CHECK_EQ(c.lv[1].tags[0], 4);                      /* [C, B] */
+	CHECK_EQ(c.lv[1].tags[1], 2);
+	CHECK_EQ(dc_cache_access(&c, 128, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 3);
+	rm(&c);
+}
+
+/* Non-inclusive: L1 = 1 set x 2 ways, L2 = 4 direct-mapped sets.  A = block
+ * 0 and X = block 4 (address 256) share L2's set 0.
+ *   A  -> 3   L1 [A]     L2.0 = A
+ *   X  -> 3   L1 [X,A]   L2.0 = X (A evicted from L2 only)
+ *   A  -> 1   still in L1 although L2 lost it */
+DC_TEST(cache, line_evicted_from_l2_still_hits_in_l1)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=128:2:64,L2=256:1:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 8), 3);
+	CHECK_EQ(dc_cache_access(&c, 256, 8), 3);
+	CHECK_EQ(c.lv[1].tags[0], 4);
+	CHECK_EQ(dc_cache_access(&c, 0, 8), 1);
+	rm(&c);
+}
+
+/* ---- accesses spanning lines ------------------------------------------------ */
+
+/* An access of 8 bytes at 60 covers blocks 0 and 1.  It counts as one
+ * access and at most one miss per level (the served level is a single
+ * number, and dc_cost_count turns it into one miss per missed level), and
+ * it misses when any line missed. */
+DC_TEST(cache, straddle_misses_if_any_line_missed)
+{
+	struct dc_cache c;
+	struct dc_cost cost = { 0 };
+	const uint32_t lat[4] = { 0, 4, 14, 200 };
+
+	mk(&c, "L1=256:2:64,L2=1K:4:64", NULL);
+	/* Cold: both lines miss both levels, still one miss per level. */
+	int s = dc_cache_access(&c, 60, 8);
+	CHECK_EQ(s, 3);
+	dc_cost_count(&cost, 0, s, lat);
+	CHECK_EQ(cost.acc[0], 1);
+	CHECK_EQ(cost.miss[0][0], 1);
+	CHECK_EQ(cost.miss[1][0], 1);
+	CHECK_EQ(dc_cache_access(&c, 60, 8), 1);
+	rm(&c);
+
+	/* Only block 0 warm: block 1 misses in L1 and in L2, so the access
+	 * misses both although half of it was cached. */
+	mk(&c, "L1=256:2:64,L2=1K:4:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 3);
+	CHECK_EQ(dc_cache_access(&c, 60, 8), 3);
+	CHECK_EQ(dc_cache_access(&c, 60, 8), 1);
+	rm(&c);
+
+	/* Only block 1 warm (address 64): now block 0 is the missing one. */
+	mk(&c, "L1=256:2:64,L2=1K:4:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 64, 1), 3);
+	CHECK_EQ(dc_cache_access(&c, 60, 8), 3);
+	rm(&c);
+
+	/* Both lines cached separately: the straddle hits. */
+	mk(&c, "L1=256:2:64,L2=1K:4:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 3);
+	CHECK_EQ(dc_cache_access(&c, 64, 1), 3);
+	CHECK_EQ(dc_cache_access(&c, 63, 2), 1);
+	rm(&c);
+}
+
+/* The next level gets the whole access, including the line that hit above.
+ * L1 = 1 set x 2 ways, L2 = 4 direct-mapped sets (block mod 4).
+ *   block 1 (64)     -> 3   L1 [1]     L2: s1=1
+ *   block 0 (0)      -> 3   L1 [0,1]   L2: s0=0
+ *   block 4 (256)    -> 3   L1 [4,0]   L2: s0=4, s1=1
+ * Now block 0 is in L1 but not L2, block 1 in L2 but not L1.  The straddle
+ * at 60 (blocks 0, 1) misses L1 (block 1); L2 sees both blocks and block 0
+ * misses there, so memory serves it (3).  Had only block 1 gone down, L2
+ * would have hit (2). */
+DC_TEST(cache, straddle_consults_next_level_with_whole_access)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=128:2:64,L2=256:1:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 64, 1), 3);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 3);
+	CHECK_EQ(dc_cache_access(&c, 256, 1), 3);
+	CHECK_EQ(dc_cache_access(&c, 60, 8), 3);
+	/* ... and L2 was filled with block 0 by that access: s0 = 0. */
+	CHECK_EQ(c.lv[1].tags[0], 0);
+	CHECK_EQ(c.lv[1].tags[1], 1);
+	rm(&c);
+}
+
+/* Both lines' LRU state is updated.  "L1=256:2:64": 2 sets x 2 ways; block
+ * b is in set b mod 2.
+ *   0, 2        set 0 [2,0]
+ *   1, 3        set 1 [3,1]
+ *   60+8 (0,1)  hit; set 0 [0,2], set 1 [1,3]
+ *   4, 5        evict the LRU of each set: 2 and 3
+ *   0, 1 hit;   2, 3 miss
+ * If only the first line were refreshed, 5 would have evicted 1. */
+DC_TEST(cache, straddle_updates_lru_of_both_lines)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=256:2:64", NULL);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 128, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 64, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 192, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 60, 8), 1);
+	CHECK_EQ(dc_cache_access(&c, 256, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 320, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 1);
+	CHECK_EQ(dc_cache_access(&c, 64, 1), 1);
+	CHECK_EQ(dc_cache_access(&c, 128, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 192, 1), 2);
+	rm(&c);
+}
+
+/* With 16-byte lines an access of 40 bytes at 8 covers [8, 48): blocks 0,
+ * 1, 2.  "L1=256:2:16" has 8 sets, so the three are in sets 0, 1, 2.  One
+ * access, one miss; all three lines are filled, block 3 is not. */
+DC_TEST(cache, access_spanning_three_lines)
+{
+	struct dc_cache c;
+	struct dc_cost cost = { 0 };
+	const uint32_t lat[3] = { 0, 4, 200 };
+
+	mk(&c, "L1=256:2:16", NULL);
+	int s = dc_cache_access(&c, 8, 40);
+	CHECK_EQ(s, 2);
+	dc_cost_count(&cost, 1, s, lat);
+	CHECK_EQ(cost.acc[1], 1);
+	CHECK_EQ(cost.miss[0][1], 1);
+	CHECK_EQ(dc_cache_access(&c, 0, 1), 1);
+	CHECK_EQ(dc_cache_access(&c, 16, 1), 1);
+	CHECK_EQ(dc_cache_access(&c, 32, 1), 1);
+	CHECK_EQ(dc_cache_access(&c, 47, 1), 1);
+	CHECK_EQ(dc_cache_access(&c, 48, 1), 2);
+	/* Evict only the middle line (set 1 gets blocks 9 and 17): the
+	 * three-line access misses again although two lines are cached. */
+	CHECK_EQ(dc_cache_access(&c, 9 * 16, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 17 * 16, 1), 2);
+	CHECK_EQ(dc_cache_access(&c, 8, 40), 2);
+	CHECK_EQ(dc_cache_access(&c, 8, 40), 1);
+	rm(&c);
+}
+
+/* ---- instruction fetches -------------------------------------------------- */
+
+/* I1 misses go to the last level, never to L1d or a middle level, and
+ * data accesses never touch I1.
+ * Two levels, I1 = 1 set x 2 ways:
+ *   ifetch A      -> 3; ifetch A -> 1
+ *   data B        fills L1d and L2; ifetch B -> I1 miss, L2 hit -> 2
+ *   ifetch C      -> 3; data C -> L1d miss (ifetch did not fill it), L2 hit -> 2 */
+DC_TEST(cache, ifetch_goes_to_last_level)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=1K:2:64,L2=8K:4:64", "L1=128:2:64");
+	CHECK_EQ(dc_cache_ifetch(&c, 0x1000, 4), 3);
+	CHECK_EQ(dc_cache_ifetch(&c, 0x1002, 2), 1);
+	CHECK_EQ(dc_cache_access(&c, 0x2000, 8), 3);
+	CHECK_EQ(dc_cache_ifetch(&c, 0x2000, 4), 2);
+	CHECK_EQ(dc_cache_ifetch(&c, 0x3000, 4), 3);
+	CHECK_EQ(dc_cache_access(&c, 0x3000, 4), 2);
+	/* I1 is now [0xc0, 0x80].  A straddling fetch is one fetch:
+	 * 0x303e+4 covers blocks 0xc0 (in I1 and L2) and 0xc1 (nowhere) ->
+	 * I1 miss, LL miss.  Both lines were referenced in I1, so 0x3040
+	 * then hits there. */
+	CHECK_EQ(dc_cache_ifetch(&c, 0x303e, 4), 3);
+	CHECK_EQ(dc_cache_ifetch(&c, 0x3040, 4), 1);
+	CHECK_EQ(dc_cache_ifetch(&c, 0x3000, 4), 1);
+	rm(&c);
+}
+
+/* Three data levels: L1 = 1 set x 2 ways, L2 = 1 set x 4 ways, L3 big.
+ *   data X (0)          fills L1, L2, L3
+ *   data 1..4           L2 = [4,3,2,1] (X evicted), L1 = [4,3]; L3 has X
+ *   ifetch X            I1 miss, last level (L3) hit -> 2
+ * Going through L2 would have missed there.  Then an ifetch of Y fills
+ * only I1 and L3: a data access to Y misses L1 and L2 and is served by L3. */
+DC_TEST(cache, ifetch_skips_middle_levels)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=128:2:64,L2=256:4:64,L3=8K:8:64", "L1=128:2:64");
+	CHECK_EQ(dc_cache_access(&c, 0, 4), 4);
+	for (uint64_t b = 1; b <= 4; b++)
+		CHECK_EQ(dc_cache_access(&c, b * 64, 4), 4);
+	CHECK_EQ(dc_cache_ifetch(&c, 0, 4), 2);
+	CHECK_EQ(dc_cache_ifetch(&c, 0x4000, 4), 3);
+	CHECK_EQ(dc_cache_access(&c, 0x4000, 4), 3);
+	rm(&c);
+}
+
+/* ---- an independent reference model --------------------------------------- */
+
+/* LRU by timestamps (the model shifts ways), set = block % sets (the model
+ * masks), block = addr / line (the model shifts), and a free way is found
+ * by a valid flag (the model uses a sentinel tag). */
+struct ref_way {
+	bool valid;
+	uint64_t block, used;
+};
+
+struct ref_level {
+	uint64_t sets, assoc, line, clock;
+	struct ref_way *w;
+};
+
+struct ref_cache {
+	int n;
+	struct ref_level lv[DC_MAX_LEVELS], i1;
+};
+
+static void ref_level_init(struct ref_level *r, const struct dc_level_cfg *cfg)
+{
+	r->line = cfg->line;
+	r->assoc = cfg->assoc;
+	r->sets = cfg->size / ((uint64_t)cfg->assoc * cfg->line);
+	r->clock = 0;
+	r->w = calloc(r->sets * r->assoc, sizeof *r->w);
+	CHECK(r->w);
+}
+
+static bool ref_line_hit(struct ref_level *r, uint64_t block)
+{
+	struct ref_way *set = r->w + (block % r->sets) * r->assoc, *victim = NULL;
+
+	r->clock++;
+	for (uint64_t i = 0; i < r->assoc; i++) {
+		if (set[i].valid && set[i].block == block) {
+			set[i].used = r->clock;
+			return true;
+		}
+	}
+	for (uint64_t i = 0; i < r->assoc && !victim; i++)
+		if (!set[i].valid)
+			victim = &set[i];
+	if (!victim) {
+		victim = &set[0];
+		for (uint64_t i = 1; i < r->assoc; i++)
+			if (set[i].used < victim->used)
+				victim = &set[i];
+	}
+	victim->valid = true;
+	victim->block = block;
+	victim->used = r->clock;
+	return false;
+}
+
+static bool ref_level_miss(struct ref_level *r, uint64_t addr, uint32_t size)
+{
+	bool miss = false;
+
+	for (uint64_t b = addr / r->line; b <= (addr + size - 1) / r->line; b++)
+		if (!ref_line_hit(r, b))
+			miss = true;
+	return miss;
+}
+
+static int ref_access(struct ref_cache *r, uint64_t addr, uint32_t size)
+{
+	for (int k = 0; k < r->n; k++)
+		if (!ref_level_miss(&r->lv[k], addr, size))
+			return k + 1;
+	return r->n + 1;
+}
+
+static int ref_ifetch(struct ref_cache *r, uint64_t addr, uint32_t size)
+{
+	if (!ref_level_miss(&r->i1, addr, size))
+		return 1;
+	return ref_level_miss(&r->lv[r->n - 1], addr, size) ? 3 : 2;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	/* xorshift64* */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+/* Runs n pseudo-random accesses (and, with an I1, instruction fetches)
+ * through the model and the reference and compares every served level.
+ * Addresses fall half of the time in a hot window twice the size of L1,
+ * otherwise anywhere in four times the last level; sizes up to 64 bytes at
+ * any byte offset, so accesses straddle two or more lines often. */
+static void compare_with_reference(const char *spec, const char *i1spec, uint64_t seed, int n)
+{
+	static const uint32_t sizes[] = { 1, 2, 4, 8, 16, 3, 12, 32, 64 };
+	struct dc_hier h, hi;
+	struct dc_cache c;
+	struct ref_cache r = { 0 };
+	long served[DC_MAX_LEVELS + 2] = { 0 }, multi = 0;
+
+	parse(&h, spec);
+	if (i1spec)
+		parse(&hi, i1spec);
+	CHECK_EQ(dc_cache_init(&c, &h, i1spec ? &hi.lv[0] : NULL, dc_env_libc()), 0);
+	r.n = h.nlevels;
+	for (int k = 0; k < h.nlevels; k++)
+		ref_level_init(&r.lv[k], &h.lv[k]);
+	if (i1spec)
+		ref_level_init(&r.i1, &hi.lv[0]);
+
+	uint64_t hot = 2 * h.lv[0].size, wide = 4 * h.lv[h.nlevels - 1].size;
+	for (int i = 0; i < n; i++) {
+		uint64_t x = rng_next(&seed);
+		uint64_t addr = (x & 1) ? (x >> 8) % hot : (x >> 8) % wide;
+		uint32_t size = sizes[(x >> 1) % (sizeof sizes / sizeof sizes[0])];
+		bool fetch = i1spec && ((x >> 5) & 3) == 0;
+		int got, want;
+
+		if (fetch) {
+			got = dc_cache_ifetch(&c, addr, size);
+			want = ref_ifetch(&r, addr, size);
+		} else {
+			got = dc_cache_access(&c, addr, size);
+			want = ref_access(&r, addr, size);
+			served[got]++;
+		}
+		if (addr / h.lv[0].line != (addr + size - 1) / h.lv[0].line)
+			multi++;
+		if (got != want)
+			dc_unit_fail(__FILE__, __LINE__,
+				     "%s: %s %d of %llx+%u served by %d, reference says %d", spec,
+				     fetch ? "fetch" : "access", i, (unsigned long long)addr, size,
+				     got, want);
+	}
+	/* The run is only a check if it exercised every outcome. */
+	for (int k = 1; k <= h.nlevels + 1; k++)
+		if (served[k] == 0)
+			dc_unit_fail(__FILE__, __LINE__, "%s: no access served by level %d", spec, k);
+	CHECK(multi > n / 20);
+
+	for (int k = 0; k < h.nlevels; k++)
+		free(r.lv[k].w);
+	free(r.i1.w);
+	dc_cache_release(&c, dc_env_libc());
+}
+
+DC_TEST(cache, matches_reference_one_level)
+{
+	compare_with_reference("L1=1K:2:64", NULL, 0x1234567, 4000);
+	compare_with_reference("L1=256:1:16", NULL, 0xabcdef, 4000);
+	compare_with_reference("L1=512:8:32", NULL, 42, 4000);
+}
+
+DC_TEST(cache, matches_reference_two_levels)
+{
+	compare_with_reference("L1=1K:2:64,L2=4K:4:64", NULL, 7, 5000);
+	compare_with_reference("L1=1K:2:64,L2=4K:4:64", "L1=512:2:64", 99, 5000);
+	compare_with_reference("L1=512:4:32,L2=2K:2:128", "L1=256:1:16", 3, 5000);
+}
+
+DC_TEST(cache, matches_reference_three_and_four_levels)
+{
+	compare_with_reference("L1=512:2:16,L2=2K:4:32,L3=8K:8:64", NULL, 11, 6000);
+	compare_with_reference("L1=512:2:16,L2=2K:4:32,L3=8K:8:64", "L1=256:2:32", 12, 6000);
+	compare_with_reference("L1=256:2:16,L2=1K:2:32,L3=4K:4:64,L4=16K:8:128", NULL, 13, 6000);
+}
+
+/* ---- allocation ------------------------------------------------------------ */
+
+struct cache_walk {
+	const char *spec;
+	bool i1;
+};
+
+static int cache_scenario(const struct dc_env *env, void *ud)
+{
+	const struct cache_walk *w = ud;
+	struct dc_hier h;
+	struct dc_cache c;
+	int rc;
+
+	parse(&h, w->spec);
+	rc = dc_cache_init(&c, &h, w->i1 ? &h.lv[0] : NULL, env);
+	if (rc)
+		return rc;
+	CHECK_EQ(dc_cache_access(&c, 0x100, 8), h.nlevels + 1);
+	CHECK_EQ(dc_cache_access(&c, 0x100, 8), 1);
+	if (w->i1)
+		CHECK_EQ(dc_cache_ifetch(&c, 0x100, 4), 2);
+	dc_cache_release(&c, env);
+	return 0;
+}
+
+DC_TEST(cache, alloc_walk_init)
+{
+	struct cache_walk a = { "L1=1K:2:64,L2=4K:4:64,L3=16K:8:64,L4=64K:8:64", false };
+	struct cache_walk b = { "L1=1K:2:64,L2=4K:4:64,L3=16K:8:64", true };
+	struct cache_walk d = { "L1=1K:2:64", true };
+
+	DC_ALLOC_WALK(cache_scenario, &a);
+	DC_ALLOC_WALK(cache_scenario, &b);
+	DC_ALLOC_WALK(cache_scenario, &d);
+}

@@ -1,0 +1,430 @@
+/* test_rawout.c — the raw dump writer against docs/raw-dump.md: the exact
+ * text of every record, the escaping of string fields, buffering across
+ * the 64 KiB buffer, and error reporting when the sink fails. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rawout.h"
+#include "unit.h"
+
+/* A sink that keeps what it gets in memory.  Call number fail_call
+ * (1-based; 0 = never) returns fail_rc, later calls return later_rc. */
+struct mem {
+	char *data;
+	size_t len, cap;
+	int calls;
+	size_t chunk[64];
+	int fail_call, fail_rc, later_rc;
+};
+
+static int mem_write(void *ud, const void *buf, size_t n)
+{
+	struct mem *m = ud;
+
+	m->calls++;
+	if (m->calls <= 64)
+		m->chunk[m->calls - 1] = n;
+	if (m->fail_call && m->calls == m->fail_call)
+		return m->fail_rc;
+	if (m->fail_call && m->calls > m->fail_call)
+		return m->later_rc;
+	if (m->len + n + 1 > m->cap) {
+		m->cap = 2 * (m->len + n + 1);
+		m->data = realloc(m->data, m->cap);
+		CHECK(m->data);
+	}
+	memcpy(m->data + m->len, buf, n);
+	m->len += n;
+	m->data[m->len] = 0;
+	return 0;
+}
+
+static struct dc_rawout *open_mem(struct mem *m)
+{
+	struct dc_rawout *o = malloc(sizeof *o);
+
+	CHECK(o);
+	memset(m, 0, sizeof *m);
+	dc_rawout_init(o, (struct dc_sink){ mem_write, m });
+	return o;
+}
+
+/* Finishes o, which must succeed, and checks the whole text. */
+static void finish_expect(struct dc_rawout *o, struct mem *m, const char *want)
+{
+	CHECK_EQ(dc_rawout_finish(o), 0);
+	CHECK_STREQ(m->len ? m->data : "", want);
+	CHECK_EQ(m->len, strlen(want));
+	free(o);
+	free(m->data);
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+DC_TEST(rawout, header_and_end)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+
+	CHECK_EQ(DC_RAW_VERSION, 1);
+	dc_raw_header(o);
+	dc_raw_end(o, true);
+	dc_raw_end(o, false);
+	finish_expect(o, &m, "dcprof-raw 1\nend 1\nend 0\n");
+}
+
+DC_TEST(rawout, meta)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+
+	dc_raw_meta(o, "program", "/usr/bin/ls");
+	/* Spaces and '%' escaped; the empty string is %-. */
+	dc_raw_meta(o, "command", "ls -l 100%");
+	dc_raw_meta(o, "exit_code", "");
+	dc_raw_meta_u64(o, "pid", 12345);
+	dc_raw_meta_u64(o, "Ir", 0);
+	dc_raw_meta_u64(o, "big", UINT64_MAX);
+	finish_expect(o, &m,
+		      "meta program /usr/bin/ls\n"
+		      "meta command ls%20-l%20100%25\n"
+		      "meta exit_code %-\n"
+		      "meta pid 12345\n"
+		      "meta Ir 0\n"
+		      "meta big 18446744073709551615\n");
+}
+
+/* level N NAME SIZE ASSOC LINE LATENCY, one per level, then memory. */
+DC_TEST(rawout, hier)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	struct dc_hier h = { 0 };
+
+	h.nlevels = 3;
+	h.lv[0] = (struct dc_level_cfg){ 32768, 8, 64, 4 };
+	h.lv[1] = (struct dc_level_cfg){ 1048576, 16, 64, 14 };
+	h.lv[2] = (struct dc_level_cfg){ 536870912, 2, 64, 40 };
+	h.mem_latency = 200;
+	dc_raw_hier(o, &h);
+	h.nlevels = 4;
+	h.lv[3] = (struct dc_level_cfg){ 1073741824, 16, 128, 80 };
+	h.mem_latency = 0;
+	dc_raw_hier(o, &h);
+	finish_expect(o, &m,
+		      "level 1 L1 32768 8 64 4\n"
+		      "level 2 L2 1048576 16 64 14\n"
+		      "level 3 L3 536870912 2 64 40\n"
+		      "memory 200\n"
+		      "level 1 L1 32768 8 64 4\n"
+		      "level 2 L2 1048576 16 64 14\n"
+		      "level 3 L3 536870912 2 64 40\n"
+		      "level 4 L4 1073741824 16 128 80\n"
+		      "memory 0\n");
+}
+
+DC_TEST(rawout, bucket_and_bstat)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+
+	dc_raw_bucket(o, 0, "global", "table");
+	dc_raw_bucket(o, 3, "heap", "main<make_list<xmalloc");
+	dc_raw_bucket(o, 4, "user", "my buffer");
+	dc_raw_bucket(o, 5, "unknown", "");
+	dc_raw_bstat(o, 3, 10, 4, 4096, 40960, 16, 8192);
+	dc_raw_bstat(o, 0, 1, 1, 0, 0, 0, UINT64_MAX);
+	finish_expect(o, &m,
+		      "bucket 0 global table\n"
+		      "bucket 3 heap main<make_list<xmalloc\n"
+		      "bucket 4 user my%20buffer\n"
+		      "bucket 5 unknown %-\n"
+		      "bstat 3 10 4 4096 40960 16 8192\n"
+		      "bstat 0 1 1 0 0 0 18446744073709551615\n");
+}
+
+/* loc ID IP OBJECT FUNCTION FILE LINE: the IP in 0x hex; unknown strings
+ * (empty, or NULL from the engine) are %-. */
+DC_TEST(rawout, loc)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+
+	dc_raw_loc(o, 7, 0x401a2f, "/usr/bin/prog", "main", "prog.c", 42);
+	dc_raw_loc(o, 0, 0, "", NULL, NULL, 0);
+	dc_raw_loc(o, 8, 0xffffffffffffffffULL, "/lib/x 86/libc.so.6", "operator new(unsigned long)",
+		   "/src/my dir/a.c", 4294967295u);
+	finish_expect(o, &m,
+		      "loc 7 0x401a2f /usr/bin/prog main prog.c 42\n"
+		      "loc 0 0x0 %- %- %- 0\n"
+		      "loc 8 0xffffffffffffffff /lib/x%2086/libc.so.6 "
+		      "operator%20new(unsigned%20long) /src/my%20dir/a.c 4294967295\n");
+}
+
+/* cost BUCKET LOC THREAD DR DW M1R M1W ... MNR MNW LAT: as many miss
+ * pairs as levels, nothing from the levels beyond. */
+DC_TEST(rawout, cost)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	struct dc_cost c = { 0 };
+
+	c.loc = 5;
+	c.bucket = 2;
+	c.tid = 1;
+	c.acc[0] = 10;
+	c.acc[1] = 3;
+	c.miss[0][0] = 4, c.miss[0][1] = 1;
+	c.miss[1][0] = 2, c.miss[1][1] = 0;
+	c.miss[2][0] = 1, c.miss[2][1] = 6;
+	c.miss[3][0] = 99, c.miss[3][1] = 98;
+	c.lat = 999;
+	dc_raw_cost(o, &c, 3);
+	dc_raw_cost(o, &c, 1);
+	dc_raw_cost(o, &c, 4);
+	finish_expect(o, &m,
+		      "cost 2 5 1 10 3 4 1 2 0 1 6 999\n"
+		      "cost 2 5 1 10 3 4 1 999\n"
+		      "cost 2 5 1 10 3 4 1 2 0 1 6 99 98 999\n");
+}
+
+DC_TEST(rawout, block)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+
+	dc_raw_block(o, 2, 0x7f0000001000ULL, 64, 5, 0);
+	dc_raw_block(o, 0, 0, 0, 1, 2);
+	finish_expect(o, &m, "block 2 0x7f0000001000 64 5 0\nblock 0 0x0 0 1 2\n");
+}
+
+/* A dump in the documented order, as one text. */
+DC_TEST(rawout, whole_dump)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	struct dc_hier h = { 1, { { 1024, 2, 64, 4 } }, 200 };
+	struct dc_cost c = { .loc = 0, .bucket = 0, .tid = 1, .acc = { 3, 1 },
+			     .miss = { { 1, 1 } }, .lat = 408 };
+
+	dc_raw_header(o);
+	dc_raw_meta(o, "cache_source", "option");
+	dc_raw_hier(o, &h);
+	dc_raw_bucket(o, 0, "heap", "main");
+	dc_raw_loc(o, 0, 0x1000, "/a", "f", "a.c", 3);
+	dc_raw_block(o, 0, 0x5000, 16, 1, 2);
+	dc_raw_bstat(o, 0, 1, 1, 16, 16, 16, 16);
+	dc_raw_cost(o, &c, 1);
+	dc_raw_end(o, true);
+	finish_expect(o, &m,
+		      "dcprof-raw 1\n"
+		      "meta cache_source option\n"
+		      "level 1 L1 1024 2 64 4\n"
+		      "memory 200\n"
+		      "bucket 0 heap main\n"
+		      "loc 0 0x1000 /a f a.c 3\n"
+		      "block 0 0x5000 16 1 2\n"
+		      "bstat 0 1 1 16 16 16 16\n"
+		      "cost 0 0 1 3 1 1 1 408\n"
+		      "end 1\n");
+}
+
+/* ---- escaping ----------------------------------------------------------- */
+
+/* Every byte 0x01..0xff alone as a field: bytes <= 0x20, 0x25 and 0x7f
+ * become %XX with upper-case hex digits, all others (UTF-8 lead and
+ * continuation bytes included) are copied. */
+DC_TEST(rawout, escapes_exactly_the_documented_bytes)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (int b = 1; b < 256; b++) {
+		struct mem m;
+		struct dc_rawout *o = open_mem(&m);
+		char s[2] = { (char)b, 0 }, field[8], want[32], esc[8];
+		bool escaped = b <= 0x20 || b == 0x25 || b == 0x7f;
+
+		if (escaped)
+			snprintf(field, sizeof field, "%%%c%c", hex[b >> 4], hex[b & 15]);
+		else
+			snprintf(field, sizeof field, "%c", b);
+		snprintf(want, sizeof want, "meta k %s\n", field);
+		dc_raw_meta(o, "k", s);
+		finish_expect(o, &m, want);
+		/* dc_raw_escape applies the same rule. */
+		CHECK_EQ(dc_raw_escape(esc, sizeof esc, s), escaped ? 3 : 1);
+		CHECK_STREQ(esc, field);
+	}
+}
+
+DC_TEST(rawout, escape_strings)
+{
+	char buf[64];
+
+	/* 11 bytes, 5 of them escaped: 6 + 5 * 3 = 21. */
+	CHECK_EQ(dc_raw_escape(buf, sizeof buf, "a b\tc\nd%e\x7f" "f"), 21);
+	CHECK_STREQ(buf, "a%20b%09c%0Ad%25e%7Ff");
+	/* UTF-8 "naïve — ok" (13 bytes) passes through except the two
+	 * spaces: 11 + 2 * 3 = 17. */
+	CHECK_EQ(dc_raw_escape(buf, sizeof buf, "na\xc3\xafve \xe2\x80\x94 ok"), 17);
+	CHECK_STREQ(buf, "na\xc3\xafve%20\xe2\x80\x94%20ok");
+	CHECK_EQ(dc_raw_escape(buf, sizeof buf, ""), 2);
+	CHECK_STREQ(buf, "%-");
+	/* "%-" as data is not the empty string: its '%' is escaped. */
+	CHECK_EQ(dc_raw_escape(buf, sizeof buf, "%-"), 4);
+	CHECK_STREQ(buf, "%25-");
+	CHECK_EQ(dc_raw_escape(buf, sizeof buf, "!~\x80\xff"), 4);
+	CHECK_STREQ(buf, "!~\x80\xff");
+}
+
+/* Truncation keeps at most len-1 bytes and never splits a %XX sequence. */
+DC_TEST(rawout, escape_truncates)
+{
+	char buf[16];
+
+	memset(buf, 'Z', sizeof buf);
+	CHECK_EQ(dc_raw_escape(buf, 4, "abcdef"), 3);
+	CHECK_STREQ(buf, "abc");
+	CHECK_EQ(buf[4], 'Z');
+	/* "ab%cd": "ab" (2) + "%25" would need 5 bytes + NUL. */
+	CHECK_EQ(dc_raw_escape(buf, 5, "ab%cd"), 2);
+	CHECK_STREQ(buf, "ab");
+	CHECK_EQ(dc_raw_escape(buf, 6, "ab%cd"), 5);
+	CHECK_STREQ(buf, "ab%25");
+	CHECK_EQ(dc_raw_escape(buf, 7, "ab%cd"), 6);
+	CHECK_STREQ(buf, "ab%25c");
+	CHECK_EQ(dc_raw_escape(buf, 1, "abc"), 0);
+	CHECK_STREQ(buf, "");
+	/* len 0 writes nothing. */
+	memset(buf, 'Z', sizeof buf);
+	CHECK_EQ(dc_raw_escape(buf, 0, "abc"), 0);
+	CHECK_EQ(buf[0], 'Z');
+	CHECK_EQ(dc_raw_escape(buf, 3, ""), 2);
+	CHECK_STREQ(buf, "%-");
+}
+
+/* ---- buffering and errors ------------------------------------------------ */
+
+/* 10000 meta records are 138890 bytes (see below): two full 64 KiB
+ * buffers (131072) and 7818 bytes more.
+ * Before finish the sink has only seen whole 64 KiB buffers; after it, the
+ * concatenation is exactly the records, in order. */
+DC_TEST(rawout, buffers_across_64k)
+{
+	enum { N = 10000 };
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	size_t total = 0;
+	char *want = malloc(N * 32), line[32];
+
+	CHECK(want);
+	want[0] = 0;
+	for (int i = 0; i < N; i++) {
+		dc_raw_meta_u64(o, "key", (uint64_t)i);
+		int n = snprintf(line, sizeof line, "meta key %d\n", i);
+		memcpy(want + total, line, (size_t)n + 1);
+		total += (size_t)n;
+	}
+	/* "meta key " is 9 bytes, plus digits, plus newline: 10 * 11 +
+	 * 90 * 12 + 900 * 13 + 9000 * 14 = 110 + 1080 + 11700 + 126000
+	 * = 138890. */
+	CHECK_EQ(total, 138890);
+	CHECK_EQ(m.calls, 2);
+	CHECK_EQ(m.chunk[0], 65536);
+	CHECK_EQ(m.chunk[1], 65536);
+	CHECK_EQ(m.len, 131072);
+	CHECK_EQ(dc_rawout_finish(o), 0);
+	CHECK_EQ(m.calls, 3);
+	CHECK_EQ(m.chunk[2], 7818);
+	CHECK_EQ(m.len, total);
+	CHECK(memcmp(m.data, want, total) == 0);
+	/* Nothing buffered: a second finish writes nothing. */
+	CHECK_EQ(dc_rawout_finish(o), 0);
+	CHECK_EQ(m.calls, 3);
+	free(want);
+	free(m.data);
+	free(o);
+}
+
+/* A field longer than the buffer is split across writes intact. */
+DC_TEST(rawout, long_field_crosses_buffers)
+{
+	enum { L = 150000 };
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	char *s = malloc(L + 1);
+
+	CHECK(s);
+	for (int i = 0; i < L; i++)
+		s[i] = i % 1000 == 999 ? ' ' : (char)('a' + i % 26);
+	s[L] = 0;
+	dc_raw_bucket(o, 1, "user", s);
+	CHECK_EQ(dc_rawout_finish(o), 0);
+	/* "bucket 1 user " + 150 spaces grown to 3 bytes each + newline. */
+	CHECK_EQ(m.len, 14 + L + 150 * 2 + 1);
+	CHECK(m.calls >= 3);
+	size_t k = 14;
+	CHECK(memcmp(m.data, "bucket 1 user ", 14) == 0);
+	for (int i = 0; i < L; i++) {
+		if (s[i] == ' ') {
+			CHECK(memcmp(m.data + k, "%20", 3) == 0);
+			k += 3;
+		} else {
+			CHECK_EQ(m.data[k], s[i]);
+			k++;
+		}
+	}
+	CHECK_EQ(m.data[k], '\n');
+	free(s);
+	free(m.data);
+	free(o);
+}
+
+/* The first failed write is remembered: later records are dropped without
+ * calling the sink again, and finish reports that first error. */
+DC_TEST(rawout, failing_sink_reports_eio)
+{
+	struct mem m;
+	struct dc_rawout *o;
+
+	/* Fails on the final flush. */
+	o = open_mem(&m);
+	m.fail_call = 1, m.fail_rc = DC_EIO, m.later_rc = DC_ENOMEM;
+	dc_raw_header(o);
+	CHECK_EQ(dc_rawout_finish(o), DC_EIO);
+	CHECK_EQ(m.calls, 1);
+	free(o);
+	free(m.data);
+
+	/* Fails on the first full buffer; the rest is never offered. */
+	o = open_mem(&m);
+	m.fail_call = 1, m.fail_rc = DC_EIO, m.later_rc = DC_ENOMEM;
+	for (int i = 0; i < 20000; i++)
+		dc_raw_meta_u64(o, "key", (uint64_t)i);
+	CHECK_EQ(m.calls, 1);
+	CHECK_EQ(dc_rawout_finish(o), DC_EIO);
+	CHECK_EQ(m.calls, 1);
+	CHECK_EQ(dc_rawout_finish(o), DC_EIO);
+	free(o);
+	free(m.data);
+
+	/* Fails on the second write; later calls would report another
+	 * error, which must not replace the first. */
+	o = open_mem(&m);
+	m.fail_call = 2, m.fail_rc = DC_EIO, m.later_rc = DC_ERANGE;
+	for (int i = 0; i < 20000; i++)
+		dc_raw_meta_u64(o, "key", (uint64_t)i);
+	CHECK_EQ(dc_rawout_finish(o), DC_EIO);
+	CHECK_EQ(m.calls, 2);
+	CHECK_EQ(m.len, 65536);
+	free(o);
+	free(m.data);
+
+	/* A sink that never fails and an empty dump. */
+	o = open_mem(&m);
+	CHECK_EQ(dc_rawout_finish(o), 0);
+	CHECK_EQ(m.calls, 0);
+	free(o);
+	free(m.data);
+}
