@@ -1,0 +1,52 @@
+#!/bin/sh
+# install-deps.sh — install the Debian packages dcprof needs to build, test
+# and benchmark, and only those that are missing.  Does nothing (and needs no
+# network) when everything is present.  Debian 12; run as root, or as a user
+# with sudo.
+#
+#   gcc make binutils     build the tool, the front end and the workloads
+#   valgrind              the engine runs inside Valgrind; the package also
+#                         ships the headers and static libraries a tool links
+#   libsqlite3-dev        the front end writes SQLite profiles
+#   sqlite3               to look into profiles by hand (docs/schema.md)
+#   python3               the test runner (tests/run.py)
+#   libc6-dbg             symbols of libc and the dynamic loader, which
+#                         Valgrind uses for its redirections and stack traces
+#   time                  GNU /usr/bin/time for bench/run.sh
+set -eu
+
+PKGS="gcc make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils"
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+	echo "install-deps.sh: this script needs a Debian-like system (dpkg, apt-get); install by hand: $PKGS" >&2
+	exit 1
+fi
+
+missing=""
+for p in $PKGS; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*" ok installed") ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+if [ -z "$missing" ]; then
+	echo "install-deps.sh: all packages present"
+	exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO=sudo
+	else
+		echo "install-deps.sh: missing packages:$missing; run as root to install them" >&2
+		exit 1
+	fi
+fi
+
+echo "install-deps.sh: installing$missing"
+$SUDO apt-get update
+# shellcheck disable=SC2086  # word splitting of the package list is wanted
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
