@@ -46,8 +46,11 @@ UNIT_OBJ  := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC)) \
 	$(patsubst src/%.c,$(B)/san/%.o,$(CORE_SRC) src/host/port_libc.c)
 UNIT_BIN  := $(B)/unit-tests
 
-WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard bench/workloads/*.c) examples/demo.c
-WORKLOADS    := $(patsubst %.c,$(B)/w/%,$(notdir $(WORKLOAD_SRC)))
+# Second files of multi-file workloads live in tests/workloads/parts/, out of
+# the wildcard; their workload has an explicit rule below.
+WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard tests/workloads/*.cc) \
+	$(wildcard bench/workloads/*.c) examples/demo.c
+WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC))))
 
 .PHONY: all check unit e2e demo bench clean deps tool
 all: $(DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
@@ -116,6 +119,12 @@ $(B)/w/%: bench/workloads/%.c
 $(B)/w/demo: examples/demo.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Iinclude -o $@ $<
+$(B)/w/globals: tests/workloads/globals.c tests/workloads/parts/globals_b.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-inline -o $@ $^
+$(B)/w/cxx_new: tests/workloads/cxx_new.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O1 -g -fno-inline -o $@ $<
 
 unit: $(UNIT_BIN) $(HOST_CORE_OBJ)
 	./$(UNIT_BIN)

@@ -5,6 +5,7 @@
 # with sudo.
 #
 #   gcc make binutils     build the tool, the front end and the workloads
+#   g++                   the C++ workload (tests/workloads/cxx_new.cc)
 #   valgrind              the engine runs inside Valgrind; the package also
 #                         ships the headers and static libraries a tool links
 #   libsqlite3-dev        the front end writes SQLite profiles
@@ -15,7 +16,7 @@
 #   time                  GNU /usr/bin/time for bench/run.sh
 set -eu
 
-PKGS="gcc make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils"
+PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils"
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	echo "install-deps.sh: this script needs a Debian-like system (dpkg, apt-get); install by hand: $PKGS" >&2

@@ -158,6 +158,10 @@ static int register_cb(void *ud, const struct dc_elfsym *s)
 		VG_(snprintf)(name, sizeof name, "%s (%s)%s", s->name, s->file, sc->suffix);
 	else
 		VG_(snprintf)(name, sizeof name, "%s%s", s->name, sc->suffix);
+	/* An alias of a registered global (environ, __environ) keeps the
+	 * first name and gets no bucket of its own. */
+	if (dc_objmap_find(&dc.objs, lo))
+		return 0;
 	o = dc_objmap_new(&dc.objs);
 	o->lo = lo;
 	o->hi = lo + s->size;

@@ -65,6 +65,44 @@ static void append(HChar *buf, SizeT len, SizeT *pos, const HChar *s)
 	buf[*pos] = 0;
 }
 
+static const HChar *basename_of(const HChar *path)
+{
+	const HChar *b = path;
+	for (const HChar *p = path; *p; p++)
+		if (*p == '/')
+			b = p + 1;
+	return b;
+}
+
+/* A function name as buckets use it: without a C++ parameter list
+ * ("make_nodes(int)" -> "make_nodes", "operator()(int)" -> "operator()")
+ * or a symbol version ("f@@GLIBC_2.34" -> "f"), so that '(' in a bucket
+ * name only ever introduces a line number. */
+static const HChar *bare_name(const HChar *fn, HChar *buf, SizeT len)
+{
+	SizeT n = 0;
+	const HChar *at = VG_(strstr)(fn, "@@");
+
+	while (fn[n] && n + 1 < len && (!at || fn + n < at)) {
+		buf[n] = fn[n];
+		n++;
+	}
+	buf[n] = 0;
+	if (n && buf[n - 1] == ')') {
+		Int depth = 0;
+		for (SizeT i = n; i-- > 0;) {
+			if (buf[i] == ')')
+				depth++;
+			else if (buf[i] == '(' && --depth == 0) {
+				if (i > 0)
+					buf[i] = 0;
+				break;
+			}
+		}
+	}
+	return buf;
+}
+
 void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar *fn),
 		   HChar *buf, SizeT len)
 {
@@ -87,9 +125,14 @@ void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar 
 		if (k)
 			append(buf, len, &pos, "-");
 		if (*fn) {
-			append(buf, len, &pos, fn);
+			HChar bare[256];
+			append(buf, len, &pos, bare_name(fn, bare, sizeof bare));
 		} else {
-			VG_(snprintf)(tmp, sizeof tmp, "0x%lx", ip);
+			const HChar *obj;
+			if (VG_(get_objname)(VG_(current_DiEpoch)(), ip, &obj))
+				VG_(snprintf)(tmp, sizeof tmp, "?(%s)", basename_of(obj));
+			else
+				VG_(snprintf)(tmp, sizeof tmp, "0x%lx", ip);
 			append(buf, len, &pos, tmp);
 		}
 		if (site) {
