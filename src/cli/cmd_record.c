@@ -75,7 +75,7 @@ void cmd_record_usage(FILE *f)
 		"  --stack-frames=yes|no      one stack bucket per function (default: no)\n"
 		"  --collect-atstart=yes|no   collect from the start, else only between\n"
 		"                             DCPROF_START and DCPROF_STOP (default: yes)\n"
-		"  --max-block-records=N      heap blocks recorded one by one (default: 4000000)\n"
+		"  --max-block-records=N      heap blocks recorded one by one (default: 100000)\n"
 		"\n"
 		"  -h, --help                 show this help\n"
 		"\n"

@@ -29,6 +29,7 @@ struct dc_obj {
 	uint64_t alloc_size;     /* bytes requested (hi - lo may be 1 for 0) */
 	struct dc_obj *next;     /* pool free list */
 	uint8_t kind;            /* engine-defined */
+	uint8_t flags;           /* engine-defined */
 	uint8_t live;
 };
 

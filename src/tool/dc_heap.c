@@ -4,6 +4,10 @@
  *  - Every block from malloc, calloc, realloc, memalign, posix_memalign,
  *    aligned_alloc, valloc and C++ new/new[] becomes an object in the map.
  *    A zero-byte block occupies one byte of address space for lookup.
+ *  - Placement: blocks up to 1 KiB are spaced as glibc spaces them (a
+ *    24-byte block takes 32 bytes) and reused last-in first-out per size;
+ *    larger or more aligned blocks come from Valgrind's client allocator.
+ *    Freeing something that is not a live block does nothing.
  *  - A block's bucket is named at allocation (Cache Scope's rule, seeds/002
  *    §4.3.1): the functions above the allocator — skipping allocator frames
  *    and --alloc-fn wrappers — joined by '-', at most N of them
@@ -270,13 +274,76 @@ void dc_heap_block_done(struct dc_obj *o, ULong free_seq)
 	}
 }
 
+/* ---- small-block pools ------------------------------------------------ */
+
+/* Blocks up to POOL_MAX bytes (with 16-byte alignment) are carved from
+ * 64 KiB chunks in glibc's spacing — a 24-byte block takes 32 bytes, as a
+ * glibc chunk does — and freed blocks are reused last-in first-out per size,
+ * like glibc's tcache.  Valgrind's own client allocator coalesces on every
+ * free; freeing a million small blocks in random order spent a fifth of the
+ * run there.  Larger or more aligned blocks come from VG_(cli_malloc). */
+#define POOL_MAX 1024
+#define POOL_CHUNK (64 << 10)
+#define DC_BLOCK_POOLED 1
+
+struct pool {
+	Addr next, end;
+	void *free;
+};
+static struct pool pools[POOL_MAX / 16 + 1];
+
+static SizeT pool_stride(SizeT size)
+{
+	SizeT s = (size + 8 + 15) & ~(SizeT)15;
+	return s < 32 ? 32 : s;
+}
+
+static void *pool_alloc(SizeT size)
+{
+	SizeT stride = pool_stride(size);
+	struct pool *p;
+	void *b;
+
+	if (stride > POOL_MAX)
+		return NULL;
+	p = &pools[stride / 16];
+	if (p->free) {
+		b = p->free;
+		p->free = *(void **)b;
+		return b;
+	}
+	if (p->next + stride > p->end) {
+		void *chunk = VG_(cli_malloc)(16, POOL_CHUNK);
+		if (!chunk)
+			return NULL;
+		p->next = (Addr)chunk;
+		p->end = p->next + POOL_CHUNK;
+	}
+	b = (void *)p->next;
+	p->next += stride;
+	return b;
+}
+
+static void pool_free(void *b, SizeT size)
+{
+	struct pool *p = &pools[pool_stride(size) / 16];
+
+	*(void **)b = p->free;
+	p->free = b;
+}
+
 /* ---- blocks ---------------------------------------------------------- */
 
 static void *new_block(ThreadId tid, SizeT size, SizeT align, Bool zero, Int bucket)
 {
-	void *p = VG_(cli_malloc)(align, size);
+	Bool pooled = align <= 16;
+	void *p = pooled ? pool_alloc(size) : NULL;
 	struct dc_obj *o;
 
+	if (!p) {
+		pooled = False;
+		p = VG_(cli_malloc)(align, size);
+	}
 	if (!p)
 		return NULL;
 	if (zero)
@@ -289,6 +356,7 @@ static void *new_block(ThreadId tid, SizeT size, SizeT align, Bool zero, Int buc
 	o->bucket = bucket >= 0 ? (UInt)bucket : heap_bucket(tid);
 	o->kind = dc_bucket_at(o->bucket)->kind == DC_K_USER ? DC_K_USER : DC_K_HEAP;
 	o->alloc_seq = ++dc.alloc_seq;
+	o->flags = pooled ? DC_BLOCK_POOLED : 0;
 	if (dc_objs_insert(o)) {
 		/* Something stale (a global of an unmapped library) is in the way. */
 		dc_objmap_remove_in(&dc.objs, o->lo, o->hi, NULL, NULL);
@@ -318,13 +386,16 @@ static void free_block(ThreadId tid, void *p)
 	if (!p)
 		return;
 	o = block_at(p);
-	if (o) {
-		dc_heap_block_done(o, ++dc.alloc_seq);
-		stats_free(o->bucket, o->alloc_size);
-		dc_objmap_remove(&dc.objs, o);
-		dc.objs_removals++;
-	}
-	VG_(cli_free)(p);
+	if (!o)
+		return;   /* not a live block of ours (a double or invalid free) */
+	dc_heap_block_done(o, ++dc.alloc_seq);
+	stats_free(o->bucket, o->alloc_size);
+	if (o->flags & DC_BLOCK_POOLED)
+		pool_free(p, o->alloc_size);
+	else
+		VG_(cli_free)(p);
+	dc_objmap_remove(&dc.objs, o);
+	dc.objs_removals++;
 }
 
 static void *dc_malloc(ThreadId tid, SizeT n)

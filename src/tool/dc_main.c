@@ -70,7 +70,7 @@ static void dc_print_usage(void)
 "    --alloc-fn=<name>            treat <name> as an allocator when naming\n"
 "    --stack-frames=no|yes        one stack bucket per function [no]\n"
 "    --collect-atstart=yes|no     collect from the start [yes]\n"
-"    --max-block-records=<n>      heap blocks recorded individually [4000000]\n");
+"    --max-block-records=<n>      heap blocks recorded individually [100000]\n");
 }
 
 static void dc_print_debug_usage(void)
@@ -245,7 +245,7 @@ static void dc_pre_clo_init(void)
 
 	dc_port_init(&dc.env);
 	dc.opt.collect_atstart = True;
-	dc.opt.max_block_records = 4000000;
+	dc.opt.max_block_records = 100000;
 	dc.raw_fd = -1;
 }
 

@@ -191,3 +191,27 @@ class UserNamed(Recorded):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HeapBlockRecordCap(Recorded):
+    """--max-block-records=N keeps the first N block records; statistics
+    still count every block."""
+    WORKLOAD = "heap_names"
+    OPTS = (CACHE_2, "--max-block-records=7")
+
+    def test_cap(self):
+        # the same run records 101 mem_init-main blocks among others (see
+        # Heap.test_block_records): all of them beyond 7 are dropped and
+        # counted in meta
+        total = buckets(self.db)
+        blocks = sum(b["blocks"] or 0 for b in total.values()
+                     if b["kind"] in ("heap", "user"))
+        rows = query(self.db, "SELECT COUNT(*) FROM block")[0][0]
+        dropped = int(dict(query(self.db, "SELECT key, value FROM meta"))
+                      ["block_records_dropped"])
+        self.assertEqual(rows, 7)
+        self.assertGreaterEqual(blocks, 101)
+        # realloc counts the old block freed and a new one allocated, so every
+        # block (freed or live at exit) is either recorded or dropped
+        self.assertEqual(rows + dropped, blocks)
+        self.assertEqual(total["mem_init-main"]["blocks"], 101)
