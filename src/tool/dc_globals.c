@@ -58,15 +58,6 @@ static Bool was_seen(const DebugInfo *di)
 	return False;
 }
 
-static const HChar *basename(const HChar *path)
-{
-	const HChar *b = path;
-	for (const HChar *p = path; *p; p++)
-		if (*p == '/')
-			b = p + 1;
-	return b;
-}
-
 static UChar *read_file(const HChar *path, SizeT *len)
 {
 	SysRes sr = VG_(open)(path, VKI_O_RDONLY, 0);
@@ -208,11 +199,11 @@ static void register_globals(const DebugInfo *di)
 	VG_(memset)(&sc, 0, sizeof sc);
 	sc.bias = (Addr)VG_(DebugInfo_get_text_bias)(di);
 	if (VG_(args_the_exename) &&
-	    VG_(strcmp)(basename(path), basename(VG_(args_the_exename))) == 0)
+	    VG_(strcmp)(dc_basename(path), dc_basename(VG_(args_the_exename))) == 0)
 		suffix[0] = 0;
 	else
 		VG_(snprintf)(suffix, sizeof suffix, "@%s",
-			      soname && VG_(strcmp)(soname, "NONE") ? soname : basename(path));
+			      soname && VG_(strcmp)(soname, "NONE") ? soname : dc_basename(path));
 	sc.suffix = suffix;
 	if (dc_elfsym_scan(img, len, count_cb, &sc) == 0 && sc.nsyms) {
 		sc.nc.cap = 16;
@@ -262,7 +253,7 @@ static void add_region(Addr a, SizeT len, ThreadId tid)
 	const HChar *file = seg && seg->kind == SkFileC ? VG_(am_get_filename)(seg) : NULL;
 
 	if (file) {
-		VG_(snprintf)(name, sizeof name, "<file:%s>", basename(file));
+		VG_(snprintf)(name, sizeof name, "<file:%s>", dc_basename(file));
 	} else if (tid != VG_INVALID_THREADID) {
 		dc_chain_name(tid, 3, False, is_mmap_fn, chain, sizeof chain);
 		VG_(snprintf)(name, sizeof name, "<mmap:%s>", chain);

@@ -69,15 +69,6 @@ static void append(HChar *buf, SizeT len, SizeT *pos, const HChar *s)
 	buf[*pos] = 0;
 }
 
-static const HChar *basename_of(const HChar *path)
-{
-	const HChar *b = path;
-	for (const HChar *p = path; *p; p++)
-		if (*p == '/')
-			b = p + 1;
-	return b;
-}
-
 /* A function name as buckets use it: without a C++ parameter list
  * ("make_nodes(int)" -> "make_nodes", "operator()(int)" -> "operator()")
  * or a symbol version ("f@@GLIBC_2.34" -> "f"), so that '(' in a bucket
@@ -134,7 +125,7 @@ void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar 
 		} else {
 			const HChar *obj;
 			if (VG_(get_objname)(VG_(current_DiEpoch)(), ip, &obj))
-				VG_(snprintf)(tmp, sizeof tmp, "?(%s)", basename_of(obj));
+				VG_(snprintf)(tmp, sizeof tmp, "?(%s)", dc_basename(obj));
 			else
 				VG_(snprintf)(tmp, sizeof tmp, "0x%lx", ip);
 			append(buf, len, &pos, tmp);

@@ -111,6 +111,8 @@ struct dc_bucket *dc_bucket_at(UInt id);
 UInt dc_bucket_count(void);
 UInt dc_loc_get(Addr ip);
 void dc_names_dump(struct dc_rawout *o);
+/* The last component of a path. */
+const HChar *dc_basename(const HChar *path);
 /* Function name of ip (empty when unknown); valid until the next call. */
 const HChar *dc_fn_name(Addr ip);
 
