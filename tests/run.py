@@ -47,7 +47,7 @@ def main():
     n = res.testsRun
     f = len(res.failures) + len(res.errors) + len(res.unexpectedSuccesses)
     s = len(res.skipped)
-    passed += n - f - s
+    passed += max(0, n - f - s)
     failed += f
     skipped += s
     print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))

@@ -22,5 +22,9 @@ int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *f);
 int cmd_finalize(int argc, char **argv);
 void cmd_finalize_usage(FILE *f);
+int cmd_accuracy(int argc, char **argv);
+void cmd_accuracy_usage(FILE *f);
+int cmd_evictions(int argc, char **argv);
+void cmd_evictions_usage(FILE *f);
 
 #endif

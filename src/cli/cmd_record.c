@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/finalize.h"
 #include "cli/opts.h"
+#include "cli/sample.h"
 #include "cli/spawn.h"
 #include "core/hier.h"
 
@@ -25,7 +26,7 @@
 
 enum { OPT_HELP = 1, OPT_OUTPUT, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
        OPT_COMPAT, OPT_HEAP_NAMES, OPT_ALLOC_FN, OPT_STACK_FRAMES, OPT_COLLECT_ATSTART,
-       OPT_MAX_BLOCK_RECORDS };
+       OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED };
 
 static const struct opt_def record_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -40,6 +41,9 @@ static const struct opt_def record_opts[] = {
 	{ OPT_STACK_FRAMES, 0, "stack-frames", OPT_REQUIRED },
 	{ OPT_COLLECT_ATSTART, 0, "collect-atstart", OPT_REQUIRED },
 	{ OPT_MAX_BLOCK_RECORDS, 0, "max-block-records", OPT_REQUIRED },
+	{ OPT_EVICTIONS, 0, "evictions", OPT_OPTIONAL },
+	{ OPT_SAMPLE, 0, "sample", OPT_REQUIRED },
+	{ OPT_SAMPLE_SEED, 0, "sample-seed", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
 
@@ -76,6 +80,13 @@ void cmd_record_usage(FILE *f)
 		"  --collect-atstart=yes|no   collect from the start, else only between\n"
 		"                             DCPROF_START and DCPROF_STOP (default: yes)\n"
 		"  --max-block-records=N      heap blocks recorded one by one (default: 100000)\n"
+		"  --evictions[=yes|no]       record who evicts whom at every level, fills and\n"
+		"                             residency (default: no)\n"
+		"  --sample=EVENT:N           also sample one in N events (on average) and\n"
+		"                             record the sampled estimates; EVENT is D1m..D4m\n"
+		"                             or DLm (misses at a level), Dr, Dw or Da (reads,\n"
+		"                             writes, all accesses) (default: no sampling)\n"
+		"  --sample-seed=N            random seed of the sampling period (default: 1)\n"
 		"\n"
 		"  -h, --help                 show this help\n"
 		"\n"
@@ -90,6 +101,9 @@ struct record {
 	bool quiet, keep_raw;
 	const char *cache, *latency;
 	bool compat;
+	const char *sample;     /* --sample's value */
+	char sample_event[4];
+	bool seed_given;
 	char *engine_args[MAX_ENGINE_ARGS];
 	int nengine;
 	char **prog;            /* the program and its arguments, NULL-terminated */
@@ -119,6 +133,28 @@ static int check_heap_names(const char *v)
 	return -1;
 }
 
+/* EVENT:N; the event's level is checked against the hierarchy later. */
+static int check_sample(struct record *r, const char *v)
+{
+	const char *colon = strchr(v, ':');
+	size_t n = colon ? (size_t)(colon - v) : 0;
+	uint64_t period;
+
+	if (!colon || n >= sizeof r->sample_event ||
+	    opt_parse_u64(colon + 1, INT64_MAX, &period) || period == 0)
+		goto bad;
+	memcpy(r->sample_event, v, n);
+	r->sample_event[n] = '\0';
+	if (sample_event_level(r->sample_event, DC_MAX_LEVELS) < 0)
+		goto bad;
+	r->sample = v;
+	return 0;
+bad:
+	cli_error("invalid --sample value '%s' (EVENT:N with EVENT one of D1m D2m D3m D4m DLm"
+		  " Dr Dw Da and N >= 1)", v);
+	return -1;
+}
+
 /* Checks one engine option's value and queues it for the engine. */
 static int engine_option(struct record *r, int id, const char *name, const char *v)
 {
@@ -132,10 +168,12 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		r->latency = v;
 		break;
 	case OPT_COMPAT:
+	case OPT_EVICTIONS:
 		if (v && opt_parse_yesno(v) < 0)
 			goto yesno;
-		r->compat = !v || opt_parse_yesno(v) == 1;
-		v = r->compat ? "yes" : "no";
+		v = !v || opt_parse_yesno(v) == 1 ? "yes" : "no";
+		if (id == OPT_COMPAT)
+			r->compat = v[0] == 'y';
 		break;
 	case OPT_HEAP_NAMES:
 		if (check_heap_names(v))
@@ -158,6 +196,17 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			return -1;
 		}
 		break;
+	case OPT_SAMPLE:
+		if (check_sample(r, v))
+			return -1;
+		break;
+	case OPT_SAMPLE_SEED:
+		if (opt_parse_u64(v, INT64_MAX, &n)) {
+			cli_error("invalid --sample-seed value '%s' (0 to 2^63-1)", v);
+			return -1;
+		}
+		r->seed_given = true;
+		break;
 	}
 	return add_engine_arg(r, name, v);
 yesno:
@@ -165,30 +214,36 @@ yesno:
 	return -1;
 }
 
-/* --cache and --latency with the parser the engine uses. */
+/* --cache, --latency and --sample's level with the parser the engine uses. */
 static int check_hierarchy(const struct record *r)
 {
 	struct dc_hier h;
 	char err[256];
+	int level;
 
 	if (r->compat && r->cache) {
 		cli_error("--cachegrind-compat cannot be combined with --cache");
 		return -1;
 	}
-	if (r->cache && dc_hier_parse_cache(&h, r->cache, err, sizeof err)) {
-		cli_error("invalid --cache '%s': %s", r->cache, err);
-		return -1;
-	}
-	if (!r->latency)
-		return 0;
-	if (!r->cache) {
-		/* The engine picks the hierarchy; check the syntax against
-		 * the most levels it may pick (two for Cachegrind's D1/LL). */
+	if (r->cache) {
+		if (dc_hier_parse_cache(&h, r->cache, err, sizeof err)) {
+			cli_error("invalid --cache '%s': %s", r->cache, err);
+			return -1;
+		}
+	} else {
+		/* The engine picks the hierarchy; check against the most
+		 * levels it may pick (two for Cachegrind's D1/LL). */
 		dc_hier_typical(&h);
 		h.nlevels = r->compat ? 2 : DC_MAX_LEVELS;
 	}
-	if (dc_hier_parse_latency(&h, r->latency, err, sizeof err)) {
+	if (r->latency && dc_hier_parse_latency(&h, r->latency, err, sizeof err)) {
 		cli_error("invalid --latency '%s': %s", r->latency, err);
+		return -1;
+	}
+	level = r->sample ? sample_event_level(r->sample_event, h.nlevels) : 0;
+	if (level > h.nlevels) {
+		cli_error("invalid --sample '%s': %s is a miss at L%d but the hierarchy has %d"
+			  " levels", r->sample, r->sample_event, level, h.nlevels);
 		return -1;
 	}
 	return 0;
@@ -228,6 +283,10 @@ static int parse(struct record *r, int argc, char **argv)
 		return -1;
 	}
 	r->prog = argv + it.i;
+	if (r->seed_given && !r->sample) {
+		cli_error("--sample-seed needs --sample");
+		return -1;
+	}
 	return check_hierarchy(r);
 }
 

@@ -5,11 +5,13 @@
 
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "cli/header.h"
 #include "cli/opts.h"
+#include "cli/sample.h"
 #include "cli/view.h"
 
 enum { OPT_HELP = 1, OPT_BY, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
-       OPT_STATS, OPT_FORMAT };
+       OPT_STATS, OPT_SAMPLED, OPT_FORMAT };
 
 static const struct opt_def report_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -20,6 +22,7 @@ static const struct opt_def report_opts[] = {
 	{ OPT_SORT, 0, "sort", OPT_REQUIRED },
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
 	{ OPT_STATS, 0, "stats", OPT_NOARG },
+	{ OPT_SAMPLED, 0, "sampled", OPT_NOARG },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
@@ -42,11 +45,13 @@ void cmd_report_usage(FILE *f)
 	      "  --top N                    show the first N rows, 0 = all (default: 20 for\n"
 	      "                             text, all for csv and json)\n"
 	      "  --stats                    object statistics per bucket instead of costs\n"
+	      "                             (with the average lines resident per cache\n"
+	      "                             level when recorded with --evictions=yes)\n"
+	      "  --sampled                  the sampled estimates (record --sample) instead\n"
+	      "                             of the exact counts (default: exact)\n"
 	      "  --format text|csv|json     output format (default: text)\n"
 	      "  -h, --help                 show this help\n", f);
 }
-
-enum format { FMT_TEXT, FMT_CSV, FMT_JSON };
 
 struct report {
 	const char *path;
@@ -55,14 +60,7 @@ struct report {
 	const char *sort;
 	bool top_given;
 	size_t top;
-	enum format format;
-};
-
-/* Meta values the header shows; a missing key is an empty, absent sbuf. */
-struct header {
-	struct sbuf program, command, complete, reason, exit_status, source, cache_reason;
-	bool has_reason, has_exit, has_source, has_cache_reason;
-	struct level_totals lt;
+	enum out_format format;
 };
 
 static int parse(struct report *r, int argc, char **argv)
@@ -123,17 +121,12 @@ static int parse(struct report *r, int argc, char **argv)
 		case OPT_STATS:
 			r->stats = true;
 			break;
+		case OPT_SAMPLED:
+			r->view.sampled = true;
+			break;
 		case OPT_FORMAT:
-			if (!strcmp(it.arg, "text"))
-				r->format = FMT_TEXT;
-			else if (!strcmp(it.arg, "csv"))
-				r->format = FMT_CSV;
-			else if (!strcmp(it.arg, "json"))
-				r->format = FMT_JSON;
-			else {
-				cli_error("invalid --format value '%s' (text, csv or json)", it.arg);
+			if (opt_parse_format(it.arg, &r->format))
 				return -1;
-			}
 			break;
 		}
 	}
@@ -141,8 +134,8 @@ static int parse(struct report *r, int argc, char **argv)
 		cli_error("no profile given; see 'dcprof help report'");
 		return -1;
 	}
-	if (r->stats && (r->by_given || r->view.function || r->view.thread)) {
-		cli_error("--stats cannot be combined with --by, --function or --thread");
+	if (r->stats && (r->by_given || r->view.function || r->view.thread || r->view.sampled)) {
+		cli_error("--stats cannot be combined with --by, --function, --thread or --sampled");
 		return -1;
 	}
 	if (r->stats)
@@ -175,111 +168,44 @@ static int sort_rows(const struct report *r, struct table *t)
 	return -1;
 }
 
-static void header_init(struct header *h)
-{
-	struct sbuf *s[] = { &h->program, &h->command, &h->complete, &h->reason,
-			     &h->exit_status, &h->source, &h->cache_reason };
-
-	memset(h, 0, sizeof *h);
-	for (size_t i = 0; i < sizeof s / sizeof *s; i++)
-		sbuf_init(s[i]);
-}
-
-static void header_release(struct header *h)
-{
-	struct sbuf *s[] = { &h->program, &h->command, &h->complete, &h->reason,
-			     &h->exit_status, &h->source, &h->cache_reason };
-
-	for (size_t i = 0; i < sizeof s / sizeof *s; i++)
-		sbuf_release(s[i]);
-}
-
-static int header_read(struct profile *p, struct header *h, char *err, size_t errlen)
-{
-	struct { const char *key; struct sbuf *val; bool *present; } keys[] = {
-		{ "program", &h->program, NULL },
-		{ "command", &h->command, NULL },
-		{ "complete", &h->complete, NULL },
-		{ "incomplete_reason", &h->reason, &h->has_reason },
-		{ "exit_status", &h->exit_status, &h->has_exit },
-		{ "cache_source", &h->source, &h->has_source },
-		{ "cache_reason", &h->cache_reason, &h->has_cache_reason },
-	};
-
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		int rc = profile_meta(p, keys[i].key, keys[i].val);
-		if (rc < 0) {
-			profile_read_error(p, err, errlen);
-			return -1;
-		}
-		if (keys[i].present)
-			*keys[i].present = rc == 1;
-	}
-	return view_level_totals(p, &h->lt, err, errlen);
-}
-
-static bool is_complete(const struct header *h)
-{
-	return h->complete.len == 1 && h->complete.buf[0] == '1';
-}
-
 static double ratio(int64_t part, int64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void text_line(struct sbuf *out, const char *label, const struct sbuf *val)
+/* What the text and JSON outputs show besides the rows. */
+struct summary {
+	struct header h;
+	struct level_totals lt;
+	struct sample_info si;     /* with --sampled */
+};
+
+static int summary_read(const struct report *r, struct profile *p, struct summary *sm,
+			char *err, size_t errlen)
 {
-	sbuf_addf(out, "%-10s", label);
-	fmt_text(out, val->buf, val->len);
-	sbuf_addc(out, '\n');
+	if (r->view.sampled && sample_info_read(p, &sm->si, err, errlen))
+		return -1;
+	/* CSV has no header: spare it the scan of the whole cost table. */
+	if (r->format == FMT_CSV)
+		return 0;
+	if (header_read(p, &sm->h, err, errlen))
+		return -1;
+	return view_level_totals(p, r->view.sampled, &sm->lt, err, errlen);
 }
 
-static void level_geometry(struct sbuf *out, const struct profile_level *l)
+static void print_text_header(const struct report *r, struct profile *p,
+			      const struct summary *sm)
 {
-	struct dc_level_cfg cfg = { (uint64_t)l->size, (uint32_t)l->assoc,
-				    (uint32_t)l->line_size, (uint32_t)l->latency };
-	char geo[64];
-
-	dc_level_format(&cfg, geo, sizeof geo);
-	sbuf_adds(out, geo);
-}
-
-static void print_text_header(const struct report *r, struct profile *p, const struct header *h)
-{
-	const struct level_totals *lt = &h->lt;
+	const struct level_totals *lt = &sm->lt;
 	struct sbuf out;
 	struct table lv;
 
 	sbuf_init(&out);
-	text_line(&out, "program:", &h->program);
-	text_line(&out, "command:", &h->command);
-	sbuf_addf(&out, "%-10s%s", "status:", is_complete(h) ? "complete" : "INCOMPLETE");
-	if (!is_complete(h) && h->has_reason) {
-		sbuf_adds(&out, " (");
-		fmt_text(&out, h->reason.buf, h->reason.len);
-		sbuf_adds(&out, ")");
-	}
-	if (h->has_exit) {
-		sbuf_adds(&out, ", ");
-		fmt_text(&out, h->exit_status.buf, h->exit_status.len);
-	}
-	sbuf_addf(&out, "\n%-10s", "caches:");
-	for (int k = 0; k < p->nlevels; k++) {
-		fmt_text(&out, p->lv[k].name, strlen(p->lv[k].name));
-		sbuf_addc(&out, ' ');
-		level_geometry(&out, &p->lv[k]);
-		sbuf_addf(&out, " (%lld cycles), ", (long long)p->lv[k].latency);
-	}
-	sbuf_addf(&out, "memory %lld cycles\n", (long long)p->mem_latency);
-	if (h->has_source || h->has_cache_reason) {
-		sbuf_addf(&out, "%-10s", "");
-		fmt_text(&out, h->source.buf, h->source.len);
-		if (h->has_cache_reason) {
-			sbuf_adds(&out, ": ");
-			fmt_text(&out, h->cache_reason.buf, h->cache_reason.len);
-		}
-		sbuf_addc(&out, '\n');
+	header_text(&out, p, &sm->h);
+	if (r->view.sampled) {
+		sbuf_addf(&out, "%-10sestimates from ", "sampled:");
+		sample_describe(&out, &sm->si);
+		sbuf_adds(&out, "; every number below is an estimate\n");
 	}
 	sbuf_addf(&out, "%-10s", "latency:");
 	fmt_thousands(&out, lt->lat);
@@ -325,29 +251,19 @@ static void print_text_header(const struct report *r, struct profile *p, const s
 	fputc('\n', stdout);
 }
 
-static void json_meta(struct sbuf *out, const char *key, const struct sbuf *val, bool present)
-{
-	sbuf_addf(out, ",\"%s\":", key);
-	if (present)
-		fmt_json_str(out, val->buf, val->len);
-	else
-		sbuf_adds(out, "null");
-}
-
-static void print_json(const struct report *r, struct profile *p, const struct header *h,
+static void print_json(const struct report *r, struct profile *p, const struct summary *sm,
 		       const struct table *t)
 {
+	const struct level_totals *lt = &sm->lt;
 	struct sbuf out;
 
 	sbuf_init(&out);
-	sbuf_addf(&out, "{\"schema_version\":%d", PROFILE_SCHEMA_VERSION);
-	json_meta(&out, "program", &h->program, true);
-	json_meta(&out, "command", &h->command, true);
-	sbuf_addf(&out, ",\"complete\":%s", is_complete(h) ? "true" : "false");
-	json_meta(&out, "incomplete_reason", &h->reason, !is_complete(h) && h->has_reason);
-	json_meta(&out, "exit_status", &h->exit_status, h->has_exit);
-	json_meta(&out, "cache_source", &h->source, h->has_source);
-	json_meta(&out, "cache_reason", &h->cache_reason, h->has_cache_reason);
+	header_json(&out, p, &sm->h);
+	sbuf_addf(&out, ",\"sampled\":%s,\"sample\":", r->view.sampled ? "true" : "false");
+	if (r->view.sampled)
+		sample_json(&out, &sm->si);
+	else
+		sbuf_adds(&out, "null");
 	sbuf_adds(&out, ",\"levels\":[");
 	for (int k = 0; k < p->nlevels; k++) {
 		const struct profile_level *l = &p->lv[k];
@@ -357,10 +273,10 @@ static void print_json(const struct report *r, struct profile *p, const struct h
 		sbuf_addf(&out, ",\"size\":%lld,\"assoc\":%lld,\"line_size\":%lld,\"latency\":%lld,"
 			  "\"accesses\":%lld,\"misses\":%lld}", (long long)l->size,
 			  (long long)l->assoc, (long long)l->line_size, (long long)l->latency,
-			  (long long)h->lt.accesses[k], (long long)h->lt.misses[k]);
+			  (long long)lt->accesses[k], (long long)lt->misses[k]);
 	}
 	sbuf_addf(&out, "],\"memory_latency\":%lld,\"memory_accesses\":%lld,\"view\":\"%s\"",
-		  (long long)p->mem_latency, (long long)h->lt.accesses[p->nlevels],
+		  (long long)p->mem_latency, (long long)lt->accesses[p->nlevels],
 		  view_name(r->view.kind));
 	sbuf_adds(&out, ",\"object\":");
 	if (r->view.object)
@@ -385,7 +301,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
 	struct profile p;
-	struct header h;
+	struct summary sm;
 	struct table t;
 	char err[DC_ERRLEN];
 	int rc;
@@ -397,11 +313,10 @@ int cmd_report(int argc, char **argv)
 		cli_error("%s", err);
 		return DC_EXIT_ERROR;
 	}
-	header_init(&h);
+	header_init(&sm.h);
 	table_init(&t);
 	rc = DC_EXIT_ERROR;
-	/* CSV has no header: spare it the scan of the whole cost table. */
-	if ((r.format != FMT_CSV && header_read(&p, &h, err, sizeof err)) ||
+	if (summary_read(&r, &p, &sm, err, sizeof err) ||
 	    view_build(&p, &r.view, &t, err, sizeof err)) {
 		cli_error("%s", err);
 		goto out;
@@ -410,7 +325,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	switch (r.format) {
 	case FMT_TEXT:
-		print_text_header(&r, &p, &h);
+		print_text_header(&r, &p, &sm);
 		fmt_table_text(stdout, &t, r.top);
 		if (r.top && r.top < t.nrows)
 			printf("(%zu of %zu rows shown; --top 0 shows all)\n", r.top, t.nrows);
@@ -419,7 +334,7 @@ int cmd_report(int argc, char **argv)
 		fmt_table_csv(stdout, &t, r.top);
 		break;
 	case FMT_JSON:
-		print_json(&r, &p, &h, &t);
+		print_json(&r, &p, &sm, &t);
 		break;
 	}
 	rc = fflush(stdout) ? DC_EXIT_ERROR : 0;
@@ -427,7 +342,7 @@ int cmd_report(int argc, char **argv)
 		cli_error("cannot write the report: %s", strerror(errno));
 out:
 	table_release(&t);
-	header_release(&h);
+	header_release(&sm.h);
 	profile_close(&p);
 	return rc;
 }

@@ -10,6 +10,10 @@ static const struct cmd commands[] = {
 	  cmd_record, cmd_record_usage },
 	{ "report", "show a profile by bucket, function or source line",
 	  cmd_report, cmd_report_usage },
+	{ "accuracy", "compare sampled estimates with the exact counts",
+	  cmd_accuracy, cmd_accuracy_usage },
+	{ "evictions", "show who evicts whom from the caches",
+	  cmd_evictions, cmd_evictions_usage },
 	{ "finalize", "turn a raw dump into a profile", cmd_finalize, cmd_finalize_usage },
 };
 

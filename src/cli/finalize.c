@@ -47,7 +47,8 @@ static int write_meta(struct profile_writer *w, const struct exit_info *ex,
 	else if (ex->how == EXIT_UNKNOWN && s->has_exit_code)
 		snprintf(status, sizeof status, "exit %lld", (long long)s->exit_code);
 
-	rc = put(w, "schema_version", "1");
+	snprintf(num, sizeof num, "%d", PROFILE_SCHEMA_VERSION);
+	rc = put(w, "schema_version", num);
 	if (!rc)
 		rc = put(w, "dcprof_version", DCPROF_VERSION);
 	if (!rc)

@@ -116,3 +116,17 @@ int opt_parse_yesno(const char *s)
 		return 0;
 	return -1;
 }
+
+int opt_parse_format(const char *s, enum out_format *f)
+{
+	static const char *const names[] = { "text", "csv", "json" };
+
+	for (int i = 0; i < 3; i++) {
+		if (!strcmp(s, names[i])) {
+			*f = (enum out_format)i;
+			return 0;
+		}
+	}
+	cli_error("invalid --format value '%s' (text, csv or json)", s);
+	return -1;
+}

@@ -51,4 +51,9 @@ int opt_parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* "yes" -> 1, "no" -> 0, anything else -> -1. */
 int opt_parse_yesno(const char *s);
 
+/* --format of the commands that print a profile. */
+enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
+/* "text", "csv" or "json"; anything else is an error, printed here. */
+int opt_parse_format(const char *s, enum out_format *f);
+
 #endif

@@ -1,19 +1,25 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 1 (docs/schema.md):
+ * Schema version 2 (docs/schema.md):
  *
- *   TABLE     COLUMNS
- *   meta      key TEXT PRIMARY KEY, value TEXT NOT NULL
- *   level     level INTEGER PRIMARY KEY, name, size, assoc, line_size, latency
- *   bucket    id INTEGER PRIMARY KEY, name, kind, blocks, max_live_blocks,
- *             max_live_bytes, total_bytes, min_size, max_size
- *   location  id INTEGER PRIMARY KEY, ip, object, function, file, line
- *   cost      bucket, location, thread, Dr, Dw, D1mr, D1mw, ... D4mr, D4mw,
- *             Lat; PRIMARY KEY(bucket, location, thread)
- *   block     id INTEGER PRIMARY KEY, bucket, address, size, alloc_seq, free_seq
- *   indexes   cost(location), block(bucket)
+ *   TABLE         COLUMNS
+ *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
+ *   level         level INTEGER PRIMARY KEY, name, size, assoc, line_size, latency
+ *   bucket        id INTEGER PRIMARY KEY, name, kind, blocks, max_live_blocks,
+ *                 max_live_bytes, total_bytes, min_size, max_size
+ *   location      id INTEGER PRIMARY KEY, ip, object, function, file, line
+ *   cost          bucket, location, thread, Dr, Dw, D1mr, D1mw, ... D4mr, D4mw,
+ *                 Lat; PRIMARY KEY(bucket, location, thread)
+ *   cost_sampled  the same columns and key as cost (version 2)
+ *   block         id INTEGER PRIMARY KEY, bucket, address, size, alloc_seq, free_seq
+ *   eviction      level, evictor, victim, location, count, sampled;
+ *                 PRIMARY KEY(level, evictor, victim, location, sampled) (version 2)
+ *   level_fill    level INTEGER PRIMARY KEY, fills, empty_fills, evictions (version 2)
+ *   residency     bucket, level, avg_lines REAL; PRIMARY KEY(bucket, level) (version 2)
+ *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 1.
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 2.
+ *   Version 1 is version 2 without the tables marked (version 2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,8 +45,19 @@ static const char schema_sql[] =
 	" Dr INTEGER, Dw INTEGER, D1mr INTEGER, D1mw INTEGER, D2mr INTEGER, D2mw INTEGER,"
 	" D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER,"
 	" PRIMARY KEY(bucket, location, thread));"
+	"CREATE TABLE cost_sampled(bucket INTEGER, location INTEGER, thread INTEGER,"
+	" Dr INTEGER, Dw INTEGER, D1mr INTEGER, D1mw INTEGER, D2mr INTEGER, D2mw INTEGER,"
+	" D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER,"
+	" PRIMARY KEY(bucket, location, thread));"
 	"CREATE TABLE block(id INTEGER PRIMARY KEY, bucket INTEGER, address INTEGER,"
-	" size INTEGER, alloc_seq INTEGER, free_seq INTEGER);";
+	" size INTEGER, alloc_seq INTEGER, free_seq INTEGER);"
+	"CREATE TABLE eviction(level INTEGER, evictor INTEGER, victim INTEGER,"
+	" location INTEGER, count INTEGER, sampled INTEGER,"
+	" PRIMARY KEY(level, evictor, victim, location, sampled));"
+	"CREATE TABLE level_fill(level INTEGER PRIMARY KEY, fills INTEGER,"
+	" empty_fills INTEGER, evictions INTEGER);"
+	"CREATE TABLE residency(bucket INTEGER, level INTEGER, avg_lines REAL,"
+	" PRIMARY KEY(bucket, level));";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -68,8 +85,9 @@ static int prepare(sqlite3 *db, sqlite3_stmt **st, const char *sql)
 
 static void finalize_all(struct profile_writer *w)
 {
-	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat,
-				 &w->loc, &w->cost, &w->block };
+	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
+				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
+				 &w->resid };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -115,8 +133,19 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 			     "INSERT INTO cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
 			     " ?10, ?11, ?12, ?13, ?14)");
 	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->scost,
+			     "INSERT INTO cost_sampled VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+			     " ?10, ?11, ?12, ?13, ?14)");
+	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->block, "INSERT INTO block(bucket, address, size,"
 			     " alloc_seq, free_seq) VALUES(?1, ?2, ?3, ?4, ?5)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->evict,
+			     "INSERT INTO eviction VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->fill, "INSERT INTO level_fill VALUES(?1, ?2, ?3, ?4)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->resid, "INSERT INTO residency VALUES(?1, ?2, ?3)");
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
@@ -198,15 +227,17 @@ int pw_loc(struct profile_writer *w, int64_t id, int64_t ip,
 	return step(w->loc);
 }
 
-int pw_cost(struct profile_writer *w, int64_t bucket, int64_t loc, int64_t thread,
-	    const int64_t v[COST_NCOLS])
+int pw_cost(struct profile_writer *w, bool sampled, int64_t bucket, int64_t loc,
+	    int64_t thread, const int64_t v[COST_NCOLS])
 {
-	sqlite3_bind_int64(w->cost, 1, bucket);
-	sqlite3_bind_int64(w->cost, 2, loc);
-	sqlite3_bind_int64(w->cost, 3, thread);
+	sqlite3_stmt *st = sampled ? w->scost : w->cost;
+
+	sqlite3_bind_int64(st, 1, bucket);
+	sqlite3_bind_int64(st, 2, loc);
+	sqlite3_bind_int64(st, 3, thread);
 	for (int i = 0; i < COST_NCOLS; i++)
-		sqlite3_bind_int64(w->cost, i + 4, v[i]);
-	return step(w->cost);
+		sqlite3_bind_int64(st, i + 4, v[i]);
+	return step(st);
 }
 
 /* The id is left to SQLite (1, 2, ... in dump order): appending without
@@ -223,6 +254,36 @@ int pw_block(struct profile_writer *w, int64_t bucket, int64_t addr,
 	else
 		sqlite3_bind_null(w->block, 5);
 	return step(w->block);
+}
+
+int pw_eviction(struct profile_writer *w, int level, int64_t evictor, int64_t victim,
+		int64_t loc, int64_t count, bool sampled)
+{
+	sqlite3_bind_int(w->evict, 1, level);
+	sqlite3_bind_int64(w->evict, 2, evictor);
+	sqlite3_bind_int64(w->evict, 3, victim);
+	sqlite3_bind_int64(w->evict, 4, loc);
+	sqlite3_bind_int64(w->evict, 5, count);
+	sqlite3_bind_int(w->evict, 6, sampled);
+	return step(w->evict);
+}
+
+int pw_fill(struct profile_writer *w, int level, int64_t fills, int64_t empty,
+	    int64_t evictions)
+{
+	sqlite3_bind_int(w->fill, 1, level);
+	sqlite3_bind_int64(w->fill, 2, fills);
+	sqlite3_bind_int64(w->fill, 3, empty);
+	sqlite3_bind_int64(w->fill, 4, evictions);
+	return step(w->fill);
+}
+
+int pw_residency(struct profile_writer *w, int64_t bucket, int level, int64_t millilines)
+{
+	sqlite3_bind_int64(w->resid, 1, bucket);
+	sqlite3_bind_int(w->resid, 2, level);
+	sqlite3_bind_double(w->resid, 3, (double)millilines / 1000.0);
+	return step(w->resid);
 }
 
 const char *profile_writer_errmsg(const struct profile_writer *w)
@@ -377,6 +438,7 @@ int profile_open(struct profile *p, const char *path, char *err, size_t errlen)
 			 path, (long long)version);
 		goto fail;
 	}
+	p->version = (int)version;
 	if (read_levels(p, err, errlen))
 		goto fail;
 	return 0;
@@ -390,6 +452,19 @@ void profile_close(struct profile *p)
 {
 	sqlite3_close(p->db);
 	p->db = NULL;
+}
+
+int profile_has_rows(struct profile *p, const char *table)
+{
+	char sql[128];
+	int64_t one;
+	int rc;
+
+	if (p->version < 2)
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
+	rc = pragma_int(p->db, sql, &one);
+	return rc == SQLITE_OK ? 1 : rc == SQLITE_DONE ? 0 : -rc;
 }
 
 int profile_meta(struct profile *p, const char *key, struct sbuf *out)

@@ -1,6 +1,7 @@
 /* profile.h — the SQLite profile: schema, writer, and opening for reading.
  *
- * The schema is documented in docs/schema.md (version 1).  The writer fills
+ * The schema is documented in docs/schema.md (version 2; version 1 profiles,
+ * which lack the sampling and eviction tables, are read too).  The writer fills
  * a fresh file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
@@ -9,13 +10,14 @@
 #define DC_CLI_PROFILE_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cli/sbuf.h"
 #include "core/hier.h"
 
-#define PROFILE_SCHEMA_VERSION 1
+#define PROFILE_SCHEMA_VERSION 2
 #define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
 
 /* Cost columns in the order the writer takes them and the schema stores
@@ -24,7 +26,8 @@ enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, CO
 
 struct profile_writer {
 	sqlite3 *db;
-	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *block;
+	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
+		*fill, *resid;
 };
 
 /* Creates a new profile at path (which must not exist) and begins the
@@ -43,12 +46,19 @@ int pw_bstat(struct profile_writer *w, int64_t id, const int64_t st[6]);
 int pw_loc(struct profile_writer *w, int64_t id, int64_t ip,
 	   const char *obj, size_t olen, const char *fn, size_t flen,
 	   const char *file, size_t filelen, int64_t line);
-int pw_cost(struct profile_writer *w, int64_t bucket, int64_t loc, int64_t thread,
-	    const int64_t v[COST_NCOLS]);
+/* Into cost, or into cost_sampled when sampled. */
+int pw_cost(struct profile_writer *w, bool sampled, int64_t bucket, int64_t loc,
+	    int64_t thread, const int64_t v[COST_NCOLS]);
 /* Blocks are numbered 1, 2, ... in the order written; free_seq 0 (live at
  * exit) is stored as NULL. */
 int pw_block(struct profile_writer *w, int64_t bucket, int64_t addr,
 	     int64_t size, int64_t alloc_seq, int64_t free_seq);
+int pw_eviction(struct profile_writer *w, int level, int64_t evictor, int64_t victim,
+		int64_t loc, int64_t count, bool sampled);
+int pw_fill(struct profile_writer *w, int level, int64_t fills, int64_t empty,
+	    int64_t evictions);
+/* Stored as avg_lines = millilines / 1000. */
+int pw_residency(struct profile_writer *w, int64_t bucket, int level, int64_t millilines);
 const char *profile_writer_errmsg(const struct profile_writer *w);
 /* Builds the indexes, commits and closes.  The writer is released either
  * way; on error err says why. */
@@ -64,6 +74,7 @@ struct profile_level {
 struct profile {
 	sqlite3 *db;
 	const char *path;
+	int version;             /* schema version, 1 or 2 */
 	int nlevels;
 	struct profile_level lv[DC_MAX_LEVELS];
 	int64_t mem_latency;
@@ -76,6 +87,9 @@ int profile_open(struct profile *p, const char *path, char *err, size_t errlen);
 void profile_close(struct profile *p);
 /* Fills out with meta value key; 1 if present, 0 if not, negative on error. */
 int profile_meta(struct profile *p, const char *key, struct sbuf *out);
+/* 1 if table (a version 2 table) has a row, 0 if not or the profile is
+ * version 1, negative on error. */
+int profile_has_rows(struct profile *p, const char *table);
 /* "cannot read profile 'F': <sqlite's reason>" for a failed query. */
 void profile_read_error(const struct profile *p, char *err, size_t errlen);
 

@@ -1,4 +1,5 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, version 1) into a profile.
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 and 2) into a
+ * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
  * and cost lines, and a generic tokenizer or sscanf costs more than SQLite.
@@ -28,7 +29,8 @@ struct reader {
 	struct profile_writer *w;
 	struct raw_summary *s;
 	uint64_t lineno;
-	bool header, memory, costs_seen;
+	int version;
+	bool header, memory, levels_used;
 	struct idset buckets, locs;
 	int64_t block_bucket_max;      /* largest bucket named by a block, -1 if none */
 	uint64_t block_bucket_line;    /* where it was named */
@@ -228,9 +230,10 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v != 1)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1)",
+	if (v < 1 || v > 2)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 and 2)",
 			    (long long)v);
+	r->version = (int)v;
 	r->header = true;
 	return 0;
 }
@@ -264,8 +267,8 @@ static int rec_level(struct reader *r)
 	for (int i = 0; i < 4; i++)
 		if (num(r, 3 + i, &v[i]))
 			return -1;
-	if (r->costs_seen)
-		return fail(r, "level record after cost records");
+	if (r->levels_used)
+		return fail(r, "level record after records that use the levels");
 	if (n != r->s->nlevels + 1 || n > DC_MAX_LEVELS)
 		return fail(r, "level %lld out of order (expected %d, at most %d levels)",
 			    (long long)n, r->s->nlevels + 1, DC_MAX_LEVELS);
@@ -340,14 +343,30 @@ static int rec_loc(struct reader *r)
 	return rc ? sql_fail(r, rc, "location") : 0;
 }
 
-static int rec_cost(struct reader *r)
+/* Field i as a level of the hierarchy. */
+static int level_ref(struct reader *r, int i, int *level)
+{
+	int64_t v;
+
+	if (num(r, i, &v))
+		return -1;
+	if (v < 1 || v > r->s->nlevels)
+		return fail(r, "level %lld does not exist (%d levels)", (long long)v,
+			    r->s->nlevels);
+	*level = (int)v;
+	r->levels_used = true;
+	return 0;
+}
+
+/* cost, or scost (sampled): the same fields. */
+static int rec_cost(struct reader *r, bool sampled)
 {
 	int n = r->s->nlevels;
 	int64_t bucket, loc, thread, v[COST_NCOLS] = { 0 };
 	int rc;
 
 	if (n == 0)
-		return fail(r, "cost record before any level record");
+		return fail(r, "%s record before any level record", r->f[0]);
 	if (want_fields(r, 7 + 2 * n) || ref(r, &r->buckets, 1, "bucket", &bucket) ||
 	    ref(r, &r->locs, 2, "location", &loc) || num(r, 3, &thread))
 		return -1;
@@ -356,16 +375,61 @@ static int rec_cost(struct reader *r)
 			return -1;
 	if (num(r, 6 + 2 * n, &v[COST_LAT]))
 		return -1;
-	r->costs_seen = true;
-	rc = pw_cost(r->w, bucket, loc, thread, v);
+	r->levels_used = true;
+	rc = pw_cost(r->w, sampled, bucket, loc, thread, v);
 	if (rc)
-		return sql_fail(r, rc, "cost record (same bucket, location and thread)");
+		return sql_fail(r, rc, sampled ? "scost record (same bucket, location and thread)"
+				: "cost record (same bucket, location and thread)");
+	if (sampled)
+		return 0;
 	r->s->dr += (uint64_t)v[COST_DR];
 	r->s->dw += (uint64_t)v[COST_DW];
 	r->s->d1_misses += (uint64_t)v[COST_D1MR] + (uint64_t)v[COST_D1MR + 1];
 	r->s->ll_misses += (uint64_t)v[COST_D1MR + 2 * (n - 1)] +
 			   (uint64_t)v[COST_D1MR + 2 * (n - 1) + 1];
 	return 0;
+}
+
+/* evict, or sevict (sampled): LEVEL EVICTOR VICTIM LOC COUNT. */
+static int rec_evict(struct reader *r, bool sampled)
+{
+	int64_t evictor, victim, loc, count;
+	int level, rc;
+
+	if (want_fields(r, 6) || level_ref(r, 1, &level) ||
+	    ref(r, &r->buckets, 2, "bucket", &evictor) ||
+	    ref(r, &r->buckets, 3, "bucket", &victim) ||
+	    ref(r, &r->locs, 4, "location", &loc) || num(r, 5, &count))
+		return -1;
+	rc = pw_eviction(r->w, level, evictor, victim, loc, count, sampled);
+	return rc ? sql_fail(r, rc, sampled ? "sevict record" : "evict record") : 0;
+}
+
+static int rec_fill(struct reader *r)
+{
+	int64_t fills, empty, evictions;
+	int level, rc;
+
+	if (want_fields(r, 5) || level_ref(r, 1, &level) || num(r, 2, &fills) ||
+	    num(r, 3, &empty) || num(r, 4, &evictions))
+		return -1;
+	if ((uint64_t)fills != (uint64_t)empty + (uint64_t)evictions)
+		return fail(r, "fill record: %lld fills are not %lld empty + %lld evictions",
+			    (long long)fills, (long long)empty, (long long)evictions);
+	rc = pw_fill(r->w, level, fills, empty, evictions);
+	return rc ? sql_fail(r, rc, "fill record") : 0;
+}
+
+static int rec_resid(struct reader *r)
+{
+	int64_t bucket, millilines;
+	int level, rc;
+
+	if (want_fields(r, 4) || ref(r, &r->buckets, 1, "bucket", &bucket) ||
+	    level_ref(r, 2, &level) || num(r, 3, &millilines))
+		return -1;
+	rc = pw_residency(r->w, bucket, level, millilines);
+	return rc ? sql_fail(r, rc, "resid record") : 0;
 }
 
 static int rec_block(struct reader *r)
@@ -414,7 +478,7 @@ static int record(struct reader *r, char *line, size_t len)
 	if (!strcmp(t, "block"))
 		return rec_block(r);
 	if (!strcmp(t, "cost"))
-		return rec_cost(r);
+		return rec_cost(r, false);
 	if (!strcmp(t, "loc"))
 		return rec_loc(r);
 	if (!strcmp(t, "bucket"))
@@ -429,6 +493,19 @@ static int record(struct reader *r, char *line, size_t len)
 		return rec_memory(r);
 	if (!strcmp(t, "end"))
 		return rec_end(r);
+	/* Version 2 records are unknown to a version 1 dump. */
+	if (r->version >= 2) {
+		if (!strcmp(t, "scost"))
+			return rec_cost(r, true);
+		if (!strcmp(t, "evict"))
+			return rec_evict(r, false);
+		if (!strcmp(t, "sevict"))
+			return rec_evict(r, true);
+		if (!strcmp(t, "fill"))
+			return rec_fill(r);
+		if (!strcmp(t, "resid"))
+			return rec_resid(r);
+	}
 	return fail(r, "unknown record type '%s'", t);
 }
 

@@ -1,10 +1,12 @@
-/* rawread.h — read a raw dump (docs/raw-dump.md, version 1) into a profile.
+/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 and 2) into a
+ * profile.
  *
  * Notes:
  *  - Strict: a malformed line, an unknown record or bucket kind, a number
  *    that does not fit a signed 64-bit integer, a duplicate ID, key or cost
  *    triple, or a reference to a bucket or location not declared yet is an
- *    error naming the line.
+ *    error naming the line.  The version 2 records (scost, evict, sevict,
+ *    fill, resid) are unknown record types in a version 1 dump.
  *  - Cut short: a last line without its '\n' is a partial write and is
  *    dropped; like a dump without an `end` record, the profile is then
  *    marked incomplete by the caller (finalize.c).

@@ -75,7 +75,7 @@ static int exists(struct profile *p, const char *sql, const char *name)
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int check_filters(struct profile *p, const struct view_opts *o, char *err, size_t errlen)
+int view_check_filters(struct profile *p, const struct view_opts *o, char *err, size_t errlen)
 {
 	int rc;
 
@@ -100,24 +100,29 @@ fail:
 	return -1;
 }
 
-/* Key columns of a cost view and the SQL expressions that fill them. */
-static int cost_keys(struct table *t, const struct view_opts *o, struct sbuf *sel,
-		     struct sbuf *group)
+static void add_sql(struct sbuf *sb, const char *s)
+{
+	if (sb->len)
+		sbuf_adds(sb, ", ");
+	sbuf_adds(sb, s);
+}
+
+void view_add_keys(struct table *t, enum view_kind k, struct sbuf *sel, struct sbuf *group)
 {
 	int c;
 
-	switch (o->kind) {
+	switch (k) {
 	case VIEW_OBJECT:
 		table_add_col(t, "bucket", NULL, COL_STR, true);
 		table_add_col(t, "kind", NULL, COL_STR, true);
-		sbuf_adds(sel, "b.name, b.kind");
-		sbuf_adds(group, "c.bucket");
+		add_sql(sel, "b.name, b.kind");
+		add_sql(group, "b.id");
 		break;
 	case VIEW_FUNCTION:
 		table_add_col(t, "function", NULL, COL_STR, true);
 		table_add_col(t, "file", NULL, COL_STR, true);
-		sbuf_adds(sel, "l.function, l.file");
-		sbuf_adds(group, "l.function, l.file");
+		add_sql(sel, "l.function, l.file");
+		add_sql(group, "l.function, l.file");
 		break;
 	default:
 		c = table_add_col(t, "location", "file:line", COL_STR, false);
@@ -127,15 +132,41 @@ static int cost_keys(struct table *t, const struct view_opts *o, struct sbuf *se
 		c = table_add_col(t, "line", NULL, COL_INT, true);
 		t->cols[c].show = SHOW_MACHINE;
 		table_add_col(t, "function", NULL, COL_STR, true);
-		sbuf_adds(sel, "l.file || ':' || l.line, l.file, l.line, l.function");
-		sbuf_adds(group, "l.file, l.line, l.function");
+		add_sql(sel, "l.file || ':' || l.line, l.file, l.line, l.function");
+		add_sql(group, "l.file, l.line, l.function");
 	}
+}
+
+void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_stmt *st)
+{
+	for (int j = 0; j < nkeys; j++) {
+		if (t->cols[j].type == COL_INT)
+			cell_set_int(&row[j], sqlite3_column_int64(st, j));
+		else
+			set_text(&row[j], st, j);
+	}
+	/* The file:line of an unknown file says so; the file follows it. */
+	for (int j = 0; j + 1 < nkeys; j++)
+		if (!strcmp(t->cols[j].name, "location") && row[j + 1].len == 0)
+			cell_set_str(&row[j], "??", 2);
+}
+
+/* Key columns of a cost view and the SQL expressions that fill them. */
+static int cost_keys(struct table *t, const struct view_opts *o, struct sbuf *sel,
+		     struct sbuf *group)
+{
+	view_add_keys(t, o->kind, sel, group);
 	if (o->thread) {
 		table_add_col(t, "thread", NULL, COL_INT, true);
-		sbuf_adds(sel, ", c.thread");
-		sbuf_adds(group, ", c.thread");
+		add_sql(sel, "c.thread");
+		add_sql(group, "c.thread");
 	}
 	return t->ncols;
+}
+
+static const char *cost_table(bool sampled)
+{
+	return sampled ? "cost_sampled" : "cost";
 }
 
 static int build_cost_view(struct profile *p, const struct view_opts *o, struct table *t,
@@ -155,8 +186,8 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	sbuf_addf(&sql, "SELECT %s, SUM(c.Lat), SUM(c.Dr), SUM(c.Dw)", sel.buf);
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(&sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
-	sbuf_adds(&sql, " FROM cost c JOIN bucket b ON b.id = c.bucket"
-		  " JOIN location l ON l.id = c.location WHERE 1");
+	sbuf_addf(&sql, " FROM %s c JOIN bucket b ON b.id = c.bucket"
+		  " JOIN location l ON l.id = c.location WHERE 1", cost_table(o->sampled));
 	if (o->object)
 		sbuf_adds(&sql, " AND b.name = ?1");
 	if (o->function)
@@ -175,15 +206,7 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cell *row = table_add_row(t);
 
-		for (int j = 0; j < nkeys; j++) {
-			if (t->cols[j].type == COL_INT)
-				cell_set_int(&row[j], sqlite3_column_int64(st, j));
-			else
-				set_text(&row[j], st, j);
-		}
-		/* The line view's file:line of an unknown file says so. */
-		if (o->kind == VIEW_LINE && row[1].len == 0)
-			cell_set_str(&row[0], "??", 2);
+		view_set_keys(t, row, nkeys, st);
 		for (int j = m.lat; j < t->ncols; j++) {
 			cell_set_int(&row[j], sqlite3_column_int64(st, nkeys + j - m.lat));
 			t->total[j].i += row[j].i;
@@ -216,21 +239,56 @@ static const char *const stat_cols[] = {
 	"blocks", "max_live_blocks", "max_live_bytes", "total_bytes", "min_size", "max_size",
 };
 
+static const char *const resident_cols[DC_MAX_LEVELS][2] = {
+	{ "L1_resident_lines", "L1_resident_pct" }, { "L2_resident_lines", "L2_resident_pct" },
+	{ "L3_resident_lines", "L3_resident_pct" }, { "L4_resident_lines", "L4_resident_pct" },
+};
+
+/* Per level, from column col on: the lines resident (statement column
+ * first + k) and their share of the bucket's largest live size. */
+static void set_residency(struct cell *row, int col, const struct profile *p, int nlevels,
+			  sqlite3_stmt *st, int first, const struct cell *max_live_bytes)
+{
+	for (int k = 0; k < nlevels; k++) {
+		double lines = sqlite3_column_double(st, first + k);
+
+		cell_set_real(&row[col + 2 * k], lines);
+		if (!max_live_bytes->null && max_live_bytes->i > 0)
+			cell_set_real(&row[col + 2 * k + 1], 100.0 * lines *
+				      (double)p->lv[k].line_size / (double)max_live_bytes->i);
+	}
+}
+
 static int build_stats_view(struct profile *p, const struct view_opts *o, struct table *t,
 			    char *err, size_t errlen)
 {
+	struct sbuf sql;
 	sqlite3_stmt *st;
-	int col[6], avg, rc;
+	int col[6], avg, rc, nres = 0;
 
+	rc = profile_has_rows(p, "residency");
+	if (rc < 0)
+		goto read_error;
+	if (rc)
+		nres = p->nlevels;
 	table_add_col(t, "bucket", NULL, COL_STR, true);
 	table_add_col(t, "kind", NULL, COL_STR, true);
 	for (int i = 0; i < 5; i++)
 		col[i] = table_add_col(t, stat_cols[i], NULL, COL_INT, false);
 	avg = table_add_col(t, "avg_size", NULL, COL_REAL, false);
 	col[5] = table_add_col(t, stat_cols[5], NULL, COL_INT, false);
-	rc = sqlite3_prepare_v2(p->db, "SELECT name, kind, blocks, max_live_blocks,"
-				" max_live_bytes, total_bytes, min_size, max_size FROM bucket"
-				" WHERE ?1 IS NULL OR name = ?1", -1, &st, NULL);
+	sbuf_init(&sql);
+	sbuf_adds(&sql, "SELECT name, kind, blocks, max_live_blocks, max_live_bytes,"
+		  " total_bytes, min_size, max_size");
+	for (int k = 0; k < nres; k++) {
+		table_add_col(t, resident_cols[k][0], NULL, COL_REAL, false);
+		table_add_col(t, resident_cols[k][1], NULL, COL_PCT, false);
+		sbuf_addf(&sql, ", COALESCE((SELECT avg_lines FROM residency r"
+			  " WHERE r.bucket = b.id AND r.level = %d), 0)", k + 1);
+	}
+	sbuf_adds(&sql, " FROM bucket b WHERE ?1 IS NULL OR name = ?1");
+	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
+	sbuf_release(&sql);
 	if (rc != SQLITE_OK)
 		goto read_error;
 	if (o->object)
@@ -247,6 +305,7 @@ static int build_stats_view(struct profile *p, const struct view_opts *o, struct
 				cell_set_int(&row[col[i]], sqlite3_column_int64(st, 2 + i));
 		if (!row[col[0]].null && row[col[0]].i > 0 && !row[col[3]].null)
 			cell_set_real(&row[avg], (double)row[col[3]].i / (double)row[col[0]].i);
+		set_residency(row, col[5] + 1, p, nres, st, 8, &row[col[2]]);
 		t->total[col[0]].i += row[col[0]].i;
 		t->total[col[3]].i += row[col[3]].i;
 	}
@@ -264,7 +323,7 @@ read_error:
 int view_build(struct profile *p, const struct view_opts *o, struct table *t,
 	       char *err, size_t errlen)
 {
-	if (check_filters(p, o, err, errlen))
+	if (view_check_filters(p, o, err, errlen))
 		return -1;
 	if (o->kind == VIEW_STATS)
 		return build_stats_view(p, o, t, err, errlen);
@@ -276,7 +335,8 @@ int view_default_sort(const struct table *t, enum view_kind k)
 	return table_find_metric(t, k == VIEW_STATS ? "total_bytes" : "MissLat");
 }
 
-int view_level_totals(struct profile *p, struct level_totals *lt, char *err, size_t errlen)
+int view_level_totals(struct profile *p, bool sampled, struct level_totals *lt,
+		      char *err, size_t errlen)
 {
 	struct sbuf sql;
 	sqlite3_stmt *st;
@@ -287,7 +347,7 @@ int view_level_totals(struct profile *p, struct level_totals *lt, char *err, siz
 	sbuf_adds(&sql, "SELECT SUM(Dr) + SUM(Dw), SUM(Lat)");
 	for (int k = 1; k <= n; k++)
 		sbuf_addf(&sql, ", SUM(D%dmr) + SUM(D%dmw)", k, k);
-	sbuf_adds(&sql, " FROM cost");
+	sbuf_addf(&sql, " FROM %s", cost_table(sampled));
 	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
 	sbuf_release(&sql);
 	if (rc != SQLITE_OK)

@@ -9,6 +9,10 @@
  *   LatPerMiss MissLat / (D1mr + D1mw); null without misses
  * Miss columns: D1mr/D1mw, D2.., and the last level of an N-level profile
  * as DLmr/DLmw; a one-level profile has only D1mr/D1mw.
+ * Sampled views read the same columns from cost_sampled instead of cost.
+ * The stats view adds per level, when the profile has residency data,
+ *   L<k>_resident_lines  residency.avg_lines (0 for a bucket without a row)
+ *   L<k>_resident_pct    100 * L<k>_resident_lines * line_size / max_live_bytes
  */
 #ifndef DC_CLI_VIEW_H
 #define DC_CLI_VIEW_H
@@ -16,6 +20,7 @@
 #include <stdbool.h>
 
 #include "cli/profile.h"
+#include "cli/sbuf.h"
 #include "cli/table.h"
 
 enum view_kind { VIEW_OBJECT, VIEW_FUNCTION, VIEW_LINE, VIEW_STATS };
@@ -25,6 +30,7 @@ struct view_opts {
 	const char *object;      /* only this bucket name, or NULL */
 	const char *function;    /* only this function, or NULL */
 	bool thread;             /* one row per thread */
+	bool sampled;            /* from cost_sampled (not for VIEW_STATS) */
 };
 
 /* Whole-profile counts per level: accesses[k] reach level k+1 (accesses[N]
@@ -36,12 +42,26 @@ struct level_totals {
 };
 
 const char *view_name(enum view_kind k);
+/* Adds the key columns of an object, function or line view (bucket, kind;
+ * function, file; file:line (text only), file, line, function) to t, and
+ * appends the SQL expressions that fill them (aliases b = bucket, l =
+ * location) to sel and their GROUP BY terms to group, comma-separated. */
+void view_add_keys(struct table *t, enum view_kind k, struct sbuf *sel, struct sbuf *group);
+/* Fills the first nkeys cells of row from the first columns of st, the
+ * way view_add_keys laid them out (an unknown file's file:line is "??"). */
+void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_stmt *st);
+/* --object and --function must name something in the profile: "no bucket
+ * named 'X'" or "no function named 'X'" in err otherwise. */
+int view_check_filters(struct profile *p, const struct view_opts *o, char *err,
+		       size_t errlen);
 /* Fills t (initialised by the caller) with the view's rows and totals,
  * unsorted.  On error err holds the whole message. */
 int view_build(struct profile *p, const struct view_opts *o, struct table *t,
 	       char *err, size_t errlen);
 /* The column a view sorts by unless --sort says otherwise. */
 int view_default_sort(const struct table *t, enum view_kind k);
-int view_level_totals(struct profile *p, struct level_totals *lt, char *err, size_t errlen);
+/* From cost, or from cost_sampled when sampled. */
+int view_level_totals(struct profile *p, bool sampled, struct level_totals *lt,
+		      char *err, size_t errlen);
 
 #endif

@@ -20,6 +20,11 @@
  *    its misses to the last level, as Cachegrind's I1 does.
  *  - Tags are block numbers (addr >> log2(line)); empty ways hold a value no
  *    block number can take, so a cold cache misses on every address.
+ *  - Every miss records, per level, the lines it filled and the block each
+ *    one replaced, so callers can count evictions without a second model.
+ *    At most DC_MAX_FILLS lines are recorded per access; the engine's
+ *    accesses are at most 32 bytes (dirty helpers are capped at the
+ *    smallest line, itself >= 16 bytes), so they touch at most 3 lines.
  */
 #ifndef DC_CACHE_H
 #define DC_CACHE_H
@@ -28,11 +33,18 @@
 
 #define DC_EMPTY_TAG (~(uint64_t)0)
 
+#define DC_MAX_FILLS 4   /* lines one access can fill at one level */
+
 struct dc_cache_level {
 	uint64_t *tags;      /* sets x assoc, most recently used first */
 	uint64_t set_mask;
 	uint32_t assoc;
 	uint32_t line_bits;
+	/* The lines the last missing access filled here and what each
+	 * replaced (DC_EMPTY_TAG for an empty way); valid right after an access
+	 * that missed this level.  Eviction tracking reads them. */
+	uint32_t nfill;
+	uint64_t victim[DC_MAX_FILLS];
 };
 
 struct dc_cache {
@@ -52,7 +64,8 @@ void dc_cache_release(struct dc_cache *c, const struct dc_env *env);
  * passes down by one, stopping where the block was (a hit) or dropping the
  * last way (a miss): a separate search and shift read the set twice, which
  * showed on transpositions where most hits are deep in 16-way sets. */
-static inline bool dc_cache_line_ref(struct dc_cache_level *l, uint64_t block)
+static inline bool dc_cache_line_ref(struct dc_cache_level *l, uint64_t block,
+				     uint64_t *evicted)
 {
 	uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
 	uint64_t prev, cur;
@@ -69,6 +82,7 @@ static inline bool dc_cache_line_ref(struct dc_cache_level *l, uint64_t block)
 			return true;
 		prev = cur;
 	}
+	*evicted = prev;
 	return false;
 }
 
@@ -77,14 +91,19 @@ static inline bool dc_cache_level_miss(struct dc_cache_level *l, uint64_t addr, 
 {
 	uint64_t b1 = addr >> l->line_bits;
 	uint64_t b2 = (addr + size - 1) >> l->line_bits;
-	bool miss;
+	uint64_t ev;
 
-	if (b1 == b2)
-		return !dc_cache_line_ref(l, b1);
-	miss = false;
+	if (b1 == b2) {
+		if (dc_cache_line_ref(l, b1, &l->victim[0]))
+			return false;
+		l->nfill = 1;
+		return true;
+	}
+	l->nfill = 0;
 	for (uint64_t b = b1; b <= b2; b++)
-		miss |= !dc_cache_line_ref(l, b);
-	return miss;
+		if (!dc_cache_line_ref(l, b, &ev) && l->nfill < DC_MAX_FILLS)
+			l->victim[l->nfill++] = ev;
+	return l->nfill > 0;
 }
 
 /* A data access; returns the serving level (1..nlevels+1). */

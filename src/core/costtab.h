@@ -1,9 +1,9 @@
 /* costtab.h — exact cost counters per (code location, bucket, thread).
  *
  * Notes:
- *  - One record per key, created on first use and never moved, so engines
- *    keep pointers to records in per-instruction caches and the per-access
- *    path is a few increments (dc_cost_count).
+ *  - One record per key, created on first use and never moved (rectab.h),
+ *    so engines keep pointers to records in per-instruction caches and the
+ *    per-access path is a few increments (dc_cost_count).
  *  - An access served by level s (1..N+1, see cache.h) missed levels
  *    1..s-1: each of those gets one read or write miss.  Its latency is the
  *    latency of the serving level (lat[s]; lat[N+1] is memory's).
@@ -14,6 +14,7 @@
 #define DC_COSTTAB_H
 
 #include "core/hier.h"
+#include "core/rectab.h"
 
 struct dc_cost {
 	uint32_t loc, bucket, tid;
@@ -24,13 +25,7 @@ struct dc_cost {
 };
 
 struct dc_costtab {
-	const struct dc_env *env;
-	struct dc_cost **slots;     /* open addressing */
-	uint64_t cap, n;
-	struct dc_cost *slab;       /* current slab and how much of it is used */
-	uint64_t slab_used;
-	void **slabs;
-	uint64_t nslabs, slabs_cap;
+	struct dc_rectab r;   /* key: loc, bucket, tid */
 };
 
 int dc_costtab_init(struct dc_costtab *t, const struct dc_env *env);
@@ -54,6 +49,16 @@ static inline void dc_cost_count(struct dc_cost *c, int is_write, int served,
 	for (int k = 0; k < served - 1; k++)
 		c->miss[k][is_write]++;
 	c->lat += lat[served];
+}
+
+/* The same for one sample standing for `weight` events. */
+static inline void dc_cost_count_n(struct dc_cost *c, int is_write, int served,
+				   const uint32_t *lat, uint64_t weight)
+{
+	c->acc[is_write] += weight;
+	for (int k = 0; k < served - 1; k++)
+		c->miss[k][is_write] += weight;
+	c->lat += weight * lat[served];
 }
 
 #endif

@@ -11,6 +11,11 @@
  *   loc ID IP OBJECT FUNCTION FILE LINE
  *   cost BUCKET LOC THREAD DR DW M1R M1W ... MNR MNW LAT
  *   block BUCKET ADDR SIZE ALLOC FREE
+ *   scost BUCKET LOC THREAD DR DW M1R M1W ... MNR MNW LAT     (version 2)
+ *   evict LEVEL EVICTOR VICTIM LOC COUNT                    (version 2)
+ *   sevict LEVEL EVICTOR VICTIM LOC COUNT                   (version 2)
+ *   fill LEVEL FILLS EMPTY EVICTIONS                        (version 2)
+ *   resid BUCKET LEVEL MILLILINES                           (version 2)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -216,9 +221,10 @@ void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *objec
 	put(o, '\n');
 }
 
-void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
+static void cost_fields(struct dc_rawout *o, const char *type, const struct dc_cost *c,
+			int nlevels)
 {
-	put_str(o, "cost");
+	put_str(o, type);
 	put_u64(o, c->bucket);
 	put_u64(o, c->loc);
 	put_u64(o, c->tid);
@@ -229,6 +235,47 @@ void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
 		put_u64(o, c->miss[k][1]);
 	}
 	put_u64(o, c->lat);
+	put(o, '\n');
+}
+
+void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
+{
+	cost_fields(o, "cost", c, nlevels);
+}
+
+void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
+{
+	cost_fields(o, "scost", c, nlevels);
+}
+
+void dc_raw_evict(struct dc_rawout *o, const struct dc_evict *e, bool sampled)
+{
+	put_str(o, sampled ? "sevict" : "evict");
+	put_u64(o, e->level);
+	put_u64(o, e->evictor);
+	put_u64(o, e->victim);
+	put_u64(o, e->loc);
+	put_u64(o, e->count);
+	put(o, '\n');
+}
+
+void dc_raw_fill(struct dc_rawout *o, uint32_t level, uint64_t fills, uint64_t empty,
+		 uint64_t evictions)
+{
+	put_str(o, "fill");
+	put_u64(o, level);
+	put_u64(o, fills);
+	put_u64(o, empty);
+	put_u64(o, evictions);
+	put(o, '\n');
+}
+
+void dc_raw_resid(struct dc_rawout *o, uint32_t bucket, uint32_t level, uint64_t millilines)
+{
+	put_str(o, "resid");
+	put_u64(o, bucket);
+	put_u64(o, level);
+	put_u64(o, millilines);
 	put(o, '\n');
 }
 

@@ -9,8 +9,9 @@
 
 #include "core/hier.h"
 #include "core/costtab.h"
+#include "core/evtab.h"
 
-#define DC_RAW_VERSION 1
+#define DC_RAW_VERSION 2
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -34,6 +35,12 @@ void dc_raw_bstat(struct dc_rawout *o, uint32_t id, uint64_t blocks, uint64_t ma
 void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *object,
 		const char *fn, const char *file, uint32_t line);
 void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
+/* A sampled estimate: the fields of dc_raw_cost under record type scost. */
+void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
+void dc_raw_evict(struct dc_rawout *o, const struct dc_evict *e, bool sampled);
+void dc_raw_fill(struct dc_rawout *o, uint32_t level, uint64_t fills, uint64_t empty,
+		 uint64_t evictions);
+void dc_raw_resid(struct dc_rawout *o, uint32_t bucket, uint32_t level, uint64_t millilines);
 void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t size,
 		  uint64_t alloc_seq, uint64_t free_seq);
 void dc_raw_end(struct dc_rawout *o, bool complete);

@@ -121,6 +121,7 @@ void dc_dump_finish(Bool complete, Int exitcode)
 	dc_objmap_each(&dc.objs, live_block, NULL);
 	dc_names_dump(o);
 	dc_costtab_each(&dc.costs, cost_cb, NULL);
+	dc_track_dump(o);
 	if (dc.lost.acc[0] || dc.lost.acc[1])
 		VG_(umsg)("dcprof: out of memory for cost records; %llu accesses not attributed\n",
 			  (ULong)(dc.lost.acc[0] + dc.lost.acc[1]));

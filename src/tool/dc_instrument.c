@@ -159,6 +159,36 @@ static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 	return c;
 }
 
+/* The bucket of an address, without the per-instruction caches: for lines
+ * evicted from the cache, whose address is all that is known. */
+UInt dc_bucket_at_addr(Addr a)
+{
+	const struct dc_objmap_ent *e;
+	struct dc_obj *r;
+
+	/* Any thread's stack: one thread evicts lines of another's. */
+	for (ThreadId t = 1; t <= dc.max_tid; t++) {
+		struct dc_thread *th = &dc.threads[t];
+		Addr lo, hi;
+		if (a < th->stack_lo || a >= th->stack_hi)
+			continue;
+		if (dc.opt.stack_frames && t == dc.tid)
+			return frame_bucket(t, a, &lo, &hi);
+		if (stack_bucket == ~0u)
+			stack_bucket = dc_bucket_get("<stack>", DC_K_STACK);
+		return stack_bucket;
+	}
+	e = dc_objmap_lookup(&dc.objs, a);
+	if (e)
+		return e->bucket;
+	r = dc_objmap_find(&dc.regions, a);
+	if (r)
+		return r->bucket;
+	if (unknown_bucket == ~0u)
+		unknown_bucket = dc_bucket_get("<unknown>", DC_K_UNKNOWN);
+	return unknown_bucket;
+}
+
 /* ---- helpers (the per-access path) ------------------------------------ */
 
 static VG_REGPARM(2) void dc_ref(struct dc_ins *in, Addr a)
@@ -189,6 +219,42 @@ static VG_REGPARM(2) void dc_ref_frames(struct dc_ins *in, Addr a)
 	dc_cost_count(c, in->is_write, served, dc.lat);
 }
 
+/* With --evictions or --sample: the same, then eviction and sampling
+ * bookkeeping out of line, so the default path stays as short as it is. */
+static VG_REGPARM(2) void dc_ref_track(struct dc_ins *in, Addr a)
+{
+	int served = dc_cache_access(&dc.cache, a, in->size);
+	struct dc_cost *c;
+
+	if (UNLIKELY(!dc.collecting))
+		return;
+	c = in->cost;
+	if (a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid ||
+	    (dc.opt.stack_frames && in->obj == &dc.threads[dc.tid].stack &&
+	     VG_(get_SP)(dc.tid) != in->sp))
+		c = resolve(in, a);
+	dc_cost_count(c, in->is_write, served, dc.lat);
+	dc_track_access(in, c, served);
+}
+
+/* With --sample only: the default path plus a counter; the sample itself
+ * is taken out of line.  Sampling every 10,000th event must cost next to
+ * nothing (issue 3), so this avoids dc_ref_track's bookkeeping call. */
+static VG_REGPARM(2) void dc_ref_sample(struct dc_ins *in, Addr a)
+{
+	int served = dc_cache_access(&dc.cache, a, in->size);
+	struct dc_cost *c;
+
+	if (UNLIKELY(!dc.collecting))
+		return;
+	c = in->cost;
+	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid))
+		c = resolve(in, a);
+	dc_cost_count(c, in->is_write, served, dc.lat);
+	if (dc_sample_event_matches(in, served) && UNLIKELY(dc_sampler_tick(&dc.sampler)))
+		dc_track_sample(in, c, served);
+}
+
 static VG_REGPARM(1) void dc_iref(struct dc_ins *in)
 {
 	dc_cache_ifetch(&dc.cache, in->ip, in->size);
@@ -210,6 +276,8 @@ void dc_thread_switch(ThreadId tid, ULong blocks_done)
 	Addr lo = hi - size;
 
 	dc.tid = tid;
+	if (tid > dc.max_tid)
+		dc.max_tid = tid;
 	if (hi != th->stack_hi || lo != th->stack_lo) {
 		th->stack_hi = hi;
 		th->stack_lo = lo;
@@ -266,8 +334,19 @@ static struct dc_ins *new_ins(Addr ip, Int size, Bool is_write)
 static IRDirty *ref_call(const struct event *e)
 {
 	struct dc_ins *in = new_ins(e->ip, e->size, e->kind == EV_DW);
-	void *fn = dc.opt.stack_frames ? (void *)dc_ref_frames : (void *)dc_ref;
-	const HChar *name = dc.opt.stack_frames ? "dc_ref_frames" : "dc_ref";
+	void *fn = (void *)dc_ref;
+	const HChar *name = "dc_ref";
+
+	if (dc.opt.evictions || (dc.sampling && dc.opt.stack_frames)) {
+		fn = (void *)dc_ref_track;
+		name = "dc_ref_track";
+	} else if (dc.sampling) {
+		fn = (void *)dc_ref_sample;
+		name = "dc_ref_sample";
+	} else if (dc.opt.stack_frames) {
+		fn = (void *)dc_ref_frames;
+		name = "dc_ref_frames";
+	}
 
 	return unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn),
 				 mkIRExprVec_2(mkIRExpr_HWord((HWord)in), e->addr));

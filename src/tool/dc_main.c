@@ -38,6 +38,12 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 	} else if VG_BOOL_CLO(arg, "--collect-atstart", dc.opt.collect_atstart) {
 	} else if VG_BINT_CLO(arg, "--max-block-records", dc.opt.max_block_records, 0,
 			      1000000000000LL) {
+	} else if VG_BOOL_CLO(arg, "--evictions", dc.opt.evictions) {
+	} else if VG_STR_CLO(arg, "--sample", dc.opt.sample) {
+		if (!dc_track_parse_sample(dc.opt.sample))
+			VG_(fmsg_bad_option)(arg, "expected EVENT:N with EVENT one of D1m..D4m, DLm, "
+					     "Dr, Dw, Da and N >= 1\n");
+	} else if VG_BINT_CLO(arg, "--sample-seed", dc.opt.sample_seed, 0, 0x7fffffffffffffffLL) {
 	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
 		if (VG_(strcmp)(tmp, "site") == 0) {
 			dc.opt.heap_site = True;
@@ -70,7 +76,11 @@ static void dc_print_usage(void)
 "    --alloc-fn=<name>            treat <name> as an allocator when naming\n"
 "    --stack-frames=no|yes        one stack bucket per function [no]\n"
 "    --collect-atstart=yes|no     collect from the start [yes]\n"
-"    --max-block-records=<n>      heap blocks recorded individually [100000]\n");
+"    --max-block-records=<n>      heap blocks recorded individually [100000]\n"
+"    --evictions=no|yes           count who evicts whom at every level [no]\n"
+"    --sample=<event>:<n>         emulate a counter sampling every n-th event\n"
+"                                 (D1m..D4m, DLm, Dr, Dw, Da) [off]\n"
+"    --sample-seed=<n>            seed of the sampling period's randomization [1]\n");
 }
 
 static void dc_print_debug_usage(void)
@@ -197,6 +207,7 @@ static void dc_post_clo_init(void)
 	    dc_costtab_init(&dc.costs, &dc.env))
 		VG_(tool_panic)("out of memory");
 	dc_names_init();
+	dc_track_init();
 	dc.threads = VG_(calloc)("dc.main.threads", VG_N_THREADS, sizeof *dc.threads);
 	dc.collecting = dc.opt.collect_atstart;
 	dc_dump_open();
@@ -246,6 +257,7 @@ static void dc_pre_clo_init(void)
 	dc_port_init(&dc.env);
 	dc.opt.collect_atstart = True;
 	dc.opt.max_block_records = 100000;
+	dc.opt.sample_seed = 1;
 	dc.raw_fd = -1;
 }
 

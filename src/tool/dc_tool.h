@@ -14,6 +14,8 @@
 
 #include "core/cache.h"
 #include "core/costtab.h"
+#include "core/evtab.h"
+#include "core/sampler.h"
 #include "core/objmap.h"
 #include "core/rawout.h"
 
@@ -46,6 +48,15 @@ struct dc_bucket {
 	ULong min_size, max_size;
 };
 
+/* Sampled events. */
+enum { DC_EV_MISS, DC_EV_READ, DC_EV_WRITE, DC_EV_ACCESS };
+
+/* Lines of one bucket resident at one level, integrated over time. */
+struct dc_resid {
+	Long lines;
+	ULong last, integral;
+};
+
 struct dc_thread {
 	struct dc_obj stack;      /* pseudo object for this thread's stack */
 	Addr stack_lo, stack_hi;
@@ -62,6 +73,9 @@ struct dc_opts {
 	Bool stack_frames;
 	Bool collect_atstart;
 	Long max_block_records;
+	Bool evictions;           /* --evictions */
+	const HChar *sample;      /* --sample=EVENT:N */
+	Long sample_seed;
 	const HChar *alloc_fns[64];
 	Int n_alloc_fns;
 };
@@ -85,6 +99,7 @@ struct dc_tool {
 
 	Bool collecting;
 	ThreadId tid;                 /* thread running now */
+	ThreadId max_tid;             /* highest thread id scheduled so far */
 	struct dc_thread *threads;    /* VG_N_THREADS of them */
 	struct dc_obj fallback;       /* stands for region/unknown hits in caches;
 				       * gen changes whenever objects appear */
@@ -93,6 +108,22 @@ struct dc_tool {
 	ULong block_records;
 	ULong block_records_dropped;
 	ULong ir;                     /* instructions, --cachegrind-compat */
+
+	/* --sample: the event, its level for miss events (0 otherwise) */
+	Bool sampling;
+	Int sample_event;             /* DC_EV_* */
+	Int sample_level;
+	HChar sample_name[4];         /* "D1m", "Dr", ... */
+	struct dc_sampler sampler;
+	struct dc_costtab scosts;     /* sampled estimates */
+	struct dc_evtab sevicts;      /* sampled eviction estimates */
+
+	/* --evictions */
+	struct dc_evtab evicts;
+	ULong fills[DC_MAX_LEVELS], empty_fills[DC_MAX_LEVELS], nevictions[DC_MAX_LEVELS];
+	struct dc_resid *resid;       /* per bucket x level */
+	UInt resid_buckets;
+	ULong now;                    /* data accesses counted so far */
 
 	Bool exited;                  /* exit_group was called ... */
 	Long exit_code;               /* ... with this status */
@@ -103,6 +134,17 @@ struct dc_tool {
 };
 
 extern struct dc_tool dc;
+
+/* Is this access, served by level `served`, an event of the sampled kind? */
+static inline Bool dc_sample_event_matches(const struct dc_ins *in, int served)
+{
+	switch (dc.sample_event) {
+	case DC_EV_MISS: return served > dc.sample_level;
+	case DC_EV_READ: return !in->is_write;
+	case DC_EV_WRITE: return in->is_write;
+	default: return True;
+	}
+}
 
 /* dc_names.c */
 void dc_names_init(void);
@@ -137,6 +179,16 @@ void dc_globals_scan(void);
 void dc_track_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle);
 void dc_track_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle);
 void dc_track_munmap(Addr a, SizeT len);
+
+/* dc_track.c */
+void dc_track_access(struct dc_ins *in, struct dc_cost *c, int served);
+/* The emulated interrupt handler: records one sample of this access. */
+void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int served);
+/* Parses --sample's EVENT:N; False when malformed. */
+Bool dc_track_parse_sample(const HChar *spec);
+void dc_track_init(void);
+void dc_track_dump(struct dc_rawout *o);
+UInt dc_bucket_at_addr(Addr a);
 
 /* dc_dump.c */
 void dc_dump_open(void);

@@ -43,6 +43,10 @@ Totals: 14 blocks, 5256 bytes.
 
 EVIL is the bucket named  evil,"q" LF ESC [31m 0xFF é  (escaped in the dump as
 evil,"q"%0A%1B[31m%FFé).
+
+fixtures/sampled_evict.raw is a hand-written version 2 dump with sampled costs,
+evictions, fills and residency; its numbers are derived in test_cli_sampled.py
+(report --sampled, --stats), test_cli_accuracy.py and test_cli_evictions.py.
 """
 import os
 import re
@@ -53,6 +57,7 @@ from harness import DCPROF, ROOT, TmpDirTest, run
 
 FIXTURES = os.path.join(ROOT, "tests", "e2e", "fixtures")
 TWO_LEVEL = os.path.join(FIXTURES, "two_level.raw")
+SAMPLED_EVICT = os.path.join(FIXTURES, "sampled_evict.raw")
 EVIL = b'evil,"q"\n\x1b[31m\xff\xc3\xa9'
 EVIL_TEXT = 'evil,"q"\\x0a\\x1b[31m\\xffé'          # as text output shows it
 EVIL_JSON = 'evil,"q"\n\x1b[31m\ufffdé'             # JSON value after parsing
@@ -97,6 +102,38 @@ def meta(db):
         con.close()
 
 
+def text_rows(out, first_col):
+    """The table rows of a text report: {first cell: [cells]} for lines after
+    the header line that starts with first_col; cells split on 2+ spaces."""
+    lines = out.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.split()[:1] == [first_col])
+    rows = {}
+    for l in lines[start + 1:]:
+        if not l or l.startswith("("):
+            break
+        cells = [c.strip() for c in l.split("  ") if c.strip()]
+        rows[cells[0]] = cells
+    return rows
+
+
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
+def downgrade_to_v1(db):
+    """Turns a profile into schema version 1: version 2 minus its tables."""
+    con = sqlite3.connect(db)
+    try:
+        for table in ("cost_sampled", "eviction", "level_fill", "residency"):
+            con.execute("DROP TABLE %s" % table)
+        con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+        con.execute("PRAGMA user_version = 1")
+        con.commit()
+    finally:
+        con.close()
+
+
 class CliTest(TmpDirTest):
     def finalize(self, raw, out="p.db", *opts):
         """dcprof finalize RAW -o OUT; returns (CompletedProcess, db path)."""
@@ -113,6 +150,13 @@ class CliTest(TmpDirTest):
         with open(path, "wb" if isinstance(data, bytes) else "w") as f:
             f.write(data)
         return path
+
+    def run_dcprof(self, *args):
+        """dcprof ARGS, which must succeed; returns stdout (bytes that are not
+        UTF-8 as surrogates, as in CSV)."""
+        r = run([DCPROF] + list(args), errors="surrogateescape")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
 
     def assertError(self, r, prefix, message):
         """Exit status 2 and exactly one line on stderr: PREFIX: ...MESSAGE..."""

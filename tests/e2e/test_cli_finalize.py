@@ -6,12 +6,12 @@ import sqlite3
 import time
 
 from harness import DCPROF, run
-from test_cli_common import (EVIL, TWO_LEVEL, CliTest, makefile_version, meta,
-                             query_bytes)
+from test_cli_common import (EVIL, SAMPLED_EVICT, TWO_LEVEL, CliTest, makefile_version,
+                             meta, query_bytes)
 
 
-def fixture_lines():
-    with open(TWO_LEVEL, "rb") as f:
+def fixture_lines(path=TWO_LEVEL):
+    with open(path, "rb") as f:
         return f.read().split(b"\n")[:-1]
 
 
@@ -24,14 +24,14 @@ class FinalizeTables(CliTest):
         con = sqlite3.connect(self.db)
         try:
             self.assertEqual(con.execute("PRAGMA application_id").fetchone()[0], 0x64637066)
-            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 1)
+            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 2)
         finally:
             con.close()
 
     def test_meta(self):
         m = meta(self.db)
         # dcprof's own keys
-        self.assertEqual(m["schema_version"], "1")
+        self.assertEqual(m["schema_version"], "2")
         self.assertEqual(m["dcprof_version"], makefile_version())
         self.assertEqual(m["complete"], "1")
         self.assertNotIn("incomplete_reason", m)
@@ -148,11 +148,9 @@ class FinalizeIncomplete(CliTest):
             self.assertFalse(os.path.exists(db))
 
 
-class FinalizeErrors(CliTest):
+class DumpErrors(CliTest):
     """A malformed dump: one line naming the file and line, exit 2, and no
-    profile (nor its temporary) left behind."""
-
-    GOOD = fixture_lines()
+    profile (nor its temporary) left behind.  Holds no tests."""
 
     def check(self, data, message, line=None):
         raw = self.write("bad.raw", data)
@@ -169,6 +167,10 @@ class FinalizeErrors(CliTest):
         lines[index] = new
         return b"\n".join(lines) + b"\n"
 
+
+class FinalizeErrors(DumpErrors):
+    GOOD = fixture_lines()
+
     def test_missing_file(self):
         r, db = self.finalize(self.path("nonexistent.raw"))
         self.assertError(r, "dcprof finalize", "cannot read raw dump '%s': No such file"
@@ -184,7 +186,8 @@ class FinalizeErrors(CliTest):
         self.check(bytes(range(256)) * 4, "NUL byte in line", 1)
 
     def test_newer_version(self):
-        self.check(b"dcprof-raw 2\n", "raw dump version 2 is not supported (this dcprof reads 1)", 1)
+        self.check(b"dcprof-raw 3\n",
+                   "raw dump version 3 is not supported (this dcprof reads 1 and 2)", 1)
 
     def test_truncated_before_levels(self):
         self.check(b"\n".join(self.GOOD[:4]) + b"\n", "no level records")
@@ -241,6 +244,111 @@ class FinalizeErrors(CliTest):
         self.assertEqual(r.returncode, 2)
         with open(db, "rb") as f:
             self.assertEqual(f.read(), b"previous contents")
+
+
+class FinalizeVersion2(CliTest):
+    """The records of raw dump version 2 (fixtures/sampled_evict.raw) and
+    their tables (docs/schema.md, version 2)."""
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.profile(SAMPLED_EVICT)
+
+    def test_cost_sampled(self):
+        rows = query_bytes(self.db, "SELECT * FROM cost_sampled ORDER BY bucket, location")
+        self.assertEqual(len(rows), 6)
+        self.assertEqual(rows[0], (0, 0, 1, 2000, 0, 2000, 0, 500, 0, 0, 0, 0, 0, 121000))
+        self.assertEqual(rows[2], (1, 1, 1, 0, 3500, 0, 3500, 0, 3500, 0, 0, 0, 0, 700000))
+
+    def test_eviction(self):
+        rows = query_bytes(self.db, "SELECT * FROM eviction ORDER BY sampled, level, victim,"
+                           " evictor, location")
+        self.assertEqual(len(rows), 19)    # 12 + 2 exact, 5 sampled
+        self.assertEqual(rows[0], (1, 0, 0, 0, 600, 0))
+        self.assertEqual(rows[-1], (1, 3, 2, 3, 100, 1))
+        self.assertEqual(query_bytes(self.db, "SELECT level, SUM(count) FROM eviction"
+                                     " WHERE sampled = 0 GROUP BY level"), [(1, 3550), (2, 1000)])
+
+    def test_level_fill_and_residency(self):
+        self.assertEqual(query_bytes(self.db, "SELECT * FROM level_fill ORDER BY level"),
+                         [(1, 10000, 6450, 3550), (2, 4100, 3100, 1000)])
+        rows = dict(((b, l), a) for b, l, a in
+                    query_bytes(self.db, "SELECT * FROM residency"))
+        # MILLILINES / 1000
+        self.assertEqual(rows[(0, 2)], 1024.0)
+        self.assertEqual(rows[(1, 1)], 128.5)
+        self.assertEqual(rows[(3, 1)], 15.5)
+        self.assertEqual(len(rows), 8)
+
+    def test_meta_and_summary(self):
+        m = meta(self.db)
+        self.assertEqual((m["schema_version"], m["evictions"], m["sample_event"],
+                          m["sample_period"], m["sample_seed"], m["samples"]),
+                         ("2", "yes", "D1m", "100", "7", "100"))
+        # the summary counts the exact costs only
+        r, _ = self.finalize(SAMPLED_EVICT, "q.db")
+        self.assertEqual(r.stderr, "dcprof: wrote %s (6 buckets, Dr=15,200, Dw=5,000,"
+                         " D1 misses=10,000, LL misses=4,100)\n" % self.path("q.db"))
+
+    def test_version_1_profile_has_no_new_tables(self):
+        # a version 1 dump still gives a version 2 profile, with empty tables
+        db = self.profile(TWO_LEVEL)
+        for table in ("cost_sampled", "eviction", "level_fill", "residency"):
+            self.assertEqual(query_bytes(db, "SELECT COUNT(*) FROM %s" % table), [(0,)])
+
+
+class FinalizeVersion2Errors(DumpErrors):
+    GOOD = fixture_lines(SAMPLED_EVICT)
+
+    def line(self, prefix):
+        """Index of the first line starting with prefix."""
+        return next(i for i, l in enumerate(self.GOOD) if l.startswith(prefix))
+
+    def test_version_2_records_in_a_version_1_dump(self):
+        lines = list(self.GOOD)
+        lines[0] = b"dcprof-raw 1"
+        i = self.line(b"scost ")
+        self.check(b"\n".join(lines) + b"\n", "unknown record type 'scost'", i + 1)
+
+    def test_fill_does_not_add_up(self):
+        i = self.line(b"fill 1 ")
+        self.check(self.replace(i, b"fill 1 10000 6450 3551"),
+                   "fill record: 10000 fills are not 6450 empty + 3551 evictions", i + 1)
+
+    def test_undeclared_references(self):
+        i = self.line(b"evict 1 0 0 0 ")
+        self.check(self.replace(i, b"evict 1 9 0 0 600"), "bucket 9 is not declared", i + 1)
+        self.check(self.replace(i, b"evict 1 0 0 7 600"), "location 7 is not declared", i + 1)
+        self.check(self.replace(i, b"evict 3 0 0 0 600"), "level 3 does not exist (2 levels)",
+                   i + 1)
+        i = self.line(b"resid 1 1 ")
+        self.check(self.replace(i, b"resid 1 0 128500"), "level 0 does not exist", i + 1)
+
+    def test_duplicates(self):
+        for prefix, what in ((b"evict 1 0 0 0 ", "duplicate evict record"),
+                             (b"sevict 1 0 0 0 ", "duplicate sevict record"),
+                             (b"fill 1 ", "duplicate fill record"),
+                             (b"resid 1 1 ", "duplicate resid record"),
+                             (b"scost 0 0 ", "duplicate scost record")):
+            i = self.line(prefix)
+            lines = list(self.GOOD)
+            lines.insert(i, lines[i])
+            self.check(b"\n".join(lines) + b"\n", what, i + 2)
+
+    def test_field_counts(self):
+        i = self.line(b"scost ")
+        self.check(self.replace(i, b"scost 0 0 1 2000 0 2000 0 121000"),
+                   "scost record has 8 fields, expected 10", i + 1)
+        i = self.line(b"evict ")
+        self.check(self.replace(i, b"evict 1 0 0 0"), "evict record has 4 fields, expected 5",
+                   i + 1)
+
+    def test_level_after_records_that_use_levels(self):
+        lines = list(self.GOOD)
+        i = self.line(b"fill 1 ")
+        lines.insert(i + 1, b"level 3 L3 33554432 16 64 40")
+        self.check(b"\n".join(lines) + b"\n", "level record after records that use the levels",
+                   i + 2)
 
 
 class FinalizeOptions(CliTest):

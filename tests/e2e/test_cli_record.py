@@ -88,6 +88,25 @@ class RecordRun(FakeRecord):
                                     "--collect-atstart=no", "--max-block-records=5",
                                     "--", "true", "a b", "--help", "-o"])
 
+    def test_sampling_and_eviction_options(self):
+        r = self.record(["-q", "-o", self.out, "--evictions", "--sample=D2m:1000",
+                         "--sample-seed=42", "--cache=L1=32K:8:64,L2=1M:16:64", "true"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.logged()[2][3:], ["--evictions=yes", "--sample=D2m:1000",
+                                                "--sample-seed=42",
+                                                "--cache=L1=32K:8:64,L2=1M:16:64",
+                                                "--", "true"])
+        r = self.record(["-q", "-o", self.out, "--evictions=no", "--sample", "DLm:1", "true"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.logged()[2][3:], ["--evictions=no", "--sample=DLm:1", "--", "true"])
+
+    def test_sample_events(self):
+        # every event; D4m without --cache is left to the engine's hierarchy
+        for event in ("D1m", "D2m", "D3m", "D4m", "DLm", "Dr", "Dw", "Da"):
+            r = self.record(["-q", "-o", self.out, "--sample=%s:7" % event, "true"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("--sample=%s:7" % event, self.logged()[2])
+
     def test_cachegrind_compat_spelling(self):
         r = self.record(["-q", "-o", self.out, "--cachegrind-compat", "--", "true"])
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -229,6 +248,24 @@ class RecordErrors(FakeRecord):
         self.bad(["--alloc-fn=", "true"], "--alloc-fn needs a function name")
         self.bad(["--cachegrind-compat=maybe", "true"], "invalid --cachegrind-compat value")
 
+    def test_bad_sample(self):
+        for v in ("D1m", "D1m:", "D1m:0", "D1m:x", "D5m:10", "D0m:10", "L1m:10", "d1m:10",
+                  ":10", "D1m:-1", "DLmx:10", "D1m:99999999999999999999"):
+            self.bad(["--sample=" + v, "true"], "invalid --sample value '%s' (EVENT:N with"
+                     " EVENT one of D1m D2m D3m D4m DLm Dr Dw Da and N >= 1)" % v)
+
+    def test_sample_level_beyond_the_hierarchy(self):
+        self.bad(["--cache=L1=32K:8:64,L2=1M:16:64", "--sample=D3m:10", "true"],
+                 "invalid --sample 'D3m:10': D3m is a miss at L3 but the hierarchy has 2 levels")
+        self.bad(["--cachegrind-compat", "--sample=D3m:10", "true"],
+                 "invalid --sample 'D3m:10': D3m is a miss at L3 but the hierarchy has 2 levels")
+
+    def test_bad_eviction_and_seed_values(self):
+        self.bad(["--evictions=maybe", "true"], "invalid --evictions value 'maybe' (yes or no)")
+        self.bad(["--sample=D1m:10", "--sample-seed=-1", "true"],
+                 "invalid --sample-seed value '-1' (0 to 2^63-1)")
+        self.bad(["--sample-seed=3", "true"], "--sample-seed needs --sample")
+
     def test_no_tool_directory(self):
         missing = self.path("nolib")
         self.bad(["true"], "cannot find the dcprof engine '%s/dcprof-amd64-linux'" % missing,
@@ -350,16 +387,19 @@ class Help(CliTest):
     def test_help_lists_commands(self):
         r = run([DCPROF, "--help"])
         self.assertEqual(r.returncode, 0)
-        for cmd in ("record", "report", "finalize"):
+        for cmd in ("record", "report", "accuracy", "evictions", "finalize"):
             self.assertRegex(r.stdout, r"\n  %s " % cmd)
 
     def test_command_help(self):
         options = {
             "record": ["--output", "--quiet", "--keep-raw", "--cache", "--latency",
                        "--cachegrind-compat", "--heap-names", "--alloc-fn", "--stack-frames",
-                       "--collect-atstart", "--max-block-records"],
+                       "--collect-atstart", "--max-block-records", "--evictions",
+                       "--sample", "--sample-seed"],
             "report": ["--by", "--object", "--function", "--thread", "--sort", "--top",
-                       "--stats", "--format"],
+                       "--stats", "--sampled", "--format"],
+            "accuracy": ["--top", "--format"],
+            "evictions": ["--level", "--sampled", "--top", "--object", "--by", "--format"],
             "finalize": ["--output", "--exit-status", "--quiet"],
         }
         for cmd, opts in options.items():

@@ -8,21 +8,7 @@ import sqlite3
 
 from harness import DCPROF, run
 from test_cli_common import (EVIL, EVIL_JSON, EVIL_TEXT, METRICS, OBJECT_ROWS, TOTALS,
-                             TWO_LEVEL, CliTest, run_bytes)
-
-
-def text_rows(out, first_col):
-    """The table rows of a text report: {first cell: [cells]} for lines after
-    the header line that starts with first_col; cells split on 2+ spaces."""
-    lines = out.splitlines()
-    start = next(i for i, l in enumerate(lines) if l.split()[:1] == [first_col])
-    rows = {}
-    for l in lines[start + 1:]:
-        if not l or l.startswith("("):
-            break
-        cells = [c.strip() for c in l.split("  ") if c.strip()]
-        rows[cells[0]] = cells
-    return rows
+                             TWO_LEVEL, CliTest, run_bytes, text_rows)
 
 
 def num(s):
@@ -70,7 +56,7 @@ class ObjectView(ReportTest):
 
     def test_json_header(self):
         doc = self.json()
-        self.assertEqual(doc["schema_version"], 1)
+        self.assertEqual(doc["schema_version"], 2)
         self.assertEqual(doc["program"], "/opt/demo/bin/demo")
         self.assertEqual(doc["command"], "demo --size 100")
         self.assertIs(doc["complete"], True)
@@ -372,11 +358,11 @@ class OpenErrors(CliTest):
     def test_newer_schema(self):
         p = self.profile()
         con = sqlite3.connect(p)
-        con.execute("PRAGMA user_version = 2")
+        con.execute("PRAGMA user_version = 3")
         con.commit()
         con.close()
         self.assertError(self.report(p), "dcprof report", "cannot open profile '%s': schema "
-                         "version 2 is newer than this dcprof supports (1)" % p)
+                         "version 3 is newer than this dcprof supports (2)" % p)
 
     def test_corrupt(self):
         p = self.profile()

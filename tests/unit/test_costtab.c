@@ -33,11 +33,11 @@ DC_TEST(costtab, get_creates_once)
 	struct dc_cost *c = dc_costtab_get(&t, 7, 3, 1);
 	check_key(c, 7, 3, 1);
 	CHECK(all_zero(c));
-	CHECK_EQ(t.n, 1);
+	CHECK_EQ(t.r.n, 1);
 	c->acc[0] = 5;
 	CHECK(dc_costtab_get(&t, 7, 3, 1) == c);
 	CHECK_EQ(c->acc[0], 5);                 /* not reset by a second get */
-	CHECK_EQ(t.n, 1);
+	CHECK_EQ(t.r.n, 1);
 	dc_costtab_release(&t);
 }
 
@@ -63,10 +63,10 @@ DC_TEST(costtab, distinct_keys)
 		for (int j = 0; j < i; j++)
 			CHECK(c[i] != c[j]);
 	}
-	CHECK_EQ(t.n, N);
+	CHECK_EQ(t.r.n, N);
 	for (int i = 0; i < N; i++)
 		CHECK(dc_costtab_get(&t, keys[i][0], keys[i][1], keys[i][2]) == c[i]);
-	CHECK_EQ(t.n, N);
+	CHECK_EQ(t.r.n, N);
 	dc_costtab_release(&t);
 }
 
@@ -81,19 +81,19 @@ DC_TEST(costtab, growth_keeps_pointers)
 	struct dc_costtab t;
 
 	CHECK_EQ(dc_costtab_init(&t, dc_env_libc()), 0);
-	uint64_t cap0 = t.cap;
+	uint64_t cap0 = t.r.cap;
 	for (uint32_t i = 0; i < N; i++) {
 		c[i] = dc_costtab_get(&t, i / 7, i % 7, 1 + i % 3);
 		check_key(c[i], i / 7, i % 7, 1 + i % 3);
 		c[i]->lat = 1000 + i;
 	}
-	CHECK(t.cap > cap0);
-	CHECK_EQ(t.n, N);
+	CHECK(t.r.cap > cap0);
+	CHECK_EQ(t.r.n, N);
 	for (uint32_t i = 0; i < N; i++) {
 		CHECK(dc_costtab_get(&t, i / 7, i % 7, 1 + i % 3) == c[i]);
 		CHECK_EQ(c[i]->lat, 1000 + i);
 	}
-	CHECK_EQ(t.n, N);
+	CHECK_EQ(t.r.n, N);
 	dc_costtab_release(&t);
 }
 
@@ -155,13 +155,13 @@ DC_TEST(costtab, zero_keeps_records)
 		CHECK(!all_zero(c[i]));
 	}
 	dc_costtab_zero(&t);
-	CHECK_EQ(t.n, 300);
+	CHECK_EQ(t.r.n, 300);
 	for (uint32_t i = 0; i < 300; i++) {
 		CHECK(all_zero(c[i]));
 		check_key(c[i], i, i + 1, 2);
 		CHECK(dc_costtab_get(&t, i, i + 1, 2) == c[i]);
 	}
-	CHECK_EQ(t.n, 300);
+	CHECK_EQ(t.r.n, 300);
 	CHECK_EQ(dc_costtab_each(&t, count_each, &tl), 0);
 	CHECK_EQ(tl.calls, 300);
 	dc_costtab_release(&t);
@@ -234,7 +234,7 @@ static int costtab_scenario(const struct dc_env *env, void *ud)
 		got[i]->acc[1] = i;
 		ok++;
 	}
-	CHECK_EQ(t.n, ok);
+	CHECK_EQ(t.r.n, ok);
 	for (uint32_t i = 0; i < N; i++) {
 		if (!got[i])
 			continue;

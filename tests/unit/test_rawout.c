@@ -67,11 +67,11 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 1);
+	CHECK_EQ(DC_RAW_VERSION, 2);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
-	finish_expect(o, &m, "dcprof-raw 1\nend 1\nend 0\n");
+	finish_expect(o, &m, "dcprof-raw 2\nend 1\nend 0\n");
 }
 
 DC_TEST(rawout, meta)
@@ -218,7 +218,7 @@ DC_TEST(rawout, whole_dump)
 	dc_raw_cost(o, &c, 1);
 	dc_raw_end(o, true);
 	finish_expect(o, &m,
-		      "dcprof-raw 1\n"
+		      "dcprof-raw 2\n"
 		      "meta cache_source option\n"
 		      "level 1 L1 1024 2 64 4\n"
 		      "memory 200\n"
@@ -427,4 +427,32 @@ DC_TEST(rawout, failing_sink_reports_eio)
 	CHECK_EQ(m.calls, 0);
 	free(o);
 	free(m.data);
+}
+
+/* The version-2 records, field by field as docs/raw-dump.md lists them. */
+DC_TEST(rawout, sampling_and_eviction_records)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	struct dc_cost c;
+	struct dc_evict e = { 2, 7, 9, 11, 12345 };
+
+	memset(&c, 0, sizeof c);
+	c.bucket = 3;
+	c.loc = 4;
+	c.tid = 1;
+	c.acc[0] = 10000;
+	c.miss[0][0] = 10000;
+	c.lat = 140000;
+	dc_raw_scost(o, &c, 2);
+	dc_raw_evict(o, &e, false);
+	dc_raw_evict(o, &e, true);
+	dc_raw_fill(o, 1, 100, 40, 60);
+	dc_raw_resid(o, 5, 2, 1500);
+	finish_expect(o, &m,
+		      "scost 3 4 1 10000 0 10000 0 0 0 140000\n"
+		      "evict 2 7 9 11 12345\n"
+		      "sevict 2 7 9 11 12345\n"
+		      "fill 1 100 40 60\n"
+		      "resid 5 2 1500\n");
 }

@@ -1,0 +1,50 @@
+/* evtab.c — eviction counts: a typed layer over rectab. */
+#include "core/evtab.h"
+
+int dc_evtab_init(struct dc_evtab *t, const struct dc_env *env)
+{
+	t->last = NULL;
+	return dc_rectab_init(&t->r, env, sizeof(struct dc_evict), 4 * sizeof(uint32_t),
+			      "evtab");
+}
+
+void dc_evtab_release(struct dc_evtab *t)
+{
+	t->last = NULL;
+	dc_rectab_release(&t->r);
+}
+
+int dc_evtab_add(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint32_t victim,
+		 uint32_t loc, uint64_t n)
+{
+	uint32_t key[4] = { level, evictor, victim, loc };
+	struct dc_evict *e = t->last;
+
+	if (!e || e->level != level || e->evictor != evictor || e->victim != victim ||
+	    e->loc != loc) {
+		e = dc_rectab_get(&t->r, key);
+		if (!e)
+			return DC_ENOMEM;
+		t->last = e;
+	}
+	e->count += n;
+	return 0;
+}
+
+struct each {
+	int (*fn)(void *ud, const struct dc_evict *e);
+	void *ud;
+};
+
+static int each_cb(void *ud, void *rec)
+{
+	struct each *e = ud;
+	return e->fn(e->ud, rec);
+}
+
+int dc_evtab_each(const struct dc_evtab *t, int (*fn)(void *ud, const struct dc_evict *e),
+		  void *ud)
+{
+	struct each e = { fn, ud };
+	return dc_rectab_each(&t->r, each_cb, &e);
+}

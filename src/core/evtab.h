@@ -1,0 +1,37 @@
+/* evtab.h — eviction counts: who evicts whom, where, at which level.
+ *
+ * Notes (seeds/002 chapter 5):
+ *  - A key is (level, evictor bucket, victim bucket, code location of the
+ *    evicting access); the value is a count (exact) or an estimate (sampled
+ *    counts add the sampling period).
+ *  - Records are created on first use and never move (rectab.h).  The
+ *    record added to last is tried before hashing: a loop that evicts
+ *    another array's lines repeats one key many times over.
+ */
+#ifndef DC_EVTAB_H
+#define DC_EVTAB_H
+
+#include "core/rectab.h"
+
+struct dc_evict {
+	uint32_t level, evictor, victim, loc;
+	uint64_t count;
+};
+
+struct dc_evtab {
+	struct dc_rectab r;        /* key: level, evictor, victim, loc */
+	struct dc_evict *last;     /* the record added to last */
+};
+
+int dc_evtab_init(struct dc_evtab *t, const struct dc_env *env);
+void dc_evtab_release(struct dc_evtab *t);
+
+/* Adds n to the key's count; DC_ENOMEM when the record cannot be made. */
+int dc_evtab_add(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint32_t victim,
+		 uint32_t loc, uint64_t n);
+
+/* Calls fn on every record; stops at non-zero. */
+int dc_evtab_each(const struct dc_evtab *t, int (*fn)(void *ud, const struct dc_evict *e),
+		  void *ud);
+
+#endif

@@ -1,0 +1,198 @@
+/* dc_track.c — eviction tracking and emulated miss sampling.
+ *
+ * Notes (seeds/002 chapters 3 and 5):
+ *  - --evictions=yes: every line a miss fills at a level is counted; when
+ *    it replaced a valid line, the eviction is charged to (level, evictor =
+ *    the bucket of the access, victim = the bucket of the evicted line's
+ *    address now, code location of the access).  fills = empty fills +
+ *    evictions at every level by construction; an access that straddles
+ *    two lines is one miss but two fills.
+ *  - Residency: a line counts for the bucket of the access that filled it
+ *    until it is evicted (then it leaves the bucket its address belongs to
+ *    then); lines per bucket and level are integrated over time (data
+ *    accesses while collecting) and reported as an average.  A count never
+ *    goes below zero (lines filled while collection was off).
+ *  - --sample=EVENT:N emulates a counter of EVENT that overflows every N
+ *    events on average (sampler.h).  The "interrupt handler" gets what a
+ *    PEBS/IBS/EAR sample carries — data address, instruction, latency of
+ *    the serving level — and, for miss events, what the miss evicted at
+ *    that level (the hardware feature proposed in §5.1).  It charges the
+ *    sampled bucket x location with N events (costtab's dc_cost_count_n)
+ *    and the sampled evictions with N each.
+ *  - Events: D<k>m (the access missed level k), DLm (missed the last level),
+ *    Dr, Dw (reads, writes), Da (all data accesses).
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_libcprint.h"
+
+#include "tool/dc_tool.h"
+
+Bool dc_track_parse_sample(const HChar *spec)
+{
+	const HChar *colon = VG_(strchr)(spec, ':');
+	HChar *end;
+	Long n;
+
+	if (!colon)
+		return False;
+	n = VG_(strtoll10)(colon + 1, &end);
+	if (n < 1 || *end)
+		return False;
+	if (colon - spec == 3 && spec[0] == 'D' && spec[2] == 'm' &&
+	    (spec[1] == 'L' || (spec[1] >= '1' && spec[1] <= '0' + DC_MAX_LEVELS))) {
+		dc.sample_event = DC_EV_MISS;
+		dc.sample_level = spec[1] == 'L' ? -1 : spec[1] - '0';
+	} else if (colon - spec == 2 && spec[0] == 'D' &&
+		   (spec[1] == 'r' || spec[1] == 'w' || spec[1] == 'a')) {
+		dc.sample_event = spec[1] == 'r' ? DC_EV_READ
+				  : spec[1] == 'w' ? DC_EV_WRITE : DC_EV_ACCESS;
+	} else {
+		return False;
+	}
+	dc.sampler.period = (ULong)n;
+	VG_(memcpy)(dc.sample_name, spec, (SizeT)(colon - spec));
+	dc.sample_name[colon - spec] = 0;
+	return True;
+}
+
+void dc_track_init(void)
+{
+	if (dc.opt.sample) {
+		if (dc.sample_level < 0)
+			dc.sample_level = dc.hier.nlevels;
+		if (dc.sample_level > dc.hier.nlevels)
+			VG_(fmsg_bad_option)("--sample", "the hierarchy has no level %d\n",
+					     dc.sample_level);
+		dc_sampler_init(&dc.sampler, dc.sampler.period, (ULong)dc.opt.sample_seed);
+		if (dc_costtab_init(&dc.scosts, &dc.env) || dc_evtab_init(&dc.sevicts, &dc.env))
+			VG_(tool_panic)("out of memory");
+		dc.sampling = True;
+	}
+	if (dc.opt.evictions && dc_evtab_init(&dc.evicts, &dc.env))
+		VG_(tool_panic)("out of memory");
+}
+
+static struct dc_resid *resid_at(UInt bucket, Int k)
+{
+	if (bucket >= dc.resid_buckets) {
+		UInt n = dc.resid_buckets ? dc.resid_buckets : 256;
+		while (n <= bucket)
+			n *= 2;
+		dc.resid = VG_(realloc)("dc.track.resid", dc.resid,
+					(SizeT)n * DC_MAX_LEVELS * sizeof *dc.resid);
+		VG_(memset)(dc.resid + (SizeT)dc.resid_buckets * DC_MAX_LEVELS, 0,
+			    (SizeT)(n - dc.resid_buckets) * DC_MAX_LEVELS * sizeof *dc.resid);
+		dc.resid_buckets = n;
+	}
+	return &dc.resid[(SizeT)bucket * DC_MAX_LEVELS + k];
+}
+
+static void resid_add(UInt bucket, Int k, Long delta)
+{
+	struct dc_resid *r = resid_at(bucket, k);
+
+	r->integral += (ULong)r->lines * (dc.now - r->last);
+	r->last = dc.now;
+	r->lines += delta;
+	if (r->lines < 0)
+		r->lines = 0;
+}
+
+static UInt victim_bucket(const struct dc_cache_level *l, UInt j)
+{
+	return dc_bucket_at_addr((Addr)(l->victim[j] << l->line_bits));
+}
+
+static void track_fills(Int k, UInt evictor, UInt loc)
+{
+	const struct dc_cache_level *l = &dc.cache.lv[k];
+
+	for (UInt j = 0; j < l->nfill; j++) {
+		dc.fills[k]++;
+		resid_add(evictor, k, 1);
+		if (l->victim[j] == DC_EMPTY_TAG) {
+			dc.empty_fills[k]++;
+		} else {
+			UInt v = victim_bucket(l, j);
+			dc.nevictions[k]++;
+			resid_add(v, k, -1);
+			dc_evtab_add(&dc.evicts, (UInt)k + 1, evictor, v, loc, 1);
+		}
+	}
+}
+
+void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int served)
+{
+	ULong w = dc.sampler.period;
+	struct dc_cost *s = dc_costtab_get(&dc.scosts, c->loc, c->bucket, c->tid);
+
+	if (s)
+		dc_cost_count_n(s, in->is_write, served, dc.lat, w);
+	if (dc.sample_event == DC_EV_MISS) {
+		const struct dc_cache_level *l = &dc.cache.lv[dc.sample_level - 1];
+		for (UInt j = 0; j < l->nfill; j++)
+			if (l->victim[j] != DC_EMPTY_TAG)
+				dc_evtab_add(&dc.sevicts, (UInt)dc.sample_level, c->bucket,
+					     victim_bucket(l, j), c->loc, w);
+	}
+}
+
+void dc_track_access(struct dc_ins *in, struct dc_cost *c, int served)
+{
+	dc.now++;
+	if (dc.opt.evictions)
+		for (Int k = 0; k < served - 1; k++)
+			track_fills(k, c->bucket, c->loc);
+	if (dc.sampling && dc_sample_event_matches(in, served) && dc_sampler_tick(&dc.sampler))
+		dc_track_sample(in, c, served);
+}
+
+static int scost_cb(void *ud, const struct dc_cost *c)
+{
+	if (c->acc[0] || c->acc[1])
+		dc_raw_scost(ud, c, dc.hier.nlevels);
+	return 0;
+}
+
+static int evict_cb(void *ud, const struct dc_evict *e)
+{
+	dc_raw_evict(ud, e, False);
+	return 0;
+}
+
+static int sevict_cb(void *ud, const struct dc_evict *e)
+{
+	dc_raw_evict(ud, e, True);
+	return 0;
+}
+
+void dc_track_dump(struct dc_rawout *o)
+{
+	dc_raw_meta(o, "evictions", dc.opt.evictions ? "yes" : "no");
+	if (dc.sampling) {
+		dc_raw_meta(o, "sample_event", dc.sample_name);
+		dc_raw_meta_u64(o, "sample_period", dc.sampler.period);
+		dc_raw_meta_u64(o, "sample_seed", (ULong)dc.opt.sample_seed);
+		dc_raw_meta_u64(o, "samples", dc.sampler.samples);
+		dc_costtab_each(&dc.scosts, scost_cb, o);
+		dc_evtab_each(&dc.sevicts, sevict_cb, o);
+	}
+	if (!dc.opt.evictions)
+		return;
+	dc_evtab_each(&dc.evicts, evict_cb, o);
+	for (Int k = 0; k < dc.hier.nlevels; k++)
+		dc_raw_fill(o, (UInt)k + 1, dc.fills[k], dc.empty_fills[k], dc.nevictions[k]);
+	for (UInt b = 0; b < dc.resid_buckets && b < dc_bucket_count(); b++) {
+		for (Int k = 0; k < dc.hier.nlevels; k++) {
+			struct dc_resid *r = resid_at(b, k);
+			ULong integral = r->integral + (ULong)r->lines * (dc.now - r->last);
+			if (!integral || !dc.now)
+				continue;
+			dc_raw_resid(o, b, (UInt)k + 1,
+				     integral / dc.now * 1000 + integral % dc.now * 1000 / dc.now);
+		}
+	}
+}
