@@ -3,14 +3,14 @@
 
 int dc_evtab_init(struct dc_evtab *t, const struct dc_env *env)
 {
-	t->last = NULL;
+	memset(t->recent, 0, sizeof t->recent);
 	return dc_rectab_init(&t->r, env, sizeof(struct dc_evict), 4 * sizeof(uint32_t),
 			      "evtab");
 }
 
 void dc_evtab_release(struct dc_evtab *t)
 {
-	t->last = NULL;
+	memset(t->recent, 0, sizeof t->recent);
 	dc_rectab_release(&t->r);
 }
 
@@ -18,14 +18,16 @@ int dc_evtab_add(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint32_t 
 		 uint32_t loc, uint64_t n)
 {
 	uint32_t key[4] = { level, evictor, victim, loc };
-	struct dc_evict *e = t->last;
+	struct dc_evict **last = &t->recent[(level + 3 * evictor + 7 * victim + 13 * loc) %
+					   DC_EVTAB_RECENT];
+	struct dc_evict *e = *last;
 
 	if (!e || e->level != level || e->evictor != evictor || e->victim != victim ||
 	    e->loc != loc) {
 		e = dc_rectab_get(&t->r, key);
 		if (!e)
 			return DC_ENOMEM;
-		t->last = e;
+		*last = e;
 	}
 	e->count += n;
 	return 0;

@@ -4,9 +4,10 @@
  *  - A key is (level, evictor bucket, victim bucket, code location of the
  *    evicting access); the value is a count (exact) or an estimate (sampled
  *    counts add the sampling period).
- *  - Records are created on first use and never move (rectab.h).  The
- *    record added to last is tried before hashing: a loop that evicts
- *    another array's lines repeats one key many times over.
+ *  - Records are created on first use and never move (rectab.h).  A small
+ *    direct-mapped cache of recent records is tried before the hash table:
+ *    a loop evicting other arrays' lines repeats a handful of keys many
+ *    times over, and hashing every eviction dominated eviction tracking.
  */
 #ifndef DC_EVTAB_H
 #define DC_EVTAB_H
@@ -18,9 +19,11 @@ struct dc_evict {
 	uint64_t count;
 };
 
+#define DC_EVTAB_RECENT 64
+
 struct dc_evtab {
-	struct dc_rectab r;        /* key: level, evictor, victim, loc */
-	struct dc_evict *last;     /* the record added to last */
+	struct dc_rectab r;                        /* key: level, evictor, victim, loc */
+	struct dc_evict *recent[DC_EVTAB_RECENT];  /* direct-mapped cache of records */
 };
 
 int dc_evtab_init(struct dc_evtab *t, const struct dc_env *env);

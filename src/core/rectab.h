@@ -2,7 +2,7 @@
  *
  * Notes:
  *  - Each record starts with its key: key_size bytes (a multiple of 4, at
- *    most 16) compared bytewise.  The rest of the record is the caller's,
+ *    most 16) of uint32_t words, compared word by word.  The rest of the record is the caller's,
  *    zeroed when the record is created.
  *  - Records are carved from slabs and never move or go away before
  *    dc_rectab_release, so callers may keep pointers to them (engines cache

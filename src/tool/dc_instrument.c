@@ -159,6 +159,9 @@ static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 	return c;
 }
 
+static struct dc_objmap_ent recent_victim[2];
+static ULong victim_removals;
+
 /* The bucket of an address, without the per-instruction caches: for lines
  * evicted from the cache, whose address is all that is known. */
 UInt dc_bucket_at_addr(Addr a)
@@ -178,9 +181,22 @@ UInt dc_bucket_at_addr(Addr a)
 			stack_bucket = dc_bucket_get("<stack>", DC_K_STACK);
 		return stack_bucket;
 	}
+	/* Evictions hit the same few objects over and over (the other arrays
+	 * of a loop): keep the last two found, valid until an object goes. */
+	if (victim_removals == dc.objs_removals) {
+		for (UInt i = 0; i < 2; i++)
+			if (a - recent_victim[i].lo < recent_victim[i].hi - recent_victim[i].lo)
+				return recent_victim[i].bucket;
+	} else {
+		VG_(memset)(recent_victim, 0, sizeof recent_victim);
+		victim_removals = dc.objs_removals;
+	}
 	e = dc_objmap_lookup(&dc.objs, a);
-	if (e)
+	if (e) {
+		recent_victim[1] = recent_victim[0];
+		recent_victim[0] = *e;
 		return e->bucket;
+	}
 	r = dc_objmap_find(&dc.regions, a);
 	if (r)
 		return r->bucket;
