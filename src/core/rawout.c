@@ -112,36 +112,6 @@ static void put_field(struct dc_rawout *o, const char *s)
 	}
 }
 
-size_t dc_raw_escape(char *buf, size_t len, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = 0;
-
-	if (!len)
-		return 0;
-	if (!*s) {
-		/* Never a partial escape: "%" alone would not read back. */
-		dc_strlcpy(buf, len >= 3 ? "%-" : "", len);
-		return dc_strlen(buf);
-	}
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (needs_escape(c)) {
-			if (n + 3 >= len)
-				break;
-			buf[n++] = '%';
-			buf[n++] = hex[c >> 4];
-			buf[n++] = hex[c & 15];
-		} else {
-			if (n + 1 >= len)
-				break;
-			buf[n++] = (char)c;
-		}
-	}
-	buf[n] = 0;
-	return n;
-}
-
 void dc_raw_header(struct dc_rawout *o)
 {
 	put_str(o, "dcprof-raw");

@@ -45,8 +45,4 @@ void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t 
 		  uint64_t alloc_seq, uint64_t free_seq);
 void dc_raw_end(struct dc_rawout *o, bool complete);
 
-/* Escapes s as a raw-dump string field into buf (see docs/raw-dump.md);
- * returns the length written, truncating at len-1. */
-size_t dc_raw_escape(char *buf, size_t len, const char *s);
-
 #endif

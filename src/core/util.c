@@ -22,15 +22,6 @@ size_t dc_strlen(const char *s)
 	return n;
 }
 
-bool dc_streq(const char *a, const char *b)
-{
-	while (*a && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
-
 void dc_strlcpy(char *dst, const char *src, size_t len)
 {
 	size_t i = 0;

@@ -10,7 +10,6 @@
 size_t dc_fmt(char *buf, size_t len, const char *fmt, ...);
 
 size_t dc_strlen(const char *s);
-bool dc_streq(const char *a, const char *b);
 /* Copies at most len-1 bytes and NUL-terminates. */
 void dc_strlcpy(char *dst, const char *src, size_t len);
 

@@ -242,7 +242,7 @@ DC_TEST(rawout, escapes_exactly_the_documented_bytes)
 	for (int b = 1; b < 256; b++) {
 		struct mem m;
 		struct dc_rawout *o = open_mem(&m);
-		char s[2] = { (char)b, 0 }, field[8], want[32], esc[8];
+		char s[2] = { (char)b, 0 }, field[8], want[32];
 		bool escaped = b <= 0x20 || b == 0x25 || b == 0x7f;
 
 		if (escaped)
@@ -252,56 +252,26 @@ DC_TEST(rawout, escapes_exactly_the_documented_bytes)
 		snprintf(want, sizeof want, "meta k %s\n", field);
 		dc_raw_meta(o, "k", s);
 		finish_expect(o, &m, want);
-		/* dc_raw_escape applies the same rule. */
-		CHECK_EQ(dc_raw_escape(esc, sizeof esc, s), escaped ? 3 : 1);
-		CHECK_STREQ(esc, field);
 	}
 }
 
+/* Whole strings: "naïve — ok" passes through but for its spaces; the
+ * empty string is "%-", and the data "%-" is not empty: its '%' is
+ * escaped. */
 DC_TEST(rawout, escape_strings)
 {
-	char buf[64];
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
 
-	/* 11 bytes, 5 of them escaped: 6 + 5 * 3 = 21. */
-	CHECK_EQ(dc_raw_escape(buf, sizeof buf, "a b\tc\nd%e\x7f" "f"), 21);
-	CHECK_STREQ(buf, "a%20b%09c%0Ad%25e%7Ff");
-	/* UTF-8 "naïve — ok" (13 bytes) passes through except the two
-	 * spaces: 11 + 2 * 3 = 17. */
-	CHECK_EQ(dc_raw_escape(buf, sizeof buf, "na\xc3\xafve \xe2\x80\x94 ok"), 17);
-	CHECK_STREQ(buf, "na\xc3\xafve%20\xe2\x80\x94%20ok");
-	CHECK_EQ(dc_raw_escape(buf, sizeof buf, ""), 2);
-	CHECK_STREQ(buf, "%-");
-	/* "%-" as data is not the empty string: its '%' is escaped. */
-	CHECK_EQ(dc_raw_escape(buf, sizeof buf, "%-"), 4);
-	CHECK_STREQ(buf, "%25-");
-	CHECK_EQ(dc_raw_escape(buf, sizeof buf, "!~\x80\xff"), 4);
-	CHECK_STREQ(buf, "!~\x80\xff");
-}
-
-/* Truncation keeps at most len-1 bytes and never splits a %XX sequence. */
-DC_TEST(rawout, escape_truncates)
-{
-	char buf[16];
-
-	memset(buf, 'Z', sizeof buf);
-	CHECK_EQ(dc_raw_escape(buf, 4, "abcdef"), 3);
-	CHECK_STREQ(buf, "abc");
-	CHECK_EQ(buf[4], 'Z');
-	/* "ab%cd": "ab" (2) + "%25" would need 5 bytes + NUL. */
-	CHECK_EQ(dc_raw_escape(buf, 5, "ab%cd"), 2);
-	CHECK_STREQ(buf, "ab");
-	CHECK_EQ(dc_raw_escape(buf, 6, "ab%cd"), 5);
-	CHECK_STREQ(buf, "ab%25");
-	CHECK_EQ(dc_raw_escape(buf, 7, "ab%cd"), 6);
-	CHECK_STREQ(buf, "ab%25c");
-	CHECK_EQ(dc_raw_escape(buf, 1, "abc"), 0);
-	CHECK_STREQ(buf, "");
-	/* len 0 writes nothing. */
-	memset(buf, 'Z', sizeof buf);
-	CHECK_EQ(dc_raw_escape(buf, 0, "abc"), 0);
-	CHECK_EQ(buf[0], 'Z');
-	CHECK_EQ(dc_raw_escape(buf, 3, ""), 2);
-	CHECK_STREQ(buf, "%-");
+	dc_raw_meta(o, "a", "a b\tc\nd%e\x7f" "f");
+	dc_raw_meta(o, "u", "na\xc3\xafve \xe2\x80\x94 ok");
+	dc_raw_meta(o, "e", "");
+	dc_raw_meta(o, "p", "%-");
+	finish_expect(o, &m,
+		      "meta a a%20b%09c%0Ad%25e%7Ff\n"
+		      "meta u na\xc3\xafve%20\xe2\x80\x94%20ok\n"
+		      "meta e %-\n"
+		      "meta p %25-\n");
 }
 
 /* ---- buffering and errors ------------------------------------------------ */
