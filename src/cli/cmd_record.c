@@ -538,9 +538,12 @@ static char **engine_argv(const struct record *r, const char *valgrind, const ch
 
 	while (r->prog[nprog])
 		nprog++;
-	v = xcalloc(5 + (size_t)r->nengine + nprog + 1, sizeof *v);
+	v = xcalloc(6 + (size_t)r->nengine + nprog + 1, sizeof *v);
 	v[k++] = (char *)valgrind;
 	v[k++] = "-q";
+	/* No embedded gdbserver: its FIFOs would be left in /tmp whenever the
+	 * program is killed. */
+	v[k++] = "--vgdb=no";
 	v[k++] = "--tool=dcprof";
 	v[k++] = (char *)out_arg;
 	for (int i = 0; i < r->nengine; i++)

@@ -79,10 +79,10 @@ class RecordRun(FakeRecord):
         self.assertEqual(r.returncode, 0, r.stderr)
         pid, lib, args = self.logged()
         self.assertEqual(lib, self.lib)
-        self.assertEqual(args[:2], ["-q", "--tool=dcprof"])
-        self.assertRegex(args[2], r"^--dcprof-out=%s/dcprof-\w{6}/raw\.%%p$" % self.tmpdir)
+        self.assertEqual(args[:3], ["-q", "--vgdb=no", "--tool=dcprof"])
+        self.assertRegex(args[3], r"^--dcprof-out=%s/dcprof-\w{6}/raw\.%%p$" % self.tmpdir)
         # engine options with the same spelling, then the program untouched
-        self.assertEqual(args[3:], ["--cache=L1=32K:8:64,L2=1M:16:64", "--latency=L1=3,MEM=100",
+        self.assertEqual(args[4:], ["--cache=L1=32K:8:64,L2=1M:16:64", "--latency=L1=3,MEM=100",
                                     "--heap-names=site", "--alloc-fn=xmalloc",
                                     "--alloc-fn=ymalloc", "--stack-frames=yes",
                                     "--collect-atstart=no", "--max-block-records=5",
@@ -92,13 +92,13 @@ class RecordRun(FakeRecord):
         r = self.record(["-q", "-o", self.out, "--evictions", "--sample=D2m:1000",
                          "--sample-seed=42", "--cache=L1=32K:8:64,L2=1M:16:64", "true"])
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(self.logged()[2][3:], ["--evictions=yes", "--sample=D2m:1000",
+        self.assertEqual(self.logged()[2][4:], ["--evictions=yes", "--sample=D2m:1000",
                                                 "--sample-seed=42",
                                                 "--cache=L1=32K:8:64,L2=1M:16:64",
                                                 "--", "true"])
         r = self.record(["-q", "-o", self.out, "--evictions=no", "--sample", "DLm:1", "true"])
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(self.logged()[2][3:], ["--evictions=no", "--sample=DLm:1", "--", "true"])
+        self.assertEqual(self.logged()[2][4:], ["--evictions=no", "--sample=DLm:1", "--", "true"])
 
     def test_sample_events(self):
         # every event; D4m without --cache is left to the engine's hierarchy
