@@ -207,21 +207,18 @@ UInt dc_bucket_at_addr(Addr a)
 
 /* ---- helpers (the per-access path) ------------------------------------ */
 
-static VG_REGPARM(2) void dc_ref(struct dc_ins *in, Addr a)
-{
-	int served = dc_cache_access(&dc.cache, a, in->size);
-	struct dc_cost *c;
+enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4 };
 
-	if (UNLIKELY(!dc.collecting))
-		return;
-	c = in->cost;
-	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid))
-		c = resolve(in, a);
-	dc_cost_count(c, in->is_write, served, dc.lat);
-}
-
-/* --stack-frames=yes: a cached frame is valid only while SP is unchanged. */
-static VG_REGPARM(2) void dc_ref_frames(struct dc_ins *in, Addr a)
+/* The per-access path, specialised at compile time by `mode` (each helper
+ * below passes a constant), so the default helper carries none of the
+ * optional work: a run-time flag test per access is measurable here.
+ *  - REF_FRAMES (--stack-frames): a cached frame is valid only while SP is
+ *    unchanged.
+ *  - REF_TRACK (--evictions): eviction and sampling bookkeeping, out of line.
+ *  - REF_SAMPLE (--sample alone): a counter per matching event; the sample
+ *    itself is taken out of line.  Sampling every 10,000th event must cost
+ *    next to nothing (issue 3). */
+static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a, int mode)
 {
 	int served = dc_cache_access(&dc.cache, a, in->size);
 	struct dc_cost *c;
@@ -230,45 +227,37 @@ static VG_REGPARM(2) void dc_ref_frames(struct dc_ins *in, Addr a)
 		return;
 	c = in->cost;
 	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid ||
-		     (in->obj == &dc.threads[dc.tid].stack && VG_(get_SP)(dc.tid) != in->sp)))
+		     ((mode & REF_FRAMES) && in->obj == &dc.threads[dc.tid].stack &&
+		      VG_(get_SP)(dc.tid) != in->sp)))
 		c = resolve(in, a);
 	dc_cost_count(c, in->is_write, served, dc.lat);
+	if (mode & REF_TRACK)
+		dc_track_access(in, c, served);
+	if ((mode & REF_SAMPLE) && dc_sample_event_matches(in, served) &&
+	    UNLIKELY(dc_sampler_tick(&dc.sampler)))
+		dc_track_sample(in, c, served);
 }
 
-/* With --evictions or --sample: the same, then eviction and sampling
- * bookkeeping out of line, so the default path stays as short as it is. */
-static VG_REGPARM(2) void dc_ref_track(struct dc_ins *in, Addr a)
+static VG_REGPARM(2) void dc_ref(struct dc_ins *in, Addr a)
 {
-	int served = dc_cache_access(&dc.cache, a, in->size);
-	struct dc_cost *c;
-
-	if (UNLIKELY(!dc.collecting))
-		return;
-	c = in->cost;
-	if (a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid ||
-	    (dc.opt.stack_frames && in->obj == &dc.threads[dc.tid].stack &&
-	     VG_(get_SP)(dc.tid) != in->sp))
-		c = resolve(in, a);
-	dc_cost_count(c, in->is_write, served, dc.lat);
-	dc_track_access(in, c, served);
+	ref(in, a, 0);
 }
 
-/* With --sample only: the default path plus a counter; the sample itself
- * is taken out of line.  Sampling every 10,000th event must cost next to
- * nothing (issue 3), so this avoids dc_ref_track's bookkeeping call. */
+static VG_REGPARM(2) void dc_ref_frames(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_FRAMES);
+}
+
 static VG_REGPARM(2) void dc_ref_sample(struct dc_ins *in, Addr a)
 {
-	int served = dc_cache_access(&dc.cache, a, in->size);
-	struct dc_cost *c;
+	ref(in, a, REF_SAMPLE);
+}
 
-	if (UNLIKELY(!dc.collecting))
-		return;
-	c = in->cost;
-	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid))
-		c = resolve(in, a);
-	dc_cost_count(c, in->is_write, served, dc.lat);
-	if (dc_sample_event_matches(in, served) && UNLIKELY(dc_sampler_tick(&dc.sampler)))
-		dc_track_sample(in, c, served);
+/* --evictions, or --sample with --stack-frames: dc_track_access does both
+ * kinds of bookkeeping. */
+static VG_REGPARM(2) void dc_ref_track(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
 }
 
 static VG_REGPARM(1) void dc_iref(struct dc_ins *in)
