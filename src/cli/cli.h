@@ -26,5 +26,9 @@ int cmd_accuracy(int argc, char **argv);
 void cmd_accuracy_usage(FILE *f);
 int cmd_evictions(int argc, char **argv);
 void cmd_evictions_usage(FILE *f);
+int cmd_reuse(int argc, char **argv);
+void cmd_reuse_usage(FILE *f);
+int cmd_mrc(int argc, char **argv);
+void cmd_mrc_usage(FILE *f);
 
 #endif

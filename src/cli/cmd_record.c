@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/finalize.h"
 #include "cli/opts.h"
+#include "cli/rhist.h"
 #include "cli/sample.h"
 #include "cli/spawn.h"
 #include "core/hier.h"
@@ -26,7 +27,12 @@
 
 enum { OPT_HELP = 1, OPT_OUTPUT, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
        OPT_COMPAT, OPT_HEAP_NAMES, OPT_ALLOC_FN, OPT_STACK_FRAMES, OPT_COLLECT_ATSTART,
-       OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED };
+       OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED, OPT_REUSE,
+       OPT_REUSE_BLOCK, OPT_REUSE_BINS };
+
+#define REUSE_BLOCK_MAX 1048576
+#define REUSE_FIRST_MAX (1LL << 32)
+#define REUSE_GROWTH_MAX 65536
 
 static const struct opt_def record_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -44,6 +50,9 @@ static const struct opt_def record_opts[] = {
 	{ OPT_EVICTIONS, 0, "evictions", OPT_OPTIONAL },
 	{ OPT_SAMPLE, 0, "sample", OPT_REQUIRED },
 	{ OPT_SAMPLE_SEED, 0, "sample-seed", OPT_REQUIRED },
+	{ OPT_REUSE, 0, "reuse", OPT_OPTIONAL },
+	{ OPT_REUSE_BLOCK, 0, "reuse-block", OPT_REQUIRED },
+	{ OPT_REUSE_BINS, 0, "reuse-bins", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
 
@@ -87,13 +96,23 @@ void cmd_record_usage(FILE *f)
 		"                             or DLm (misses at a level), Dr, Dw or Da (reads,\n"
 		"                             writes, all accesses) (default: no sampling)\n"
 		"  --sample-seed=N            random seed of the sampling period (default: 1)\n"
+		"  --reuse[=yes|no]           measure exact reuse distances (stack and time)\n"
+		"                             with histograms per bucket and per pair of code\n"
+		"                             locations (default: no)\n"
+		"  --reuse-block=BYTES        block size reuse distances are measured in: a\n"
+		"                             power of two, 1 to %d (default: 64, a\n"
+		"                             cache line)\n"
+		"  --reuse-bins=FIRST:GROWTH  histogram bins: [0, FIRST), then each bin GROWTH\n"
+		"                             times as wide; FIRST 1 to 2^32, GROWTH 2 to %d\n"
+		"                             (default: 1:2, powers of two)\n"
 		"\n"
 		"  -h, --help                 show this help\n"
 		"\n"
 		"environment: DCPROF_LIB (engine directory, default BINDIR/../lib/dcprof),\n"
 		"DCPROF_VALGRIND (valgrind to run, default: valgrind from PATH), TMPDIR.\n",
 		DC_MAX_LEVELS, dc_hier_default_latency(1), dc_hier_default_latency(2),
-		dc_hier_default_latency(3), dc_hier_default_latency(4), DC_DEFAULT_MEM_LATENCY);
+		dc_hier_default_latency(3), dc_hier_default_latency(4), DC_DEFAULT_MEM_LATENCY,
+		REUSE_BLOCK_MAX, REUSE_GROWTH_MAX);
 }
 
 struct record {
@@ -104,6 +123,8 @@ struct record {
 	const char *sample;     /* --sample's value */
 	char sample_event[4];
 	bool seed_given;
+	bool reuse;             /* --reuse=yes */
+	const char *reuse_sub;  /* --reuse-block or --reuse-bins, given */
 	char *engine_args[MAX_ENGINE_ARGS];
 	int nengine;
 	char **prog;            /* the program and its arguments, NULL-terminated */
@@ -169,12 +190,33 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		break;
 	case OPT_COMPAT:
 	case OPT_EVICTIONS:
+	case OPT_REUSE:
 		if (v && opt_parse_yesno(v) < 0)
 			goto yesno;
 		v = !v || opt_parse_yesno(v) == 1 ? "yes" : "no";
 		if (id == OPT_COMPAT)
 			r->compat = v[0] == 'y';
+		if (id == OPT_REUSE)
+			r->reuse = v[0] == 'y';
 		break;
+	case OPT_REUSE_BLOCK:
+		if (opt_parse_u64(v, REUSE_BLOCK_MAX, &n) || n == 0 || (n & (n - 1))) {
+			cli_error("invalid --reuse-block value '%s' (a power of two from 1 to %d)",
+				  v, REUSE_BLOCK_MAX);
+			return -1;
+		}
+		r->reuse_sub = "--reuse-block";
+		break;
+	case OPT_REUSE_BINS: {
+		int64_t first, growth;
+		if (reuse_parse_bins(v, REUSE_FIRST_MAX, REUSE_GROWTH_MAX, &first, &growth)) {
+			cli_error("invalid --reuse-bins value '%s' (FIRST:GROWTH with FIRST from 1"
+				  " to 2^32 and GROWTH from 2 to %d)", v, REUSE_GROWTH_MAX);
+			return -1;
+		}
+		r->reuse_sub = "--reuse-bins";
+		break;
+	}
 	case OPT_HEAP_NAMES:
 		if (check_heap_names(v))
 			return -1;
@@ -285,6 +327,10 @@ static int parse(struct record *r, int argc, char **argv)
 	r->prog = argv + it.i;
 	if (r->seed_given && !r->sample) {
 		cli_error("--sample-seed needs --sample");
+		return -1;
+	}
+	if (r->reuse_sub && !r->reuse) {
+		cli_error("%s needs --reuse", r->reuse_sub);
 		return -1;
 	}
 	return check_hierarchy(r);

@@ -144,8 +144,10 @@ void fmt_thousands(struct sbuf *out, int64_t v)
 static void add_machine_num(struct sbuf *out, const struct cell *c, enum col_type type,
 			    const char *null)
 {
-	if (c->null || (type != COL_INT && !isfinite(c->d)))
+	if (c->null || (type != COL_INT && type != COL_BOOL && !isfinite(c->d)))
 		sbuf_adds(out, null);
+	else if (type == COL_BOOL)
+		sbuf_adds(out, c->i ? "true" : "false");
 	else if (type == COL_INT)
 		sbuf_addf(out, "%lld", (long long)c->i);
 	else
@@ -165,6 +167,9 @@ static size_t text_cell(struct sbuf *out, const struct cell *c, enum col_type ty
 		return fmt_text(out, c->s, c->len);
 	case COL_INT:
 		fmt_thousands(out, c->i);
+		break;
+	case COL_BOOL:
+		sbuf_adds(out, c->i ? "yes" : "no");
 		break;
 	default:
 		if (isfinite(c->d))

@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 2 (docs/schema.md):
+ * Schema version 3 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -16,10 +16,16 @@
  *                 PRIMARY KEY(level, evictor, victim, location, sampled) (version 2)
  *   level_fill    level INTEGER PRIMARY KEY, fills, empty_fills, evictions (version 2)
  *   residency     bucket, level, avg_lines REAL; PRIMARY KEY(bucket, level) (version 2)
+ *   reuse_hist    bucket, kind, bin, lo, hi, count; PRIMARY KEY(bucket, kind, bin)
+ *                 (version 3)
+ *   reuse_first   bucket INTEGER PRIMARY KEY, count (version 3)
+ *   reuse_pair    use_location, reuse_location, count, mean_stack REAL,
+ *                 mean_time REAL; PRIMARY KEY(use_location, reuse_location) (version 3)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 2.
- *   Version 1 is version 2 without the tables marked (version 2).
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 3.
+ *   Version 2 is version 3 without the tables marked (version 3); version 1
+ *   also lacks those marked (version 2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,7 +63,12 @@ static const char schema_sql[] =
 	"CREATE TABLE level_fill(level INTEGER PRIMARY KEY, fills INTEGER,"
 	" empty_fills INTEGER, evictions INTEGER);"
 	"CREATE TABLE residency(bucket INTEGER, level INTEGER, avg_lines REAL,"
-	" PRIMARY KEY(bucket, level));";
+	" PRIMARY KEY(bucket, level));"
+	"CREATE TABLE reuse_hist(bucket INTEGER, kind TEXT, bin INTEGER, lo INTEGER,"
+	" hi INTEGER, count INTEGER, PRIMARY KEY(bucket, kind, bin));"
+	"CREATE TABLE reuse_first(bucket INTEGER PRIMARY KEY, count INTEGER);"
+	"CREATE TABLE reuse_pair(use_location INTEGER, reuse_location INTEGER, count INTEGER,"
+	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -87,7 +98,7 @@ static void finalize_all(struct profile_writer *w)
 {
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
-				 &w->resid };
+				 &w->resid, &w->rhist, &w->rfirst, &w->rpair };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -146,6 +157,13 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 		rc = prepare(w->db, &w->fill, "INSERT INTO level_fill VALUES(?1, ?2, ?3, ?4)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->resid, "INSERT INTO residency VALUES(?1, ?2, ?3)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->rhist, "INSERT INTO reuse_hist(bucket, kind, bin, count)"
+			     " VALUES(?1, ?2, ?3, ?4)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->rfirst, "INSERT INTO reuse_first VALUES(?1, ?2)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->rpair, "INSERT INTO reuse_pair VALUES(?1, ?2, ?3, ?4, ?5)");
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
@@ -284,6 +302,65 @@ int pw_residency(struct profile_writer *w, int64_t bucket, int level, int64_t mi
 	sqlite3_bind_int(w->resid, 2, level);
 	sqlite3_bind_double(w->resid, 3, (double)millilines / 1000.0);
 	return step(w->resid);
+}
+
+int pw_rhist(struct profile_writer *w, int64_t bucket, const char *kind, int64_t bin,
+	     int64_t count)
+{
+	sqlite3_bind_int64(w->rhist, 1, bucket);
+	sqlite3_bind_text(w->rhist, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(w->rhist, 3, bin);
+	sqlite3_bind_int64(w->rhist, 4, count);
+	return step(w->rhist);
+}
+
+int pw_rfirst(struct profile_writer *w, int64_t bucket, int64_t count)
+{
+	sqlite3_bind_int64(w->rfirst, 1, bucket);
+	sqlite3_bind_int64(w->rfirst, 2, count);
+	return step(w->rfirst);
+}
+
+int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count,
+	     int64_t sumstack, int64_t sumtime)
+{
+	sqlite3_bind_int64(w->rpair, 1, use);
+	sqlite3_bind_int64(w->rpair, 2, reuse);
+	sqlite3_bind_int64(w->rpair, 3, count);
+	sqlite3_bind_double(w->rpair, 4, (double)sumstack / (double)count);
+	sqlite3_bind_double(w->rpair, 5, (double)sumtime / (double)count);
+	return step(w->rpair);
+}
+
+int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
+		    const int64_t *hi, const bool *hi_inf)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_exec(w->db, "CREATE TEMP TABLE reuse_bounds(bin INTEGER PRIMARY KEY,"
+			  " lo INTEGER, hi INTEGER)", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return -rc;
+	rc = sqlite3_prepare_v2(w->db, "INSERT INTO reuse_bounds VALUES(?1, ?2, ?3)", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return -rc;
+	for (int64_t k = 0; k < nbins && rc == SQLITE_OK; k++) {
+		sqlite3_bind_int64(st, 1, k);
+		sqlite3_bind_int64(st, 2, lo[k]);
+		if (hi_inf[k])
+			sqlite3_bind_null(st, 3);
+		else
+			sqlite3_bind_int64(st, 3, hi[k]);
+		rc = -step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(w->db, "UPDATE reuse_hist SET (lo, hi) = (SELECT lo, hi FROM"
+				  " reuse_bounds r WHERE r.bin = reuse_hist.bin);"
+				  "DROP TABLE temp.reuse_bounds", NULL, NULL, NULL);
+	return -rc;
 }
 
 const char *profile_writer_errmsg(const struct profile_writer *w)
@@ -460,7 +537,7 @@ int profile_has_rows(struct profile *p, const char *table)
 	int64_t one;
 	int rc;
 
-	if (p->version < 2)
+	if (p->version < (strncmp(table, "reuse_", 6) ? 2 : 3))
 		return 0;
 	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
 	rc = pragma_int(p->db, sql, &one);

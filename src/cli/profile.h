@@ -1,7 +1,8 @@
 /* profile.h — the SQLite profile: schema, writer, and opening for reading.
  *
- * The schema is documented in docs/schema.md (version 2; version 1 profiles,
- * which lack the sampling and eviction tables, are read too).  The writer fills
+ * The schema is documented in docs/schema.md (version 3; version 1 and 2
+ * profiles, which lack the sampling and eviction tables (1) and the reuse
+ * tables (1 and 2), are read too).  The writer fills
  * a fresh file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
@@ -17,7 +18,7 @@
 #include "cli/sbuf.h"
 #include "core/hier.h"
 
-#define PROFILE_SCHEMA_VERSION 2
+#define PROFILE_SCHEMA_VERSION 3
 #define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
 
 /* Cost columns in the order the writer takes them and the schema stores
@@ -27,7 +28,7 @@ enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, CO
 struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
-		*fill, *resid;
+		*fill, *resid, *rhist, *rfirst, *rpair;
 };
 
 /* Creates a new profile at path (which must not exist) and begins the
@@ -59,6 +60,18 @@ int pw_fill(struct profile_writer *w, int level, int64_t fills, int64_t empty,
 	    int64_t evictions);
 /* Stored as avg_lines = millilines / 1000. */
 int pw_residency(struct profile_writer *w, int64_t bucket, int level, int64_t millilines);
+/* reuse_hist rows get their lo and hi from pw_reuse_bounds, called once
+ * after the last pw_rhist with the bounds of bins 0 .. nbins-1 (hi NULL
+ * where hi_inf). */
+int pw_rhist(struct profile_writer *w, int64_t bucket, const char *kind, int64_t bin,
+	     int64_t count);
+int pw_rfirst(struct profile_writer *w, int64_t bucket, int64_t count);
+/* Stored as mean_stack = sumstack / count, mean_time = sumtime / count;
+ * count > 0. */
+int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count,
+	     int64_t sumstack, int64_t sumtime);
+int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
+		    const int64_t *hi, const bool *hi_inf);
 const char *profile_writer_errmsg(const struct profile_writer *w);
 /* Builds the indexes, commits and closes.  The writer is released either
  * way; on error err says why. */
@@ -74,7 +87,7 @@ struct profile_level {
 struct profile {
 	sqlite3 *db;
 	const char *path;
-	int version;             /* schema version, 1 or 2 */
+	int version;             /* schema version, 1 to 3 */
 	int nlevels;
 	struct profile_level lv[DC_MAX_LEVELS];
 	int64_t mem_latency;
@@ -87,8 +100,8 @@ int profile_open(struct profile *p, const char *path, char *err, size_t errlen);
 void profile_close(struct profile *p);
 /* Fills out with meta value key; 1 if present, 0 if not, negative on error. */
 int profile_meta(struct profile *p, const char *key, struct sbuf *out);
-/* 1 if table (a version 2 table) has a row, 0 if not or the profile is
- * version 1, negative on error. */
+/* 1 if table (a version 2 or 3 table) has a row, 0 if not or the profile
+ * is older than the table, negative on error. */
 int profile_has_rows(struct profile *p, const char *table);
 /* "cannot read profile 'F': <sqlite's reason>" for a failed query. */
 void profile_read_error(const struct profile *p, char *err, size_t errlen);

@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 and 2) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 3) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -12,6 +12,7 @@
 
 #include "cli/err.h"
 #include "cli/rawread.h"
+#include "cli/rhist.h"
 
 #define MAXFIELDS 16
 
@@ -34,6 +35,9 @@ struct reader {
 	struct idset buckets, locs;
 	int64_t block_bucket_max;      /* largest bucket named by a block, -1 if none */
 	uint64_t block_bucket_line;    /* where it was named */
+	int64_t reuse_first, reuse_growth;   /* meta reuse_bins; 0 until seen */
+	int64_t rhist_bin_max;         /* largest rhist bin, -1 if none */
+	uint64_t rhist_bin_line;       /* where it was named */
 	char *f[MAXFIELDS];
 	size_t flen[MAXFIELDS];
 	int nf;
@@ -230,8 +234,8 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 2)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 and 2)",
+	if (v < 1 || v > 3)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 3)",
 			    (long long)v);
 	r->version = (int)v;
 	r->header = true;
@@ -253,6 +257,15 @@ static int rec_meta(struct reader *r)
 		if (num(r, 2, &r->s->exit_code))
 			return -1;
 		r->s->has_exit_code = true;
+	}
+	if (!strcmp(r->f[1], "reuse_bins") &&
+	    reuse_parse_bins(r->f[2], INT64_MAX, INT64_MAX, &r->reuse_first, &r->reuse_growth))
+		return fail(r, "meta reuse_bins '%s' is not FIRST:GROWTH (FIRST >= 1, GROWTH >= 2)",
+			    r->f[2]);
+	if (!strcmp(r->f[1], "reuse_block")) {
+		int64_t v;
+		if (num(r, 2, &v) || v == 0)
+			return fail(r, "meta reuse_block must be a number of bytes >= 1");
 	}
 	return 0;
 }
@@ -432,6 +445,88 @@ static int rec_resid(struct reader *r)
 	return rc ? sql_fail(r, rc, "resid record") : 0;
 }
 
+/* rhist KIND BUCKET BIN COUNT; lo and hi are set at the end, when meta
+ * reuse_bins is surely known. */
+static int rec_rhist(struct reader *r)
+{
+	const char *kind;
+	int64_t bucket, bin, count;
+	int rc;
+
+	if (want_fields(r, 5))
+		return -1;
+	if (!strcmp(r->f[1], "stack"))
+		kind = "stack";
+	else if (!strcmp(r->f[1], "time"))
+		kind = "time";
+	else
+		return fail(r, "unknown reuse distance kind '%s' (stack or time)", r->f[1]);
+	if (ref(r, &r->buckets, 2, "bucket", &bucket) || num(r, 3, &bin) || num(r, 4, &count))
+		return -1;
+	if (bin > r->rhist_bin_max) {
+		r->rhist_bin_max = bin;
+		r->rhist_bin_line = r->lineno;
+	}
+	rc = pw_rhist(r->w, bucket, kind, bin, count);
+	return rc ? sql_fail(r, rc, "rhist record (same kind, bucket and bin)") : 0;
+}
+
+static int rec_rfirst(struct reader *r)
+{
+	int64_t bucket, count;
+	int rc;
+
+	if (want_fields(r, 3) || ref(r, &r->buckets, 1, "bucket", &bucket) || num(r, 2, &count))
+		return -1;
+	rc = pw_rfirst(r->w, bucket, count);
+	return rc ? sql_fail(r, rc, "rfirst record") : 0;
+}
+
+static int rec_rpair(struct reader *r)
+{
+	int64_t use, reuse, count, sumstack, sumtime;
+	int rc;
+
+	if (want_fields(r, 6) || ref(r, &r->locs, 1, "location", &use) ||
+	    ref(r, &r->locs, 2, "location", &reuse) || num(r, 3, &count) ||
+	    num(r, 4, &sumstack) || num(r, 5, &sumtime))
+		return -1;
+	if (count == 0)
+		return fail(r, "rpair record with count 0");
+	rc = pw_rpair(r->w, use, reuse, count, sumstack, sumtime);
+	return rc ? sql_fail(r, rc, "rpair record (same locations)") : 0;
+}
+
+/* Sets lo and hi of every reuse_hist row from meta reuse_bins. */
+static int reuse_bounds(struct reader *r)
+{
+	int64_t n = r->rhist_bin_max + 1, *lo, *hi;
+	bool *inf;
+	int rc = 0;
+
+	if (r->rhist_bin_max < 0)
+		return 0;
+	if (!r->reuse_first)
+		return fail(r, "rhist records without meta reuse_bins");
+	lo = xcalloc((size_t)n, sizeof *lo);
+	hi = xcalloc((size_t)n, sizeof *hi);
+	inf = xcalloc((size_t)n, sizeof *inf);
+	for (int64_t k = 0; k < n && !rc; k++) {
+		if (reuse_bin_bounds(r->reuse_first, r->reuse_growth, k, &lo[k], &hi[k], &inf[k])) {
+			r->lineno = r->rhist_bin_line;
+			rc = fail(r, "rhist bin %lld is beyond the largest distance (bins %lld:%lld)",
+				  (long long)r->rhist_bin_max, (long long)r->reuse_first,
+				  (long long)r->reuse_growth);
+		}
+	}
+	if (!rc && pw_reuse_bounds(r->w, n, lo, hi, inf))
+		rc = fail(r, "cannot write the profile: %s", profile_writer_errmsg(r->w));
+	free(lo);
+	free(hi);
+	free(inf);
+	return rc;
+}
+
 static int rec_block(struct reader *r)
 {
 	int64_t bucket, addr, size, alloc, freed;
@@ -506,6 +601,15 @@ static int record(struct reader *r, char *line, size_t len)
 		if (!strcmp(t, "resid"))
 			return rec_resid(r);
 	}
+	/* And version 3 records to a version 2 dump. */
+	if (r->version >= 3) {
+		if (!strcmp(t, "rhist"))
+			return rec_rhist(r);
+		if (!strcmp(t, "rfirst"))
+			return rec_rfirst(r);
+		if (!strcmp(t, "rpair"))
+			return rec_rpair(r);
+	}
 	return fail(r, "unknown record type '%s'", t);
 }
 
@@ -536,7 +640,7 @@ static int check_end(struct reader *r, bool empty)
 		return fail(r, "block names bucket %lld, which is never declared",
 			    (long long)r->block_bucket_max);
 	}
-	return 0;
+	return reuse_bounds(r);
 }
 
 int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
@@ -559,6 +663,7 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	r.err = err;
 	r.errlen = errlen;
 	r.block_bucket_max = -1;
+	r.rhist_bin_max = -1;
 	r.buckets.max = r.locs.max = -1;
 	f = fopen(path, "r");
 	if (!f) {

@@ -1,4 +1,4 @@
-/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 and 2) into a
+/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 3) into a
  * profile.
  *
  * Notes:
@@ -6,7 +6,11 @@
  *    that does not fit a signed 64-bit integer, a duplicate ID, key or cost
  *    triple, or a reference to a bucket or location not declared yet is an
  *    error naming the line.  The version 2 records (scost, evict, sevict,
- *    fill, resid) are unknown record types in a version 1 dump.
+ *    fill, resid) are unknown record types in a version 1 dump, the
+ *    version 3 records (rhist, rfirst, rpair) in versions 1 and 2.
+ *  - rhist rows get their bin bounds from meta reuse_bins once the whole
+ *    dump is read (meta may come after them); rhist without reuse_bins,
+ *    or a bin whose lower bound does not fit 64 bits, is an error.
  *  - Cut short: a last line without its '\n' is a partial write and is
  *    dropped; like a dump without an `end` record, the profile is then
  *    marked incomplete by the caller (finalize.c).

@@ -104,6 +104,7 @@ static int cmp_cell(const struct cell *a, const struct cell *b, enum col_type ty
 		return r ? r : (a->len > b->len) - (a->len < b->len);
 	}
 	case COL_INT:
+	case COL_BOOL:
 		return (a->i > b->i) - (a->i < b->i);
 	default:
 		return (a->d > b->d) - (a->d < b->d);

@@ -18,6 +18,7 @@ enum col_type {
 	COL_INT,   /* integer count */
 	COL_REAL,  /* ratio, 2 decimals in text */
 	COL_PCT,   /* percentage, 2 decimals in text */
+	COL_BOOL,  /* cell_set_int 0 or 1: text yes/no, csv and json false/true */
 };
 
 /* Where a column appears: text output may show a combined column (such

@@ -16,6 +16,9 @@
  *   sevict LEVEL EVICTOR VICTIM LOC COUNT                   (version 2)
  *   fill LEVEL FILLS EMPTY EVICTIONS                        (version 2)
  *   resid BUCKET LEVEL MILLILINES                           (version 2)
+ *   rhist KIND BUCKET BIN COUNT                             (version 3)
+ *   rfirst BUCKET COUNT                                     (version 3)
+ *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -258,6 +261,37 @@ void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t 
 	put_u64(o, size);
 	put_u64(o, alloc_seq);
 	put_u64(o, free_seq);
+	put(o, '\n');
+}
+
+void dc_raw_rhist(struct dc_rawout *o, const char *kind, uint32_t bucket, uint32_t bin,
+		  uint64_t count)
+{
+	put_str(o, "rhist");
+	put_field(o, kind);
+	put_u64(o, bucket);
+	put_u64(o, bin);
+	put_u64(o, count);
+	put(o, '\n');
+}
+
+void dc_raw_rfirst(struct dc_rawout *o, uint32_t bucket, uint64_t count)
+{
+	put_str(o, "rfirst");
+	put_u64(o, bucket);
+	put_u64(o, count);
+	put(o, '\n');
+}
+
+void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uint64_t count,
+		  uint64_t sum_stack, uint64_t sum_time)
+{
+	put_str(o, "rpair");
+	put_u64(o, use_loc);
+	put_u64(o, reuse_loc);
+	put_u64(o, count);
+	put_u64(o, sum_stack);
+	put_u64(o, sum_time);
 	put(o, '\n');
 }
 

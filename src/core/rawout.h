@@ -11,7 +11,7 @@
 #include "core/costtab.h"
 #include "core/evtab.h"
 
-#define DC_RAW_VERSION 2
+#define DC_RAW_VERSION 3
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -41,6 +41,12 @@ void dc_raw_evict(struct dc_rawout *o, const struct dc_evict *e, bool sampled);
 void dc_raw_fill(struct dc_rawout *o, uint32_t level, uint64_t fills, uint64_t empty,
 		 uint64_t evictions);
 void dc_raw_resid(struct dc_rawout *o, uint32_t bucket, uint32_t level, uint64_t millilines);
+/* kind is "stack" or "time". */
+void dc_raw_rhist(struct dc_rawout *o, const char *kind, uint32_t bucket, uint32_t bin,
+		  uint64_t count);
+void dc_raw_rfirst(struct dc_rawout *o, uint32_t bucket, uint64_t count);
+void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uint64_t count,
+		  uint64_t sum_stack, uint64_t sum_time);
 void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t size,
 		  uint64_t alloc_seq, uint64_t free_seq);
 void dc_raw_end(struct dc_rawout *o, bool complete);

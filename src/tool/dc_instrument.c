@@ -214,7 +214,8 @@ enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4 };
  * optional work: a run-time flag test per access is measurable here.
  *  - REF_FRAMES (--stack-frames): a cached frame is valid only while SP is
  *    unchanged.
- *  - REF_TRACK (--evictions): eviction and sampling bookkeeping, out of line.
+ *  - REF_TRACK (--evictions, --reuse): eviction, reuse and sampling
+ *    bookkeeping, out of line.
  *  - REF_SAMPLE (--sample alone): a counter per matching event; the sample
  *    itself is taken out of line.  Sampling every 10,000th event must cost
  *    next to nothing (issue 3). */
@@ -232,7 +233,7 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 		c = resolve(in, a);
 	dc_cost_count(c, in->is_write, served, dc.lat);
 	if (mode & REF_TRACK)
-		dc_track_access(in, c, served);
+		dc_track_access(in, c, a, served);
 	if ((mode & REF_SAMPLE) && dc_sample_event_matches(in, served) &&
 	    UNLIKELY(dc_sampler_tick(&dc.sampler)))
 		dc_track_sample(in, c, served);
@@ -253,8 +254,8 @@ static VG_REGPARM(2) void dc_ref_sample(struct dc_ins *in, Addr a)
 	ref(in, a, REF_SAMPLE);
 }
 
-/* --evictions, or --sample with --stack-frames: dc_track_access does both
- * kinds of bookkeeping. */
+/* --evictions, --reuse, or --sample with --stack-frames: dc_track_access
+ * does every kind of bookkeeping. */
 static VG_REGPARM(2) void dc_ref_track(struct dc_ins *in, Addr a)
 {
 	ref(in, a, REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
@@ -342,7 +343,7 @@ static IRDirty *ref_call(const struct event *e)
 	void *fn = (void *)dc_ref;
 	const HChar *name = "dc_ref";
 
-	if (dc.opt.evictions || (dc.sampling && dc.opt.stack_frames)) {
+	if (dc.opt.evictions || dc.opt.reuse || (dc.sampling && dc.opt.stack_frames)) {
 		fn = (void *)dc_ref_track;
 		name = "dc_ref_track";
 	} else if (dc.sampling) {

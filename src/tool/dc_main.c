@@ -44,6 +44,17 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 			VG_(fmsg_bad_option)(arg, "expected EVENT:N with EVENT one of D1m..D4m, DLm, "
 					     "Dr, Dw, Da and N >= 1\n");
 	} else if VG_BINT_CLO(arg, "--sample-seed", dc.opt.sample_seed, 0, 0x7fffffffffffffffLL) {
+	} else if VG_BOOL_CLO(arg, "--reuse", dc.opt.reuse) {
+	} else if VG_BINT_CLO(arg, "--reuse-block", dc.opt.reuse_block, 1, 1 << 20) {
+		if (!dc_is_pow2((ULong)dc.opt.reuse_block))
+			VG_(fmsg_bad_option)(arg, "the block size must be a power of two\n");
+	} else if VG_STR_CLO(arg, "--reuse-bins", tmp) {
+		HChar *end;
+		dc.opt.reuse_first = VG_(strtoll10)(tmp, &end);
+		if (*end == ':')
+			dc.opt.reuse_growth = VG_(strtoll10)(end + 1, &end);
+		if (*end || dc.opt.reuse_first < 1 || dc.opt.reuse_growth < 2)
+			VG_(fmsg_bad_option)(arg, "expected FIRST:GROWTH with FIRST >= 1, GROWTH >= 2\n");
 	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
 		if (VG_(strcmp)(tmp, "site") == 0) {
 			dc.opt.heap_site = True;
@@ -80,7 +91,10 @@ static void dc_print_usage(void)
 "    --evictions=no|yes           count who evicts whom at every level [no]\n"
 "    --sample=<event>:<n>         emulate a counter sampling every n-th event\n"
 "                                 (D1m..D4m, DLm, Dr, Dw, Da) [off]\n"
-"    --sample-seed=<n>            seed of the sampling period's randomization [1]\n");
+"    --sample-seed=<n>            seed of the sampling period's randomization [1]\n"
+"    --reuse=no|yes               exact reuse-distance histograms [no]\n"
+"    --reuse-block=<bytes>        block size of reuse distances [64]\n"
+"    --reuse-bins=<first>:<growth>  histogram bins [1:2]\n");
 }
 
 static void dc_print_debug_usage(void)
@@ -258,6 +272,9 @@ static void dc_pre_clo_init(void)
 	dc.opt.collect_atstart = True;
 	dc.opt.max_block_records = 100000;
 	dc.opt.sample_seed = 1;
+	dc.opt.reuse_block = 64;
+	dc.opt.reuse_first = 1;
+	dc.opt.reuse_growth = 2;
 	dc.raw_fd = -1;
 }
 

@@ -16,6 +16,7 @@
 #include "core/costtab.h"
 #include "core/evtab.h"
 #include "core/sampler.h"
+#include "core/reuse.h"
 #include "core/objmap.h"
 #include "core/rawout.h"
 
@@ -51,6 +52,19 @@ struct dc_bucket {
 /* Sampled events. */
 enum { DC_EV_MISS, DC_EV_READ, DC_EV_WRITE, DC_EV_ACCESS };
 
+/* Reuse-distance histograms of one bucket. */
+#define DC_REUSE_BINS 64
+struct dc_rhist {
+	ULong first;
+	ULong bins[2][DC_REUSE_BINS];   /* [0] stack, [1] time distance */
+};
+
+/* Reuses between two code locations (key first, as rectab wants). */
+struct dc_rpair {
+	UInt use_loc, reuse_loc;
+	ULong count, sum_stack, sum_time;
+};
+
 /* Lines of one bucket resident at one level, integrated over time. */
 struct dc_resid {
 	Long lines;
@@ -76,6 +90,9 @@ struct dc_opts {
 	Bool evictions;           /* --evictions */
 	const HChar *sample;      /* --sample=EVENT:N */
 	Long sample_seed;
+	Bool reuse;               /* --reuse */
+	Long reuse_block;         /* --reuse-block, bytes */
+	Long reuse_first, reuse_growth;   /* --reuse-bins=FIRST:GROWTH */
 	const HChar *alloc_fns[64];
 	Int n_alloc_fns;
 };
@@ -124,6 +141,12 @@ struct dc_tool {
 	struct dc_resid *resid;       /* per bucket x level */
 	UInt resid_buckets;
 	ULong now;                    /* data accesses counted so far */
+
+	/* --reuse: distances per bucket, first touches, use -> reuse pairs */
+	struct dc_reuse reuse;
+	struct dc_rhist *rhist;       /* per bucket */
+	UInt rhist_buckets;
+	struct dc_rectab rpairs;
 
 	Bool exited;                  /* exit_group was called ... */
 	Long exit_code;               /* ... with this status */
@@ -181,7 +204,7 @@ void dc_track_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_han
 void dc_track_munmap(Addr a, SizeT len);
 
 /* dc_track.c */
-void dc_track_access(struct dc_ins *in, struct dc_cost *c, int served);
+void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served);
 /* The emulated interrupt handler: records one sample of this access. */
 void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int served);
 /* Parses --sample's EVENT:N; False when malformed. */

@@ -21,6 +21,12 @@
  *    and the sampled evictions with N each.
  *  - Events: D<k>m (the access missed level k), DLm (missed the last level),
  *    Dr, Dw (reads, writes), Da (all data accesses).
+ *  - --reuse=yes (seeds/003 §II, exact ground truth): every access while
+ *    collecting goes through the core's reuse structure at --reuse-block
+ *    granularity (the block of its first byte); its stack and time distance
+ *    land in its bucket's histograms, or it counts as a first touch; each
+ *    reuse also counts for the pair (code location of the previous access to
+ *    the block, code location of this one).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -28,6 +34,7 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_libcprint.h"
 
+#include "core/util.h"
 #include "tool/dc_tool.h"
 
 Bool dc_track_parse_sample(const HChar *spec)
@@ -72,6 +79,11 @@ void dc_track_init(void)
 		dc.sampling = True;
 	}
 	if (dc.opt.evictions && dc_evtab_init(&dc.evicts, &dc.env))
+		VG_(tool_panic)("out of memory");
+	if (dc.opt.reuse &&
+	    (dc_reuse_init(&dc.reuse, &dc.env, (unsigned)dc_log2((ULong)dc.opt.reuse_block)) ||
+	     dc_rectab_init(&dc.rpairs, &dc.env, sizeof(struct dc_rpair), 2 * sizeof(UInt),
+			    "dc.rpairs")))
 		VG_(tool_panic)("out of memory");
 }
 
@@ -140,9 +152,57 @@ void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int serve
 	}
 }
 
-void dc_track_access(struct dc_ins *in, struct dc_cost *c, int served)
+static struct dc_rhist *rhist_at(UInt bucket)
+{
+	if (bucket >= dc.rhist_buckets) {
+		UInt n = dc.rhist_buckets ? dc.rhist_buckets : 256;
+		while (n <= bucket)
+			n *= 2;
+		dc.rhist = VG_(realloc)("dc.track.rhist", dc.rhist, (SizeT)n * sizeof *dc.rhist);
+		VG_(memset)(dc.rhist + dc.rhist_buckets, 0,
+			    (SizeT)(n - dc.rhist_buckets) * sizeof *dc.rhist);
+		dc.rhist_buckets = n;
+	}
+	return &dc.rhist[bucket];
+}
+
+static UInt bin_of(ULong d)
+{
+	UInt b = dc_reuse_bin(d, (ULong)dc.opt.reuse_first, (ULong)dc.opt.reuse_growth);
+	return b < DC_REUSE_BINS ? b : DC_REUSE_BINS - 1;
+}
+
+static void track_reuse(const struct dc_cost *c, Addr a)
+{
+	struct dc_reuse_result res;
+	struct dc_rhist *h;
+	struct dc_rpair *p;
+	UInt key[2];
+
+	if (dc_reuse_access(&dc.reuse, a, c->loc, &res))
+		VG_(tool_panic)("out of memory for reuse tracking");
+	h = rhist_at(c->bucket);
+	if (res.first) {
+		h->first++;
+		return;
+	}
+	h->bins[0][bin_of(res.stack_dist)]++;
+	h->bins[1][bin_of(res.time_dist)]++;
+	key[0] = res.prev_loc;
+	key[1] = c->loc;
+	p = dc_rectab_get(&dc.rpairs, key);
+	if (!p)
+		VG_(tool_panic)("out of memory for reuse tracking");
+	p->count++;
+	p->sum_stack += res.stack_dist;
+	p->sum_time += res.time_dist;
+}
+
+void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 {
 	dc.now++;
+	if (dc.opt.reuse)
+		track_reuse(c, a);
 	if (dc.opt.evictions)
 		for (Int k = 0; k < served - 1; k++)
 			track_fills(k, c->bucket, c->loc);
@@ -169,8 +229,38 @@ static int sevict_cb(void *ud, const struct dc_evict *e)
 	return 0;
 }
 
+static int rpair_cb(void *ud, void *rec)
+{
+	const struct dc_rpair *p = rec;
+	dc_raw_rpair(ud, p->use_loc, p->reuse_loc, p->count, p->sum_stack, p->sum_time);
+	return 0;
+}
+
+static void reuse_dump(struct dc_rawout *o)
+{
+	HChar bins[64];
+
+	dc_raw_meta_u64(o, "reuse_block", (ULong)dc.opt.reuse_block);
+	VG_(snprintf)(bins, sizeof bins, "%lld:%lld", dc.opt.reuse_first, dc.opt.reuse_growth);
+	dc_raw_meta(o, "reuse_bins", bins);
+	for (UInt b = 0; b < dc.rhist_buckets && b < dc_bucket_count(); b++) {
+		const struct dc_rhist *h = &dc.rhist[b];
+		if (h->first)
+			dc_raw_rfirst(o, b, h->first);
+		for (UInt k = 0; k < DC_REUSE_BINS; k++) {
+			if (h->bins[0][k])
+				dc_raw_rhist(o, "stack", b, k, h->bins[0][k]);
+			if (h->bins[1][k])
+				dc_raw_rhist(o, "time", b, k, h->bins[1][k]);
+		}
+	}
+	dc_rectab_each(&dc.rpairs, rpair_cb, o);
+}
+
 void dc_track_dump(struct dc_rawout *o)
 {
+	if (dc.opt.reuse)
+		reuse_dump(o);
 	dc_raw_meta(o, "evictions", dc.opt.evictions ? "yes" : "no");
 	if (dc.sampling) {
 		dc_raw_meta(o, "sample_event", dc.sample_name);

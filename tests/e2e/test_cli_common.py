@@ -47,6 +47,10 @@ evil,"q"%0A%1B[31m%FFé).
 fixtures/sampled_evict.raw is a hand-written version 2 dump with sampled costs,
 evictions, fills and residency; its numbers are derived in test_cli_sampled.py
 (report --sampled, --stats), test_cli_accuracy.py and test_cli_evictions.py.
+
+fixtures/reuse.raw is a hand-written version 3 dump with exact reuse
+histograms; its trace and numbers are derived in test_cli_reuse.py (reuse,
+finalize of the reuse records) and test_cli_mrc.py.
 """
 import os
 import re
@@ -58,6 +62,7 @@ from harness import DCPROF, ROOT, TmpDirTest, run
 FIXTURES = os.path.join(ROOT, "tests", "e2e", "fixtures")
 TWO_LEVEL = os.path.join(FIXTURES, "two_level.raw")
 SAMPLED_EVICT = os.path.join(FIXTURES, "sampled_evict.raw")
+REUSE = os.path.join(FIXTURES, "reuse.raw")
 EVIL = b'evil,"q"\n\x1b[31m\xff\xc3\xa9'
 EVIL_TEXT = 'evil,"q"\\x0a\\x1b[31m\\xffé'          # as text output shows it
 EVIL_JSON = 'evil,"q"\n\x1b[31m\ufffdé'             # JSON value after parsing
@@ -121,8 +126,22 @@ def read_text(path):
         return f.read()
 
 
+def downgrade_to_v2(db):
+    """Turns a profile into schema version 2: version 3 minus its tables."""
+    con = sqlite3.connect(db)
+    try:
+        for table in ("reuse_hist", "reuse_first", "reuse_pair"):
+            con.execute("DROP TABLE %s" % table)
+        con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        con.execute("PRAGMA user_version = 2")
+        con.commit()
+    finally:
+        con.close()
+
+
 def downgrade_to_v1(db):
     """Turns a profile into schema version 1: version 2 minus its tables."""
+    downgrade_to_v2(db)
     con = sqlite3.connect(db)
     try:
         for table in ("cost_sampled", "eviction", "level_fill", "residency"):

@@ -100,6 +100,19 @@ class RecordRun(FakeRecord):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.logged()[2][4:], ["--evictions=no", "--sample=DLm:1", "--", "true"])
 
+    def test_reuse_options(self):
+        r = self.record(["-q", "-o", self.out, "--reuse", "--reuse-block=8",
+                         "--reuse-bins=4:8", "true"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.logged()[2][4:], ["--reuse=yes", "--reuse-block=8",
+                                                "--reuse-bins=4:8", "--", "true"])
+        r = self.record(["-q", "-o", self.out, "--reuse=no", "--reuse=yes",
+                         "--reuse-block=1048576", "--reuse-block=1", "--reuse-bins=1:2", "true"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.logged()[2][4:], ["--reuse=no", "--reuse=yes",
+                                                "--reuse-block=1048576", "--reuse-block=1",
+                                                "--reuse-bins=1:2", "--", "true"])
+
     def test_sample_events(self):
         # every event; D4m without --cache is left to the engine's hierarchy
         for event in ("D1m", "D2m", "D3m", "D4m", "DLm", "Dr", "Dw", "Da"):
@@ -266,6 +279,19 @@ class RecordErrors(FakeRecord):
                  "invalid --sample-seed value '-1' (0 to 2^63-1)")
         self.bad(["--sample-seed=3", "true"], "--sample-seed needs --sample")
 
+    def test_bad_reuse_values(self):
+        self.bad(["--reuse=maybe", "true"], "invalid --reuse value 'maybe' (yes or no)")
+        for v in ("0", "3", "96", "2097152", "x", "-64", ""):
+            self.bad(["--reuse", "--reuse-block=" + v, "true"], "invalid --reuse-block value"
+                     " '%s' (a power of two from 1 to 1048576)" % v)
+        for v in ("1", "0:2", "1:1", "1:0", ":2", "1:", "x:2", "1:2:3", "4294967297:2",
+                  "1:65537", "-1:2"):
+            self.bad(["--reuse", "--reuse-bins=" + v, "true"], "invalid --reuse-bins value"
+                     " '%s' (FIRST:GROWTH with FIRST from 1 to 2^32 and GROWTH from 2 to"
+                     " 65536)" % v)
+        self.bad(["--reuse-block=64", "true"], "--reuse-block needs --reuse")
+        self.bad(["--reuse=no", "--reuse-bins=1:2", "true"], "--reuse-bins needs --reuse")
+
     def test_no_tool_directory(self):
         missing = self.path("nolib")
         self.bad(["true"], "cannot find the dcprof engine '%s/dcprof-amd64-linux'" % missing,
@@ -387,7 +413,7 @@ class Help(CliTest):
     def test_help_lists_commands(self):
         r = run([DCPROF, "--help"])
         self.assertEqual(r.returncode, 0)
-        for cmd in ("record", "report", "accuracy", "evictions", "finalize"):
+        for cmd in ("record", "report", "accuracy", "evictions", "reuse", "mrc", "finalize"):
             self.assertRegex(r.stdout, r"\n  %s " % cmd)
 
     def test_command_help(self):
@@ -395,11 +421,14 @@ class Help(CliTest):
             "record": ["--output", "--quiet", "--keep-raw", "--cache", "--latency",
                        "--cachegrind-compat", "--heap-names", "--alloc-fn", "--stack-frames",
                        "--collect-atstart", "--max-block-records", "--evictions",
-                       "--sample", "--sample-seed"],
+                       "--sample", "--sample-seed", "--reuse", "--reuse-block",
+                       "--reuse-bins"],
             "report": ["--by", "--object", "--function", "--thread", "--sort", "--top",
                        "--stats", "--sampled", "--format"],
             "accuracy": ["--top", "--format"],
             "evictions": ["--level", "--sampled", "--top", "--object", "--by", "--format"],
+            "reuse": ["--object", "--kind", "--pairs", "--top", "--format"],
+            "mrc": ["--object", "--format"],
             "finalize": ["--output", "--exit-status", "--quiet"],
         }
         for cmd, opts in options.items():

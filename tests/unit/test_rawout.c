@@ -67,11 +67,11 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 2);
+	CHECK_EQ(DC_RAW_VERSION, 3);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
-	finish_expect(o, &m, "dcprof-raw 2\nend 1\nend 0\n");
+	finish_expect(o, &m, "dcprof-raw 3\nend 1\nend 0\n");
 }
 
 DC_TEST(rawout, meta)
@@ -218,7 +218,7 @@ DC_TEST(rawout, whole_dump)
 	dc_raw_cost(o, &c, 1);
 	dc_raw_end(o, true);
 	finish_expect(o, &m,
-		      "dcprof-raw 2\n"
+		      "dcprof-raw 3\n"
 		      "meta cache_source option\n"
 		      "level 1 L1 1024 2 64 4\n"
 		      "memory 200\n"
@@ -425,4 +425,21 @@ DC_TEST(rawout, sampling_and_eviction_records)
 		      "sevict 2 7 9 11 12345\n"
 		      "fill 1 100 40 60\n"
 		      "resid 5 2 1500\n");
+}
+
+/* The version-3 reuse records, field by field as docs/raw-dump.md lists. */
+DC_TEST(rawout, reuse_records)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+
+	dc_raw_rhist(o, "stack", 3, 2, 40);
+	dc_raw_rhist(o, "time", 3, 5, 7);
+	dc_raw_rfirst(o, 3, 4);
+	dc_raw_rpair(o, 10, 11, 4, 12, 16);
+	finish_expect(o, &m,
+		      "rhist stack 3 2 40\n"
+		      "rhist time 3 5 7\n"
+		      "rfirst 3 4\n"
+		      "rpair 10 11 4 12 16\n");
 }

@@ -1,0 +1,232 @@
+/* cmd_mrc.c — dcprof mrc: the miss-ratio curve of fully-associative LRU
+ * caches from the exact stack-distance histogram (seeds/003 §II).
+ *
+ * Notes (docs/cli.md):
+ *  - An access with stack distance d hits an LRU cache of C blocks iff
+ *    d < C; first touches always miss.  misses(C) = first touches +
+ *    accesses with d >= C; miss ratio = misses / (reuses + first touches).
+ *  - C = 1, 2, 4, ... up to the first power of two >= the program's distinct
+ *    blocks (its first touches): from there on every reuse hits.  Distances
+ *    are global (the whole program's LRU stack), so a bucket's curve uses
+ *    the same sizes.
+ *  - Exact only where C is a bin boundary.  A bin [lo, hi) with lo < C < hi
+ *    is counted as hits, so its row is a lower bound on the misses (exact =
+ *    false).  With the default bins 1:2 every power of two is a boundary.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/fmt.h"
+#include "cli/header.h"
+#include "cli/opts.h"
+#include "cli/rhist.h"
+#include "cli/view.h"
+
+enum { OPT_HELP = 1, OPT_OBJECT, OPT_FORMAT };
+
+static const struct opt_def mrc_opts[] = {
+	{ OPT_HELP, 'h', "help", OPT_NOARG },
+	{ OPT_OBJECT, 0, "object", OPT_REQUIRED },
+	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
+	{ 0, 0, NULL, 0 },
+};
+
+void cmd_mrc_usage(FILE *f)
+{
+	fputs("usage: dcprof mrc PROFILE [--object NAME] [--format text|csv|json]\n"
+	      "\n"
+	      "Miss-ratio curve of a profile recorded with --reuse=yes: the misses a\n"
+	      "fully-associative LRU cache of every power-of-two size (in blocks) would\n"
+	      "take, from the exact stack-distance histogram.  Sizes where a histogram\n"
+	      "bin straddles the size are lower bounds (exact: no).\n"
+	      "\n"
+	      "  --object NAME              only the accesses to the bucket(s) named NAME\n"
+	      "                             (default: the whole program)\n"
+	      "  --format text|csv|json     output format (default: text)\n"
+	      "  -h, --help                 show this help\n", f);
+}
+
+struct mrc {
+	const char *path;
+	const char *object;
+	enum out_format format;
+	struct reuse_info ri;
+	int64_t distinct;          /* the program's first touches */
+	bool exact;
+};
+
+static int parse(struct mrc *m, int argc, char **argv)
+{
+	struct opt_iter it;
+	int id;
+
+	opt_iter_init(&it, argc, argv, false);
+	while ((id = opt_next(&it, mrc_opts)) != OPT_DONE) {
+		switch (id) {
+		case OPT_ERROR:
+			opt_report_error(&it, "mrc");
+			return -1;
+		case OPT_HELP:
+			cmd_mrc_usage(stdout);
+			return 1;
+		case OPT_POSITIONAL:
+			if (m->path) {
+				cli_error("unexpected argument '%s'; see 'dcprof help mrc'", it.arg);
+				return -1;
+			}
+			m->path = it.arg;
+			break;
+		case OPT_OBJECT:
+			m->object = it.arg;
+			break;
+		case OPT_FORMAT:
+			if (opt_parse_format(it.arg, &m->format))
+				return -1;
+			break;
+		}
+	}
+	if (!m->path) {
+		cli_error("no profile given; see 'dcprof help mrc'");
+		return -1;
+	}
+	return 0;
+}
+
+static void mrc_table(struct mrc *m, const struct rhist *h, struct table *t)
+{
+	int64_t total = h->reuses + h->first;
+	int blocks, text_bytes, bytes, misses, ratio, pct, exact;
+	struct sbuf sb;
+
+	blocks = table_add_col(t, "size_blocks", "size (blocks)", COL_INT, true);
+	text_bytes = table_add_col(t, "size", "size (bytes)", COL_STR, false);
+	t->cols[text_bytes].show = SHOW_TEXT;
+	bytes = table_add_col(t, "size_bytes", NULL, COL_INT, false);
+	t->cols[bytes].show = SHOW_MACHINE;
+	misses = table_add_col(t, "misses", NULL, COL_INT, false);
+	ratio = table_add_col(t, "miss_ratio", NULL, COL_REAL, false);
+	t->cols[ratio].show = SHOW_MACHINE;
+	pct = table_add_col(t, "miss_pct", "miss %", COL_PCT, false);
+	t->cols[pct].show = SHOW_TEXT;
+	exact = table_add_col(t, "exact", NULL, COL_BOOL, false);
+	m->exact = true;
+	sbuf_init(&sb);
+	for (int64_t c = 1; m->distinct > 0; c *= 2) {
+		struct cell *row = table_add_row(t);
+		int64_t miss = h->first, b;
+		bool ok = true;
+
+		for (size_t i = 0; i < h->n; i++) {
+			const struct rbin *bin = &h->bins[i];
+
+			if (bin->lo >= c)
+				miss += bin->count;
+			else if (bin->hi_inf || bin->hi > c)
+				ok = false;       /* straddles c: counted as hits */
+		}
+		m->exact &= ok;
+		cell_set_int(&row[blocks], c);
+		reuse_fmt_bytes(&sb, c, m->ri.block);
+		cell_set_str(&row[text_bytes], sb.buf, sb.len);
+		sbuf_reset(&sb);
+		b = reuse_bytes(c, m->ri.block);
+		if (b >= 0)
+			cell_set_int(&row[bytes], b);
+		cell_set_int(&row[misses], miss);
+		if (total) {
+			cell_set_real(&row[ratio], (double)miss / (double)total);
+			cell_set_real(&row[pct], 100.0 * (double)miss / (double)total);
+		}
+		cell_set_int(&row[exact], ok);
+		if (c >= m->distinct || c > INT64_MAX / 2)
+			break;
+	}
+	sbuf_release(&sb);
+}
+
+static void print_mrc(struct profile *p, const struct header *h, const struct mrc *m,
+		      const struct rhist *hist, const struct table *t)
+{
+	struct sbuf out;
+
+	sbuf_init(&out);
+	switch (m->format) {
+	case FMT_TEXT:
+		header_text(&out, p, h);
+		reuse_text_intro(&out, &m->ri, m->object);
+		sbuf_addf(&out, "%-10s", "accesses:");
+		fmt_thousands(&out, hist->reuses + hist->first);
+		sbuf_adds(&out, " (");
+		fmt_thousands(&out, hist->first);
+		sbuf_adds(&out, " first touches); the program touched ");
+		fmt_thousands(&out, m->distinct);
+		sbuf_adds(&out, " distinct blocks\n\n");
+		fwrite(out.buf, 1, out.len, stdout);
+		fmt_table_text(stdout, t, 0);
+		if (!m->exact)
+			printf("(exact = no: a histogram bin straddles the cache size; its accesses"
+			       " count as hits, so the misses are a lower bound)\n");
+		break;
+	case FMT_CSV:
+		fmt_table_csv(stdout, t, 0);
+		break;
+	case FMT_JSON:
+		header_json(&out, p, h);
+		reuse_json_intro(&out, &m->ri, m->object);
+		sbuf_addf(&out, ",\"accesses\":%lld,\"first_touches\":%lld,"
+			  "\"distinct_blocks\":%lld,\"exact\":%s,\"rows\":",
+			  (long long)(hist->reuses + hist->first), (long long)hist->first,
+			  (long long)m->distinct, m->exact ? "true" : "false");
+		fmt_table_json_rows(&out, t, 0);
+		sbuf_adds(&out, "}\n");
+		fwrite(out.buf, 1, out.len, stdout);
+		break;
+	}
+	sbuf_release(&out);
+}
+
+int cmd_mrc(int argc, char **argv)
+{
+	struct mrc m = { 0 };
+	struct view_opts filter = { 0 };
+	struct rhist hist = { 0 }, all = { 0 };
+	struct profile p;
+	struct header h;
+	struct table t;
+	char err[DC_ERRLEN];
+	int rc;
+
+	rc = parse(&m, argc, argv);
+	if (rc)
+		return rc > 0 ? 0 : DC_EXIT_ERROR;
+	if (profile_open(&p, m.path, err, sizeof err)) {
+		cli_error("%s", err);
+		return DC_EXIT_ERROR;
+	}
+	header_init(&h);
+	table_init(&t);
+	rc = DC_EXIT_ERROR;
+	filter.object = m.object;
+	if (reuse_info_read(&p, &m.ri, err, sizeof err) ||
+	    view_check_filters(&p, &filter, err, sizeof err) ||
+	    header_read(&p, &h, err, sizeof err) ||
+	    rhist_read(&p, "stack", m.object, &hist, err, sizeof err) ||
+	    (m.object && rhist_read(&p, "stack", NULL, &all, err, sizeof err))) {
+		cli_error("%s", err);
+		goto out;
+	}
+	m.distinct = m.object ? all.first : hist.first;
+	mrc_table(&m, &hist, &t);
+	print_mrc(&p, &h, &m, &hist, &t);
+	rc = fflush(stdout) ? DC_EXIT_ERROR : 0;
+	if (rc)
+		cli_error("cannot write the report: %s", strerror(errno));
+out:
+	rhist_release(&hist);
+	rhist_release(&all);
+	table_release(&t);
+	header_release(&h);
+	profile_close(&p);
+	return rc;
+}

@@ -1,0 +1,508 @@
+/* cmd_reuse.c — dcprof reuse: exact reuse-distance histograms (seeds/003
+ * §II) of the whole program or one bucket, and the code-location pairs the
+ * reuses span (§VI.B).
+ *
+ * Notes (docs/cli.md):
+ *  - One row per non-empty bin, ascending, then the first touches (no
+ *    distance: "infinitely far"), so cum % of a stack bin is the hit ratio
+ *    of a fully-associative LRU cache of the bin's upper bound.
+ *  - Percentages are of all accesses: reuses + first touches.
+ *  - Pairs are per code location, not per bucket: --pairs with --object is
+ *    an error.  Several instructions on one source line are one row; their
+ *    means are weighted by count, so they are the exact sums / counts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/fmt.h"
+#include "cli/header.h"
+#include "cli/opts.h"
+#include "cli/rhist.h"
+#include "cli/view.h"
+
+#define BAR_WIDTH 40
+
+enum { OPT_HELP = 1, OPT_OBJECT, OPT_KIND, OPT_PAIRS, OPT_TOP, OPT_FORMAT, OPT_SAMPLED,
+       OPT_ACCURACY };
+
+static const struct opt_def reuse_opts[] = {
+	{ OPT_HELP, 'h', "help", OPT_NOARG },
+	{ OPT_OBJECT, 0, "object", OPT_REQUIRED },
+	{ OPT_KIND, 0, "kind", OPT_REQUIRED },
+	{ OPT_PAIRS, 0, "pairs", OPT_NOARG },
+	{ OPT_TOP, 0, "top", OPT_REQUIRED },
+	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
+	{ OPT_SAMPLED, 0, "sampled", OPT_NOARG },
+	{ OPT_ACCURACY, 0, "accuracy", OPT_NOARG },
+	{ 0, 0, NULL, 0 },
+};
+
+void cmd_reuse_usage(FILE *f)
+{
+	fputs("usage: dcprof reuse PROFILE [--object NAME] [--kind stack|time] [options]\n"
+	      "       dcprof reuse PROFILE --pairs [--top N] [options]\n"
+	      "\n"
+	      "Exact reuse distances of a profile recorded with --reuse=yes: a histogram\n"
+	      "of the whole program or of one bucket (bins in blocks and bytes, count,\n"
+	      "share of all accesses, cumulative share, first touches last); with\n"
+	      "--pairs, the code-location pairs (use -> reuse) with the most reuses.\n"
+	      "\n"
+	      "  --object NAME              the histogram of the bucket(s) named NAME\n"
+	      "                             (default: the whole program)\n"
+	      "  --kind stack|time          stack distance (distinct blocks in between) or\n"
+	      "                             time distance (accesses in between)\n"
+	      "                             (default: stack)\n"
+	      "  --pairs                    the top location pairs by reuses instead\n"
+	      "  --top N                    with --pairs: the first N pairs, 0 = all\n"
+	      "                             (default: 20)\n"
+	      "  --format text|csv|json     output format (default: text)\n"
+	      "  -h, --help                 show this help\n", f);
+}
+
+struct reuse {
+	const char *path;
+	const char *object;
+	const char *kind;
+	bool kind_given, pairs, top_given;
+	size_t top;
+	enum out_format format;
+	struct reuse_info ri;
+};
+
+static int parse(struct reuse *r, int argc, char **argv)
+{
+	struct opt_iter it;
+	uint64_t v;
+	int id;
+
+	r->kind = "stack";
+	r->top = 20;
+	opt_iter_init(&it, argc, argv, false);
+	while ((id = opt_next(&it, reuse_opts)) != OPT_DONE) {
+		switch (id) {
+		case OPT_ERROR:
+			opt_report_error(&it, "reuse");
+			return -1;
+		case OPT_HELP:
+			cmd_reuse_usage(stdout);
+			return 1;
+		case OPT_POSITIONAL:
+			if (r->path) {
+				cli_error("unexpected argument '%s'; see 'dcprof help reuse'", it.arg);
+				return -1;
+			}
+			r->path = it.arg;
+			break;
+		case OPT_OBJECT:
+			r->object = it.arg;
+			break;
+		case OPT_KIND:
+			if (strcmp(it.arg, "stack") && strcmp(it.arg, "time")) {
+				cli_error("invalid --kind value '%s' (stack or time)", it.arg);
+				return -1;
+			}
+			r->kind = it.arg;
+			r->kind_given = true;
+			break;
+		case OPT_PAIRS:
+			r->pairs = true;
+			break;
+		case OPT_TOP:
+			if (opt_parse_u64(it.arg, SIZE_MAX, &v)) {
+				cli_error("invalid --top value '%s' (a number)", it.arg);
+				return -1;
+			}
+			r->top = (size_t)v;
+			r->top_given = true;
+			break;
+		case OPT_FORMAT:
+			if (opt_parse_format(it.arg, &r->format))
+				return -1;
+			break;
+		case OPT_SAMPLED:
+		case OPT_ACCURACY:
+			cli_error("%s is not implemented yet (exact histograms only)",
+				  id == OPT_SAMPLED ? "--sampled" : "--accuracy");
+			return -1;
+		}
+	}
+	if (!r->path) {
+		cli_error("no profile given; see 'dcprof help reuse'");
+		return -1;
+	}
+	if (r->pairs && r->object) {
+		cli_error("--pairs cannot be combined with --object (pairs are per code location,"
+			  " not per bucket)");
+		return -1;
+	}
+	if (r->pairs && r->kind_given) {
+		cli_error("--kind does not apply to --pairs (they show both mean distances)");
+		return -1;
+	}
+	if (r->top_given && !r->pairs) {
+		cli_error("--top needs --pairs");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the histogram ------------------------------------------------------ */
+
+struct hist_cols {
+	int range, bytes, bin, lo, hi, lo_bytes, hi_bytes, count, pct, cum, bar;
+};
+
+static void hist_columns(struct table *t, bool stack, struct hist_cols *c)
+{
+	c->range = table_add_col(t, "range", stack ? "stack distance" : "time distance",
+				 COL_STR, false);
+	t->cols[c->range].show = SHOW_TEXT;
+	c->bytes = -1;
+	if (stack) {
+		c->bytes = table_add_col(t, "bytes", NULL, COL_STR, false);
+		t->cols[c->bytes].show = SHOW_TEXT;
+	}
+	c->bin = table_add_col(t, "bin", NULL, COL_INT, true);
+	c->lo = table_add_col(t, "lo", NULL, COL_INT, false);
+	c->hi = table_add_col(t, "hi", NULL, COL_INT, false);
+	c->lo_bytes = table_add_col(t, "lo_bytes", NULL, COL_INT, false);
+	c->hi_bytes = table_add_col(t, "hi_bytes", NULL, COL_INT, false);
+	for (int j = c->bin; j <= c->hi_bytes; j++)
+		t->cols[j].show = SHOW_MACHINE;
+	c->count = table_add_col(t, "count", NULL, COL_INT, false);
+	c->pct = table_add_col(t, "pct", "%", COL_PCT, false);
+	c->cum = table_add_col(t, "cum_pct", "cum %", COL_PCT, false);
+	c->bar = table_add_col(t, "bar", "", COL_STR, false);
+	t->cols[c->bar].show = SHOW_TEXT;
+}
+
+static void set_sbuf(struct cell *c, struct sbuf *sb)
+{
+	cell_set_str(c, sb->buf, sb->len);
+	sbuf_reset(sb);
+}
+
+static void set_bytes(struct cell *c, int64_t v, int64_t block)
+{
+	int64_t b = reuse_bytes(v, block);
+
+	if (b >= 0)
+		cell_set_int(c, b);
+}
+
+/* Count, shares and bar of one row. */
+static void set_counts(struct cell *row, const struct hist_cols *c, int64_t count,
+		       int64_t *cum, int64_t total, int64_t max)
+{
+	char bar[BAR_WIDTH + 1];
+	int n = max ? (int)((count * BAR_WIDTH + max / 2) / max) : 0;
+
+	*cum += count;
+	cell_set_int(&row[c->count], count);
+	if (total) {
+		cell_set_real(&row[c->pct], 100.0 * (double)count / (double)total);
+		cell_set_real(&row[c->cum], 100.0 * (double)*cum / (double)total);
+	}
+	if (count && !n)
+		n = 1;
+	memset(bar, '#', (size_t)n);
+	cell_set_str(&row[c->bar], bar, (size_t)n);
+}
+
+static void hist_table(const struct reuse *r, const struct rhist *h, struct table *t)
+{
+	bool stack = !strcmp(r->kind, "stack");
+	int64_t total = h->reuses + h->first, max = h->first, cum = 0, block = r->ri.block;
+	struct hist_cols c;
+	struct sbuf sb;
+	struct cell *row;
+
+	hist_columns(t, stack, &c);
+	for (size_t i = 0; i < h->n; i++)
+		if (h->bins[i].count > max)
+			max = h->bins[i].count;
+	sbuf_init(&sb);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rbin *b = &h->bins[i];
+
+		row = table_add_row(t);
+		sbuf_addf(&sb, "[%lld, ", (long long)b->lo);
+		if (b->hi_inf)
+			sbuf_adds(&sb, "inf");
+		else
+			sbuf_addf(&sb, "%lld", (long long)b->hi);
+		sbuf_adds(&sb, stack ? ") blocks" : ") accesses");
+		set_sbuf(&row[c.range], &sb);
+		if (stack) {
+			sbuf_addc(&sb, '[');
+			reuse_fmt_bytes(&sb, b->lo, block);
+			sbuf_adds(&sb, ", ");
+			if (b->hi_inf)
+				sbuf_adds(&sb, "inf");
+			else
+				reuse_fmt_bytes(&sb, b->hi, block);
+			sbuf_addc(&sb, ')');
+			set_sbuf(&row[c.bytes], &sb);
+			set_bytes(&row[c.lo_bytes], b->lo, block);
+			if (!b->hi_inf)
+				set_bytes(&row[c.hi_bytes], b->hi, block);
+		}
+		cell_set_int(&row[c.bin], b->bin);
+		cell_set_int(&row[c.lo], b->lo);
+		if (!b->hi_inf)
+			cell_set_int(&row[c.hi], b->hi);
+		set_counts(row, &c, b->count, &cum, total, max);
+	}
+	row = table_add_row(t);
+	cell_set_str(&row[c.range], "first touch", 11);
+	if (stack)
+		cell_set_str(&row[c.bytes], "", 0);
+	set_counts(row, &c, h->first, &cum, total, max);
+	sbuf_release(&sb);
+}
+
+static void add_json_num(struct sbuf *out, const struct cell *c)
+{
+	if (c->null)
+		sbuf_adds(out, "null");
+	else
+		sbuf_addf(out, "%.10g", c->d);
+}
+
+static void print_hist(struct profile *p, const struct header *h, const struct reuse *r,
+		       const struct rhist *hist, const struct table *t)
+{
+	const struct cell *first = table_row(t, t->nrows - 1);
+	int pct = table_find_metric(t, "pct"), cum = table_find_metric(t, "cum_pct");
+	struct sbuf out;
+
+	sbuf_init(&out);
+	switch (r->format) {
+	case FMT_TEXT:
+		header_text(&out, p, h);
+		reuse_text_intro(&out, &r->ri, r->object);
+		sbuf_addf(&out, "%-10s", "accesses:");
+		fmt_thousands(&out, hist->reuses + hist->first);
+		sbuf_adds(&out, " (");
+		fmt_thousands(&out, hist->reuses);
+		sbuf_adds(&out, " reuses, ");
+		fmt_thousands(&out, hist->first);
+		sbuf_addf(&out, " first touches); %s distances\n\n", r->kind);
+		fwrite(out.buf, 1, out.len, stdout);
+		fmt_table_text(stdout, t, 0);
+		break;
+	case FMT_CSV:
+		fmt_table_csv(stdout, t, 0);
+		break;
+	case FMT_JSON:
+		header_json(&out, p, h);
+		reuse_json_intro(&out, &r->ri, r->object);
+		sbuf_addf(&out, ",\"kind\":\"%s\",\"accesses\":%lld,\"reuses\":%lld,"
+			  "\"first_touches\":%lld,\"rows\":", r->kind,
+			  (long long)(hist->reuses + hist->first), (long long)hist->reuses,
+			  (long long)hist->first);
+		/* The last row is the first touches; a limit of 0 would mean all. */
+		if (t->nrows > 1)
+			fmt_table_json_rows(&out, t, t->nrows - 1);
+		else
+			sbuf_adds(&out, "[]");
+		sbuf_addf(&out, ",\"first_touch\":{\"count\":%lld,\"pct\":",
+			  (long long)hist->first);
+		add_json_num(&out, &first[pct]);
+		sbuf_adds(&out, ",\"cum_pct\":");
+		add_json_num(&out, &first[cum]);
+		sbuf_adds(&out, "}}\n");
+		fwrite(out.buf, 1, out.len, stdout);
+		break;
+	}
+	sbuf_release(&out);
+}
+
+/* ---- location pairs ----------------------------------------------------- */
+
+/* "function file:line" with ?? for what is unknown. */
+static void set_location(struct cell *c, sqlite3_stmt *st, int col, struct sbuf *sb)
+{
+	const void *fn = sqlite3_column_blob(st, col), *file = sqlite3_column_blob(st, col + 1);
+	int fnlen = sqlite3_column_bytes(st, col), filelen = sqlite3_column_bytes(st, col + 1);
+
+	if (fnlen)
+		sbuf_add(sb, fn, (size_t)fnlen);
+	else
+		sbuf_adds(sb, "??");
+	sbuf_addc(sb, ' ');
+	if (filelen) {
+		sbuf_add(sb, file, (size_t)filelen);
+		sbuf_addf(sb, ":%lld", (long long)sqlite3_column_int64(st, col + 2));
+	} else {
+		sbuf_adds(sb, "??");
+	}
+	set_sbuf(c, sb);
+}
+
+static void set_text_col(struct cell *c, sqlite3_stmt *st, int col)
+{
+	const void *s = sqlite3_column_blob(st, col);
+
+	cell_set_str(c, s ? s : "", (size_t)sqlite3_column_bytes(st, col));
+}
+
+static int pairs_table(struct profile *p, struct table *t)
+{
+	static const char *const side[2][3] = {
+		{ "use_function", "use_file", "use_line" },
+		{ "reuse_function", "reuse_file", "reuse_line" },
+	};
+	int text[2], mach[2], count, pct, ms, mt, rc;
+	sqlite3_stmt *st;
+	struct sbuf sb;
+
+	for (int s = 0; s < 2; s++) {
+		text[s] = table_add_col(t, s ? "reuse" : "use", NULL, COL_STR, false);
+		t->cols[text[s]].show = SHOW_TEXT;
+		for (int k = 0; k < 3; k++) {
+			int j = table_add_col(t, side[s][k], NULL, k == 2 ? COL_INT : COL_STR, true);
+			t->cols[j].show = SHOW_MACHINE;
+			if (!k)
+				mach[s] = j;
+		}
+	}
+	count = table_add_col(t, "count", NULL, COL_INT, false);
+	pct = table_add_col(t, "pct", "%", COL_PCT, false);
+	ms = table_add_col(t, "mean_stack", "mean stack", COL_REAL, false);
+	mt = table_add_col(t, "mean_time", "mean time", COL_REAL, false);
+	rc = sqlite3_prepare_v2(p->db, "SELECT lu.function, lu.file, lu.line, lr.function,"
+				" lr.file, lr.line, SUM(p.count), SUM(p.count * p.mean_stack),"
+				" SUM(p.count * p.mean_time) FROM reuse_pair p"
+				" JOIN location lu ON lu.id = p.use_location"
+				" JOIN location lr ON lr.id = p.reuse_location"
+				" GROUP BY lu.function, lu.file, lu.line, lr.function, lr.file,"
+				" lr.line", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return -1;
+	sbuf_init(&sb);
+	cell_set_int(&t->total[count], 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cell *row = table_add_row(t);
+		double n;
+
+		for (int s = 0; s < 2; s++) {
+			set_location(&row[text[s]], st, 3 * s, &sb);
+			set_text_col(&row[mach[s]], st, 3 * s);
+			set_text_col(&row[mach[s] + 1], st, 3 * s + 1);
+			cell_set_int(&row[mach[s] + 2], sqlite3_column_int64(st, 3 * s + 2));
+		}
+		cell_set_int(&row[count], sqlite3_column_int64(st, 6));
+		n = (double)row[count].i;
+		cell_set_real(&row[ms], sqlite3_column_double(st, 7) / n);
+		cell_set_real(&row[mt], sqlite3_column_double(st, 8) / n);
+		t->total[count].i += row[count].i;
+	}
+	sqlite3_finalize(st);
+	sbuf_release(&sb);
+	if (rc != SQLITE_DONE)
+		return -1;
+	for (size_t i = 0; i < t->nrows; i++) {
+		struct cell *row = table_row(t, i);
+		cell_set_real(&row[pct], 100.0 * (double)row[count].i / (double)t->total[count].i);
+	}
+	if (t->total[count].i)
+		cell_set_real(&t->total[pct], 100.0);
+	cell_set_str(&t->total[text[0]], "total", 5);
+	t->has_total = true;
+	table_sort(t, count);
+	return 0;
+}
+
+static void print_pairs(struct profile *p, const struct header *h, const struct reuse *r,
+			const struct table *t)
+{
+	int count = table_find_metric(t, "count");
+	struct sbuf out;
+
+	sbuf_init(&out);
+	switch (r->format) {
+	case FMT_TEXT:
+		header_text(&out, p, h);
+		reuse_text_intro(&out, &r->ri, NULL);
+		sbuf_addf(&out, "%-10s", "pairs:");
+		fmt_thousands(&out, t->total[count].i);
+		sbuf_addf(&out, " reuses by %zu pairs of source lines (previous access ->"
+			  " reuse); mean stack distance in blocks, mean time distance in"
+			  " accesses\n\n", t->nrows);
+		fwrite(out.buf, 1, out.len, stdout);
+		fmt_table_text(stdout, t, r->top);
+		if (r->top && r->top < t->nrows)
+			printf("(%zu of %zu rows shown; --top 0 shows all)\n", r->top, t->nrows);
+		break;
+	case FMT_CSV:
+		fmt_table_csv(stdout, t, r->top);
+		break;
+	case FMT_JSON:
+		header_json(&out, p, h);
+		reuse_json_intro(&out, &r->ri, NULL);
+		sbuf_addf(&out, ",\"reuses\":%lld,\"total_rows\":%zu,\"rows\":",
+			  (long long)t->total[count].i, t->nrows);
+		fmt_table_json_rows(&out, t, r->top);
+		sbuf_adds(&out, "}\n");
+		fwrite(out.buf, 1, out.len, stdout);
+		break;
+	}
+	sbuf_release(&out);
+}
+
+int cmd_reuse(int argc, char **argv)
+{
+	struct reuse r = { 0 };
+	struct view_opts filter = { 0 };
+	struct rhist hist = { 0 };
+	struct profile p;
+	struct header h;
+	struct table t;
+	char err[DC_ERRLEN];
+	int rc;
+
+	rc = parse(&r, argc, argv);
+	if (rc)
+		return rc > 0 ? 0 : DC_EXIT_ERROR;
+	if (profile_open(&p, r.path, err, sizeof err)) {
+		cli_error("%s", err);
+		return DC_EXIT_ERROR;
+	}
+	header_init(&h);
+	table_init(&t);
+	rc = DC_EXIT_ERROR;
+	filter.object = r.object;
+	if (reuse_info_read(&p, &r.ri, err, sizeof err) ||
+	    view_check_filters(&p, &filter, err, sizeof err) ||
+	    header_read(&p, &h, err, sizeof err)) {
+		cli_error("%s", err);
+		goto out;
+	}
+	if (r.pairs) {
+		if (pairs_table(&p, &t)) {
+			profile_read_error(&p, err, sizeof err);
+			cli_error("%s", err);
+			goto out;
+		}
+		print_pairs(&p, &h, &r, &t);
+	} else {
+		if (rhist_read(&p, r.kind, r.object, &hist, err, sizeof err)) {
+			cli_error("%s", err);
+			goto out;
+		}
+		hist_table(&r, &hist, &t);
+		print_hist(&p, &h, &r, &hist, &t);
+	}
+	rc = fflush(stdout) ? DC_EXIT_ERROR : 0;
+	if (rc)
+		cli_error("cannot write the report: %s", strerror(errno));
+out:
+	rhist_release(&hist);
+	table_release(&t);
+	header_release(&h);
+	profile_close(&p);
+	return rc;
+}

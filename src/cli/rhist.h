@@ -1,0 +1,69 @@
+/* rhist.h — exact reuse-distance histograms (docs/schema.md, version 3):
+ * bin bounds, the profile's reuse meta, and reading a histogram.  Shared by
+ * rawread.c (bin bounds), cmd_record.c (option syntax), cmd_reuse.c and
+ * cmd_mrc.c.
+ *
+ * Bins (meta reuse_bins = FIRST:GROWTH): bin 0 is [0, FIRST), bin k >= 1 is
+ * [FIRST * GROWTH^(k-1), FIRST * GROWTH^k).  A bound that does not fit a
+ * signed 64-bit integer is "unbounded" (hi NULL in the schema).
+ */
+#ifndef DC_CLI_RHIST_H
+#define DC_CLI_RHIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/profile.h"
+#include "cli/sbuf.h"
+
+/* "FIRST:GROWTH", unsigned decimals with FIRST >= 1 and GROWTH >= 2, each at
+ * most max_first / max_growth; 0 or -1. */
+int reuse_parse_bins(const char *s, int64_t max_first, int64_t max_growth,
+		     int64_t *first, int64_t *growth);
+/* Bounds of bin k: 0, or -1 when lo itself does not fit (no such bin).
+ * *hi_inf is set when hi does not fit. */
+int reuse_bin_bounds(int64_t first, int64_t growth, int64_t k, int64_t *lo, int64_t *hi,
+		     bool *hi_inf);
+
+/* The meta values of a profile recorded with --reuse=yes. */
+struct reuse_info {
+	int64_t block;             /* bytes per block */
+	int64_t first, growth;     /* reuse_bins */
+};
+
+/* Fails with "profile 'F' has no reuse data; record with --reuse=yes" for
+ * a profile without them (schema version < 3, or recorded without). */
+int reuse_info_read(struct profile *p, struct reuse_info *ri, char *err, size_t errlen);
+
+struct rbin {
+	int64_t bin, lo, hi, count;
+	bool hi_inf;
+};
+
+/* One histogram: the whole program's (the sum over buckets) or that of the
+ * bucket(s) named object. */
+struct rhist {
+	struct rbin *bins;         /* non-empty bins, ascending */
+	size_t n;
+	int64_t reuses;            /* sum of the bins' counts */
+	int64_t first;             /* first touches */
+};
+
+/* kind "stack" or "time"; object NULL for the whole program.  On error err
+ * holds the whole message. */
+int rhist_read(struct profile *p, const char *kind, const char *object, struct rhist *h,
+	       char *err, size_t errlen);
+void rhist_release(struct rhist *h);
+
+/* "128 B", "4 KiB": the size of v blocks of block bytes, in the largest
+ * binary unit (B, KiB, ... EiB) that divides it. */
+void reuse_fmt_bytes(struct sbuf *out, int64_t v, int64_t block);
+/* Text: "reuse:    exact, blocks of 64 B, bins 1:2" and "object:   whole
+ * program" (or "bucket 'NAME'") lines. */
+void reuse_text_intro(struct sbuf *out, const struct reuse_info *ri, const char *object);
+/* JSON members: ,"block":64,"bin_first":1,"bin_growth":2,"object":null */
+void reuse_json_intro(struct sbuf *out, const struct reuse_info *ri, const char *object);
+/* v * block, or -1 when it does not fit. */
+int64_t reuse_bytes(int64_t v, int64_t block);
+
+#endif

@@ -1,0 +1,94 @@
+/* reuse.h — exact reuse distances (stack and time) per memory block.
+ *
+ * Notes:
+ *  - A block is addr >> block_bits (6: 64-byte cache lines, 3: 8-byte
+ *    words).  Every access names one block; an access straddling blocks is
+ *    the caller's business (call once per block).
+ *  - Stack distance (LRU reuse distance) of an access: the number of
+ *    distinct OTHER blocks accessed since the previous access to the same
+ *    block.  Time distance: accesses since then (now - then, so an
+ *    immediate re-access has stack distance 0 and time distance 1).  The
+ *    first access to a block reports first = true and no distances.  A
+ *    fully-associative LRU cache of C blocks hits exactly the accesses with
+ *    stack distance < C.
+ *  - Method (Bennett & Kruskal / Almási et al.): a hash table maps each
+ *    block to the time index of its latest access, its real access number
+ *    and the loc passed with it.  A Fenwick (binary indexed) tree over time
+ *    indices holds a 1 at every block's latest access, so the stack
+ *    distance is the number of 1s after the block's index: M - prefix(idx),
+ *    with M the number of distinct blocks.  The access then moves the
+ *    block's 1 to the next time index.
+ *  - Time indices only grow.  When they reach the tree's capacity, the
+ *    live 1s (one per distinct block, found in order through an array time
+ *    index -> block record) are renumbered 1..M, and the capacity is grown
+ *    (powers of two) to at least 2(M+1), so at least M accesses pass before
+ *    the next O(capacity) = O(M) compaction.  Real access numbers, for time
+ *    distance, are kept apart as uint64 and never renumbered.  If the
+ *    bigger arrays cannot be allocated but the tree has a free slot
+ *    (capacity > M), it compacts in place instead: exact, only slower.
+ *  - Cost per access: O(log M) amortized (one hash look-up, one prefix
+ *    query, two tree updates).  Memory: O(M) — per distinct block a 32-byte
+ *    record plus at most 4 hash slots (8 bytes each; the table is at most
+ *    half full and doubles), plus per tree slot a uint32 count and a record
+ *    pointer (12 bytes) with fewer than max(DC_REUSE_INIT_CAP, 4(M+1))
+ *    slots: below 32 + 32 + 48 = 112 bytes per block, plus about 175 KiB
+ *    from the first access on (hash slots, a first slab of records, the
+ *    tree).  Blocks are never forgotten.  The tree stops growing at 2^31
+ *    slots (uint32 counts), i.e. about 2^30 distinct blocks.
+ *  - dc_reuse_access either records the access fully or, on DC_ENOMEM,
+ *    changes nothing a later access can observe.  That happens for a new
+ *    block when the record table cannot grow, and for any access when all
+ *    tree slots hold live blocks and the tree cannot grow.
+ */
+#ifndef DC_REUSE_H
+#define DC_REUSE_H
+
+#include "core/port.h"
+#include "core/rectab.h"
+
+/* Time-index capacity the tree starts with; it grows with the number of
+ * distinct blocks. */
+#define DC_REUSE_INIT_CAP 1024
+
+struct dc_reuse_result {
+	bool first;            /* the block was never accessed before */
+	uint64_t stack_dist;   /* distinct OTHER blocks accessed since the previous access to this block */
+	uint64_t time_dist;    /* accesses since the previous access to this block (now - then) */
+	uint32_t prev_loc;     /* loc passed with the previous access to this block */
+};
+
+struct dc_reuse_rec;           /* private: one per distinct block (reuse.c) */
+
+struct dc_reuse {
+	const struct dc_env *env;
+	unsigned block_bits;
+	struct dc_rectab blocks;       /* block -> struct dc_reuse_rec */
+	uint32_t *tree;                /* Fenwick tree, 1-based, tree[0] unused */
+	struct dc_reuse_rec **owner;   /* time index -> record whose 1 is there, or NULL */
+	uint64_t cap;                  /* time indices 1..cap */
+	uint64_t next;                 /* the time index the next access takes */
+	uint64_t nblocks;              /* M: distinct blocks seen = live 1s */
+	uint64_t accesses;             /* real accesses so far */
+	uint64_t compactions;          /* for tests and statistics */
+	struct dc_reuse_rec *last;     /* the block accessed last, or NULL */
+};
+
+/* 0, DC_EINVAL (block_bits > 20) or DC_ENOMEM.  On error r needs no release. */
+int dc_reuse_init(struct dc_reuse *r, const struct dc_env *env, unsigned block_bits);
+void dc_reuse_release(struct dc_reuse *r);
+
+/* One access at addr (block = addr >> block_bits) by code location loc.
+ * Returns 0 or DC_ENOMEM (then out is not filled and the state is
+ * unchanged).  When out->first, the distances and prev_loc are 0. */
+int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc, struct dc_reuse_result *out);
+
+/* Histogram bin of a distance: bin 0 holds d < first; bin k >= 1 holds
+ * [first*growth^(k-1), first*growth^k).  first >= 1, growth >= 2 (smaller
+ * values are taken as 1 and 2).  The last bin before first*growth^k would
+ * overflow also holds everything up to UINT64_MAX. */
+unsigned dc_reuse_bin(uint64_t d, uint64_t first, uint64_t growth);
+
+/* Lower bound of bin k (0 for k = 0), saturating at UINT64_MAX. */
+uint64_t dc_reuse_bin_lo(unsigned k, uint64_t first, uint64_t growth);
+
+#endif

@@ -1,0 +1,117 @@
+"""Exact reuse distances (issue 5, first part) on a workload with known
+distances: tests/workloads/reuse_sweep.c derives every expected number.
+Profiles are read with SQL, independently of `dcprof reuse`/`dcprof mrc`."""
+import unittest
+
+from test_engine_common import Recorded, query, totals
+
+
+def bucket_id(db, name):
+    rows = query(db, "SELECT id FROM bucket WHERE name = ?", name)
+    if not rows:
+        raise AssertionError("no bucket %r" % name)
+    return rows[0][0]
+
+
+def hist(db, name, kind):
+    """[(lo, hi, count)] of a bucket's histogram rows of one kind."""
+    return query(db, "SELECT lo, hi, count FROM reuse_hist WHERE bucket = ? AND kind = ?"
+                 " AND count > 0 ORDER BY bin", bucket_id(db, name), kind)
+
+
+def first(db, name):
+    rows = query(db, "SELECT count FROM reuse_first WHERE bucket = ?", bucket_id(db, name))
+    return rows[0][0] if rows else 0
+
+
+class Sweeps(Recorded):
+    """Two passes over 1024 lines: 1024 first touches, then 1024 reuses at
+    stack distance 1023 and time distance 1024 (reuse_sweep.c)."""
+    WORKLOAD = "reuse_sweep"
+    ARGS = ("1024", "2")
+    OPTS = ("--collect-atstart=no", "--reuse=yes")
+    L, P = 1024, 2
+
+    def test_first_touches(self):
+        self.assertEqual(first(self.db, "sweep_data"), self.L)
+
+    def test_stack_distance(self):
+        # default bins 1:2: 1023 falls in bin 10 = [512, 1024)
+        self.assertEqual(hist(self.db, "sweep_data", "stack"),
+                         [(512, 1024, (self.P - 1) * self.L)])
+
+    def test_time_distance(self):
+        # 1024 falls in bin 11 = [1024, 2048)
+        self.assertEqual(hist(self.db, "sweep_data", "time"),
+                         [(1024, 2048, (self.P - 1) * self.L)])
+
+    def test_pair_of_the_load_with_itself(self):
+        rows = query(self.db, "SELECT p.count, p.mean_stack, p.mean_time, u.function,"
+                     " r.function, u.line = r.line FROM reuse_pair p"
+                     " JOIN location u ON u.id = p.use_location"
+                     " JOIN location r ON r.id = p.reuse_location"
+                     " WHERE p.count >= 1000")
+        self.assertEqual(rows, [((self.P - 1) * self.L, self.L - 1.0, float(self.L),
+                                 "main", "main", 1)])
+
+    def test_meta(self):
+        m = dict(query(self.db, "SELECT key, value FROM meta"))
+        self.assertEqual((m["reuse_block"], m["reuse_bins"]), ("64", "1:2"))
+
+
+class WordBlocks(Recorded):
+    """--reuse-block=8 and bins 4:4: one access per line, each to its own
+    word, so the distances are the same.  With FIRST=4, GROWTH=4 the bins
+    are [0,4), [4,16), [16,64), [64,256), [256,1024), [1024,4096): stack
+    distance 1023 falls in [256, 1024), time distance 1024 in [1024, 4096);
+    three passes give 2·1024 reuses."""
+    WORKLOAD = "reuse_sweep"
+    ARGS = ("1024", "3")
+    OPTS = ("--collect-atstart=no", "--reuse=yes", "--reuse-block=8", "--reuse-bins=4:4")
+
+    def test_bins(self):
+        self.assertEqual(first(self.db, "sweep_data"), 1024)
+        self.assertEqual(hist(self.db, "sweep_data", "stack"), [(256, 1024, 2 * 1024)])
+        self.assertEqual(hist(self.db, "sweep_data", "time"), [(1024, 4096, 2 * 1024)])
+
+
+class MissRatioAgainstSimulation(unittest.TestCase):
+    """A fully-associative LRU cache of C lines misses exactly on first
+    touches and on reuses at stack distance >= C.  With one set of C = 1024
+    ways (--cache=L1=64K:1024:64) the engine's simulated D1 misses of
+    sweep_data must equal that count from the histogram, for a sweep that
+    fits (L = 1024: 1024 cold misses) and one that does not (L = 2048: all
+    2·2048 accesses miss)."""
+
+    def check(self, lines, expect_misses):
+        import os
+        import shutil
+        import tempfile
+        from test_engine_common import record, workload
+        tmp = tempfile.mkdtemp(prefix="dcprof-mrc-")
+        try:
+            db = os.path.join(tmp, "p.db")
+            r = record(db, [workload("reuse_sweep"), str(lines), "2"],
+                       ["--collect-atstart=no", "--reuse=yes", "--cache=L1=64K:1024:64"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            c = 1024
+            from_hist = first(db, "sweep_data") + sum(
+                n for lo, hi, n in hist(db, "sweep_data", "stack") if lo >= c)
+            # bins are powers of two, so C = 1024 is a bin boundary: exact
+            self.assertFalse([1 for lo, hi, n in hist(db, "sweep_data", "stack")
+                              if lo < c < (hi or c + 1)])
+            t = totals(db, bucket="sweep_data")
+            self.assertEqual(t["D1mr"] + t["D1mw"], from_hist)
+            self.assertEqual(from_hist, expect_misses)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_fits(self):
+        self.check(1024, 1024)
+
+    def test_does_not_fit(self):
+        self.check(2048, 2 * 2048)
+
+
+if __name__ == "__main__":
+    unittest.main()

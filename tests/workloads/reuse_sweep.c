@@ -1,0 +1,46 @@
+/* reuse_sweep.c — known reuse distances (issue 5, exact reuse measurement).
+ *
+ * Usage: reuse_sweep LINES PASSES
+ *
+ * Only the sweeps are measured (run with --collect-atstart=no):
+ * DCPROF_START() is issued before the loops and DCPROF_STOP() after them.
+ * The loops keep their counters and the sum in registers (checked with
+ * objdump: the inner loop is one load, an add, an increment and a branch),
+ * so while collecting the only data accesses are the loads of `sweep_data`,
+ * one 8-byte load per 64-byte line, and the stack writes of the STOP
+ * request after the last pass.
+ *
+ * Expected, with --reuse-block=64 (one block per line) and L = LINES, P =
+ * PASSES:
+ *  - first touches of sweep_data: L (the first pass);
+ *  - every access of passes 2..P reuses its line after touching the other
+ *    L-1 lines once: stack distance L-1, time distance L (accesses since the
+ *    previous access to the line: the L-1 others and itself);
+ *  - so (P-1)·L reuses, all in the stack bin of L-1 and the time bin of L,
+ *    and all between the same two code locations (the load, twice).
+ * With --reuse-block=8 the same (one access per line, each to its own word).
+ * A fully-associative LRU cache of C lines misses L·P times if C < L and L
+ * times (cold) if C >= L: what `dcprof mrc` must show, and what the engine
+ * simulates with --cache=L1=<C*64>:<C>:64 (one set, C ways).
+ */
+#include <stdlib.h>
+#include "dcprof.h"
+
+#define MAX_LINES 65536
+long sweep_data[MAX_LINES * 8];
+
+int main(int argc, char **argv)
+{
+	long lines = argc > 1 ? atol(argv[1]) : 1024;
+	long passes = argc > 2 ? atol(argv[2]) : 2;
+	long sum = 0;
+
+	if (lines < 1 || lines > MAX_LINES || passes < 1)
+		return 2;
+	DCPROF_START();
+	for (long p = 0; p < passes; p++)
+		for (long i = 0; i < lines * 8; i += 8)
+			sum += sweep_data[i];
+	DCPROF_STOP();
+	return (int)(sum & 1);
+}
