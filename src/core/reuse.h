@@ -11,9 +11,11 @@
  *    first access to a block reports first = true and no distances.  A
  *    fully-associative LRU cache of C blocks hits exactly the accesses with
  *    stack distance < C.
- *  - Method (Bennett & Kruskal / Almási et al.): a hash table maps each
- *    block to the time index of its latest access, its real access number
- *    and the loc passed with it.  A Fenwick (binary indexed) tree over time
+ *  - Method (Bennett & Kruskal / Almási et al.): a record per block holds
+ *    the time index of its latest access, its real access number and the
+ *    loc passed with it.  Records live in chunks of CHUNK_BLOCKS
+ *    consecutive blocks, found through a small hash table of chunks with
+ *    the last chunk remembered, so a sweep reads records in order.  A Fenwick (binary indexed) tree over time
  *    indices holds a 1 at every block's latest access, so the stack
  *    distance is the number of 1s after the block's index: M - prefix(idx),
  *    with M the number of distinct blocks.  The access then moves the
@@ -26,28 +28,32 @@
  *    distance, are kept apart as uint64 and never renumbered.  If the
  *    bigger arrays cannot be allocated but the tree has a free slot
  *    (capacity > M), it compacts in place instead: exact, only slower.
- *  - Cost per access: O(log M) amortized (one hash look-up, one prefix
- *    query, two tree updates).  Memory: O(M) — per distinct block a 32-byte
- *    record plus at most 4 hash slots (8 bytes each; the table is at most
- *    half full and doubles), plus per tree slot a uint32 count and a record
- *    pointer (12 bytes) with fewer than max(DC_REUSE_INIT_CAP, 4(M+1))
- *    slots: below 32 + 32 + 48 = 112 bytes per block, plus about 175 KiB
- *    from the first access on (hash slots, a first slab of records, the
- *    tree).  Blocks are never forgotten.  The tree stops growing at 2^31
- *    slots (uint32 counts), i.e. about 2^30 distinct blocks.
+ *  - Cost per access: O(log M) amortized (one chunk look-up, one prefix
+ *    query, two tree updates).  Memory: 32 bytes per block of every chunk
+ *    touched (128 KiB per chunk of 4096 blocks: at most half the address
+ *    range touched at 64-byte blocks, more for sparse accesses at small
+ *    blocks), plus per tree slot a uint32 count and a record pointer
+ *    (12 bytes) with fewer than max(DC_REUSE_INIT_CAP, 4(M+1)) slots.
+ *    Blocks are never forgotten.  The tree stops growing at 2^31 slots
+ *    (uint32 counts), i.e. about 2^30 distinct blocks.
  *  - dc_reuse_access either records the access fully or, on DC_ENOMEM,
  *    changes nothing a later access can observe.  That happens for a new
- *    block when the record table cannot grow, and for any access when all
+ *    block when its chunk cannot be allocated, and for any access when all
  *    tree slots hold live blocks and the tree cannot grow.
  */
 #ifndef DC_REUSE_H
 #define DC_REUSE_H
 
 #include "core/port.h"
-#include "core/rectab.h"
+#include "core/port.h"
 
 /* Time-index capacity the tree starts with; it grows with the number of
  * distinct blocks. */
+#define CHUNK_BITS 12
+#define CHUNK_BLOCKS (1u << CHUNK_BITS)
+
+struct dc_reuse_chunk;
+
 #define DC_REUSE_INIT_CAP 1024
 
 struct dc_reuse_result {
@@ -62,7 +68,10 @@ struct dc_reuse_rec;           /* private: one per distinct block (reuse.c) */
 struct dc_reuse {
 	const struct dc_env *env;
 	unsigned block_bits;
-	struct dc_rectab blocks;       /* block -> struct dc_reuse_rec */
+	struct dc_reuse_chunk *chunks; /* block >> CHUNK_BITS -> its records */
+	uint64_t nchunks, chunk_cap;
+	uint64_t last_chunk;           /* id of the chunk used last ... */
+	struct dc_reuse_rec *last_recs; /* ... and its records */
 	uint32_t *tree;                /* Fenwick tree, 1-based, tree[0] unused */
 	struct dc_reuse_rec **owner;   /* time index -> record whose 1 is there, or NULL */
 	uint64_t cap;                  /* time indices 1..cap */
