@@ -266,6 +266,8 @@ unsigned dc_reuse_bin(uint64_t d, uint64_t first, uint64_t growth)
 		growth = 2;
 	if (d < first)
 		return 0;
+	if (first == 1 && growth == 2)   /* the default: bin k >= 1 is [2^(k-1), 2^k) */
+		return (unsigned)dc_log2(d) + 1;
 	/* Invariant: lo <= d, lo = first * growth^(k-1). */
 	for (lo = first; lo <= UINT64_MAX / growth && d >= lo * growth; lo *= growth)
 		k++;

@@ -115,3 +115,52 @@ class MissRatioAgainstSimulation(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class UniformRandom(Recorded):
+    """Uniform random accesses over K = 1024 lines after one ordered pass
+    (reuse_random.c derives the distributions): every one of the N random
+    accesses is a reuse; stack distances are uniform on 0..K-1, time
+    distances geometric with p = 1/K.  Each bin's share must be within
+    4 binomial standard errors sqrt(q(1-q)/N) of its expected share q, plus
+    K/N for the reuses whose previous access was the ordered pass (at most
+    one per block)."""
+    WORKLOAD = "reuse_random"
+    K, N = 1024, 200000
+    ARGS = (str(K), str(N))
+    OPTS = ("--collect-atstart=no", "--reuse=yes")
+
+    def bound(self, q):
+        return 4 * (q * (1 - q) / self.N) ** 0.5 + self.K / self.N
+
+    def test_counts(self):
+        self.assertEqual(first(self.db, "rand_data"), self.K)
+        self.assertEqual(sum(n for _, _, n in hist(self.db, "rand_data", "stack")), self.N)
+        self.assertEqual(sum(n for _, _, n in hist(self.db, "rand_data", "time")), self.N)
+
+    def test_stack_distance_is_uniform(self):
+        got = {lo: n / self.N for lo, hi, n in hist(self.db, "rand_data", "stack")}
+        # bins 1:2: {0}, {1}, [2,4), ..., [512,1024); nothing at or beyond K
+        expect = {0: 1 / self.K, 1: 1 / self.K}
+        lo = 2
+        while lo < self.K:
+            expect[lo] = lo / self.K          # [lo, 2lo) holds lo of the K values
+            lo *= 2
+        self.assertLessEqual(set(got), set(expect), "distances >= K seen: %s" % got)
+        for lo, q in expect.items():
+            self.assertLessEqual(abs(got.get(lo, 0.0) - q), self.bound(q),
+                                 "stack bin at %d: %.5f vs %.5f" % (lo, got.get(lo, 0.0), q))
+
+    def test_time_distance_is_geometric(self):
+        p = 1 / self.K
+        rows = hist(self.db, "rand_data", "time")
+        for lo, hi, n in rows:
+            a = max(lo, 1)   # time distances are >= 1
+            q = (1 - p) ** (a - 1) - ((1 - p) ** (hi - 1) if hi else 0.0)
+            self.assertLessEqual(abs(n / self.N - q), self.bound(q),
+                                 "time bin [%d, %s): %.5f vs %.5f" % (lo, hi, n / self.N, q))
+        # the bins that should hold most of the mass are there: [512, 4096)
+        # holds (1-p)^511 - (1-p)^4095, about 58 %
+        mass = sum(n for lo, hi, n in rows if 512 <= lo < 4096) / self.N
+        q = (1 - p) ** 511 - (1 - p) ** 4095
+        self.assertLessEqual(abs(mass - q), self.bound(q))
