@@ -27,7 +27,7 @@
 #include "cli/opts.h"
 #include "cli/sample.h"
 
-enum { OPT_HELP = 1, OPT_TOP, OPT_FORMAT };
+enum { OPT_TOP = OPT_OWN, OPT_FORMAT };
 
 static const struct opt_def accuracy_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -86,22 +86,8 @@ static int parse(struct accuracy *a, int argc, char **argv)
 
 	a->top = 10;
 	opt_iter_init(&it, argc, argv, false);
-	while ((id = opt_next(&it, accuracy_opts)) != OPT_DONE) {
+	while ((id = opt_next_cmd(&it, accuracy_opts, "accuracy", cmd_accuracy_usage, &a->path)) > 0) {
 		switch (id) {
-		case OPT_ERROR:
-			opt_report_error(&it, "accuracy");
-			return -1;
-		case OPT_HELP:
-			cmd_accuracy_usage(stdout);
-			return 1;
-		case OPT_POSITIONAL:
-			if (a->path) {
-				cli_error("unexpected argument '%s'; see 'dcprof help accuracy'",
-					  it.arg);
-				return -1;
-			}
-			a->path = it.arg;
-			break;
 		case OPT_TOP:
 			if (opt_parse_u64(it.arg, SIZE_MAX, &v) || v == 0) {
 				cli_error("invalid --top value '%s' (a number of buckets, 1 or more)",
@@ -116,10 +102,8 @@ static int parse(struct accuracy *a, int argc, char **argv)
 			break;
 		}
 	}
-	if (!a->path) {
-		cli_error("no profile given; see 'dcprof help accuracy'");
-		return -1;
-	}
+	if (id != OPT_DONE)
+		return id == OPT_HELP_SHOWN ? 1 : -1;
 	return 0;
 }
 

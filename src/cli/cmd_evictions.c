@@ -25,7 +25,7 @@
 
 #define MATRIX_MAX 20      /* victims: the table's columns, less the two keys */
 
-enum { OPT_HELP = 1, OPT_LEVEL, OPT_SAMPLED, OPT_TOP, OPT_OBJECT, OPT_BY, OPT_FORMAT };
+enum { OPT_LEVEL = OPT_OWN, OPT_SAMPLED, OPT_TOP, OPT_OBJECT, OPT_BY, OPT_FORMAT };
 
 static const struct opt_def evictions_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -93,22 +93,8 @@ static int parse(struct evictions *e, int argc, char **argv)
 	int id;
 
 	opt_iter_init(&it, argc, argv, false);
-	while ((id = opt_next(&it, evictions_opts)) != OPT_DONE) {
+	while ((id = opt_next_cmd(&it, evictions_opts, "evictions", cmd_evictions_usage, &e->path)) > 0) {
 		switch (id) {
-		case OPT_ERROR:
-			opt_report_error(&it, "evictions");
-			return -1;
-		case OPT_HELP:
-			cmd_evictions_usage(stdout);
-			return 1;
-		case OPT_POSITIONAL:
-			if (e->path) {
-				cli_error("unexpected argument '%s'; see 'dcprof help evictions'",
-					  it.arg);
-				return -1;
-			}
-			e->path = it.arg;
-			break;
 		case OPT_LEVEL:
 			if (opt_parse_u64(it.arg, DC_MAX_LEVELS, &v) || v == 0) {
 				cli_error("invalid --level value '%s' (1 to %d)", it.arg,
@@ -148,10 +134,8 @@ static int parse(struct evictions *e, int argc, char **argv)
 			break;
 		}
 	}
-	if (!e->path) {
-		cli_error("no profile given; see 'dcprof help evictions'");
-		return -1;
-	}
+	if (id != OPT_DONE)
+		return id == OPT_HELP_SHOWN ? 1 : -1;
 	if (e->by_given && !e->object) {
 		cli_error("--by needs --object");
 		return -1;

@@ -5,7 +5,7 @@
 #include "cli/finalize.h"
 #include "cli/opts.h"
 
-enum { OPT_HELP = 1, OPT_OUTPUT, OPT_EXIT_STATUS, OPT_QUIET };
+enum { OPT_OUTPUT = OPT_OWN, OPT_EXIT_STATUS, OPT_QUIET };
 
 static const struct opt_def finalize_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },

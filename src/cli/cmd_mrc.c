@@ -23,7 +23,7 @@
 #include "cli/rhist.h"
 #include "cli/view.h"
 
-enum { OPT_HELP = 1, OPT_OBJECT, OPT_FORMAT };
+enum { OPT_OBJECT = OPT_OWN, OPT_FORMAT };
 
 static const struct opt_def mrc_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -62,21 +62,8 @@ static int parse(struct mrc *m, int argc, char **argv)
 	int id;
 
 	opt_iter_init(&it, argc, argv, false);
-	while ((id = opt_next(&it, mrc_opts)) != OPT_DONE) {
+	while ((id = opt_next_cmd(&it, mrc_opts, "mrc", cmd_mrc_usage, &m->path)) > 0) {
 		switch (id) {
-		case OPT_ERROR:
-			opt_report_error(&it, "mrc");
-			return -1;
-		case OPT_HELP:
-			cmd_mrc_usage(stdout);
-			return 1;
-		case OPT_POSITIONAL:
-			if (m->path) {
-				cli_error("unexpected argument '%s'; see 'dcprof help mrc'", it.arg);
-				return -1;
-			}
-			m->path = it.arg;
-			break;
 		case OPT_OBJECT:
 			m->object = it.arg;
 			break;
@@ -86,10 +73,8 @@ static int parse(struct mrc *m, int argc, char **argv)
 			break;
 		}
 	}
-	if (!m->path) {
-		cli_error("no profile given; see 'dcprof help mrc'");
-		return -1;
-	}
+	if (id != OPT_DONE)
+		return id == OPT_HELP_SHOWN ? 1 : -1;
 	return 0;
 }
 

@@ -10,7 +10,7 @@
 #include "cli/sample.h"
 #include "cli/view.h"
 
-enum { OPT_HELP = 1, OPT_BY, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
+enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
        OPT_STATS, OPT_SAMPLED, OPT_FORMAT };
 
 static const struct opt_def report_opts[] = {
@@ -70,21 +70,8 @@ static int parse(struct report *r, int argc, char **argv)
 	int id;
 
 	opt_iter_init(&it, argc, argv, false);
-	while ((id = opt_next(&it, report_opts)) != OPT_DONE) {
+	while ((id = opt_next_cmd(&it, report_opts, "report", cmd_report_usage, &r->path)) > 0) {
 		switch (id) {
-		case OPT_ERROR:
-			opt_report_error(&it, "report");
-			return -1;
-		case OPT_HELP:
-			cmd_report_usage(stdout);
-			return 1;
-		case OPT_POSITIONAL:
-			if (r->path) {
-				cli_error("unexpected argument '%s'; see 'dcprof help report'", it.arg);
-				return -1;
-			}
-			r->path = it.arg;
-			break;
 		case OPT_BY:
 			r->by_given = true;
 			if (!strcmp(it.arg, "object"))
@@ -130,10 +117,8 @@ static int parse(struct report *r, int argc, char **argv)
 			break;
 		}
 	}
-	if (!r->path) {
-		cli_error("no profile given; see 'dcprof help report'");
-		return -1;
-	}
+	if (id != OPT_DONE)
+		return id == OPT_HELP_SHOWN ? 1 : -1;
 	if (r->stats && (r->by_given || r->view.function || r->view.thread || r->view.sampled)) {
 		cli_error("--stats cannot be combined with --by, --function, --thread or --sampled");
 		return -1;

@@ -24,7 +24,7 @@
 
 #define BAR_WIDTH 40
 
-enum { OPT_HELP = 1, OPT_OBJECT, OPT_KIND, OPT_PAIRS, OPT_TOP, OPT_FORMAT, OPT_SAMPLED,
+enum { OPT_OBJECT = OPT_OWN, OPT_KIND, OPT_PAIRS, OPT_TOP, OPT_FORMAT, OPT_SAMPLED,
        OPT_ACCURACY };
 
 static const struct opt_def reuse_opts[] = {
@@ -80,21 +80,8 @@ static int parse(struct reuse *r, int argc, char **argv)
 	r->kind = "stack";
 	r->top = 20;
 	opt_iter_init(&it, argc, argv, false);
-	while ((id = opt_next(&it, reuse_opts)) != OPT_DONE) {
+	while ((id = opt_next_cmd(&it, reuse_opts, "reuse", cmd_reuse_usage, &r->path)) > 0) {
 		switch (id) {
-		case OPT_ERROR:
-			opt_report_error(&it, "reuse");
-			return -1;
-		case OPT_HELP:
-			cmd_reuse_usage(stdout);
-			return 1;
-		case OPT_POSITIONAL:
-			if (r->path) {
-				cli_error("unexpected argument '%s'; see 'dcprof help reuse'", it.arg);
-				return -1;
-			}
-			r->path = it.arg;
-			break;
 		case OPT_OBJECT:
 			r->object = it.arg;
 			break;
@@ -128,10 +115,8 @@ static int parse(struct reuse *r, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (!r->path) {
-		cli_error("no profile given; see 'dcprof help reuse'");
-		return -1;
-	}
+	if (id != OPT_DONE)
+		return id == OPT_HELP_SHOWN ? 1 : -1;
 	if (r->pairs && r->object) {
 		cli_error("--pairs cannot be combined with --object (pairs are per code location,"
 			  " not per bucket)");

@@ -130,3 +130,34 @@ int opt_parse_format(const char *s, enum out_format *f)
 	cli_error("invalid --format value '%s' (text, csv or json)", s);
 	return -1;
 }
+
+int opt_next_cmd(struct opt_iter *it, const struct opt_def *defs, const char *cmd,
+		 void (*usage)(FILE *f), const char **path)
+{
+	int id;
+
+	while ((id = opt_next(it, defs)) != OPT_DONE) {
+		switch (id) {
+		case OPT_ERROR:
+			opt_report_error(it, cmd);
+			return OPT_ERROR;
+		case OPT_HELP:
+			usage(stdout);
+			return OPT_HELP_SHOWN;
+		case OPT_POSITIONAL:
+			if (*path) {
+				cli_error("unexpected argument '%s'; see 'dcprof help %s'", it->arg, cmd);
+				return OPT_ERROR;
+			}
+			*path = it->arg;
+			break;
+		default:
+			return id;
+		}
+	}
+	if (!*path) {
+		cli_error("no profile given; see 'dcprof help %s'", cmd);
+		return OPT_ERROR;
+	}
+	return OPT_DONE;
+}

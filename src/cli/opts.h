@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli/err.h"
 
@@ -24,7 +25,11 @@ struct opt_def {
 };
 
 /* Results of opt_next besides an option id. */
-enum { OPT_DONE = 0, OPT_POSITIONAL = -1, OPT_ERROR = -2 };
+enum { OPT_DONE = 0, OPT_POSITIONAL = -1, OPT_ERROR = -2, OPT_HELP_SHOWN = -3 };
+
+/* Every subcommand's -h/--help has id OPT_HELP; its own options start at
+ * OPT_OWN. */
+enum { OPT_HELP = 1, OPT_OWN = 2 };
 
 struct opt_iter {
 	int argc;
@@ -45,6 +50,14 @@ void opt_iter_init(struct opt_iter *it, int argc, char **argv, bool stop_at_posi
 int opt_next(struct opt_iter *it, const struct opt_def *defs);
 /* Prints it->err with a pointer to the command's help. */
 void opt_report_error(const struct opt_iter *it, const char *cmd);
+
+/* opt_next for the commands that take one profile: handles errors, --help
+ * (printed with usage) and the one positional argument (stored in *path)
+ * itself, and returns the next option of the command's own (> 0), OPT_DONE
+ * when the arguments are used up and a profile was given, or OPT_ERROR
+ * (reported) or OPT_HELP_SHOWN. */
+int opt_next_cmd(struct opt_iter *it, const struct opt_def *defs, const char *cmd,
+		 void (*usage)(FILE *f), const char **path);
 
 /* Strict unsigned decimal no greater than max; 0 or -1. */
 int opt_parse_u64(const char *s, uint64_t max, uint64_t *out);
