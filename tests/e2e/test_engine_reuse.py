@@ -164,3 +164,25 @@ class UniformRandom(Recorded):
         mass = sum(n for lo, hi, n in rows if 512 <= lo < 4096) / self.N
         q = (1 - p) ** 511 - (1 - p) ** 4095
         self.assertLessEqual(abs(mass - q), self.bound(q))
+
+
+class Mix(Recorded):
+    """A sweep of L = 1024 lines interleaved with a hot set of 4 lines, two
+    passes (reuse_mix.c): hot reuses at stack distance 7 / time 8, sweep
+    reuses at stack distance L+3 / time 2L."""
+    WORKLOAD = "reuse_mix"
+    L = 1024
+    ARGS = (str(L),)
+    OPTS = ("--collect-atstart=no", "--reuse=yes")
+
+    def test_hot_set(self):
+        self.assertEqual(first(self.db, "mix_hot"), 4)
+        # 7 in bin 3 = [4, 8); 8 in bin 4 = [8, 16)
+        self.assertEqual(hist(self.db, "mix_hot", "stack"), [(4, 8, 2 * self.L - 4)])
+        self.assertEqual(hist(self.db, "mix_hot", "time"), [(8, 16, 2 * self.L - 4)])
+
+    def test_sweep(self):
+        self.assertEqual(first(self.db, "mix_sweep"), self.L)
+        # 1027 in [1024, 2048); 2048 in [2048, 4096)
+        self.assertEqual(hist(self.db, "mix_sweep", "stack"), [(1024, 2048, self.L)])
+        self.assertEqual(hist(self.db, "mix_sweep", "time"), [(2048, 4096, self.L)])
