@@ -50,3 +50,14 @@ int dc_evtab_each(const struct dc_evtab *t, int (*fn)(void *ud, const struct dc_
 	struct each e = { fn, ud };
 	return dc_rectab_each(&t->r, each_cb, &e);
 }
+
+static int zero_cb(void *ud, void *rec)
+{
+	((struct dc_evict *)rec)->count = 0;
+	return 0;
+}
+
+void dc_evtab_zero(struct dc_evtab *t)
+{
+	dc_rectab_each(&t->r, zero_cb, NULL);
+}

@@ -33,6 +33,10 @@ void dc_evtab_release(struct dc_evtab *t);
 int dc_evtab_add(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint32_t victim,
 		 uint32_t loc, uint64_t n);
 
+/* Sets every count to zero, keeping the records (a forked child starts
+ * anew). */
+void dc_evtab_zero(struct dc_evtab *t);
+
 /* Calls fn on every record; stops at non-zero. */
 int dc_evtab_each(const struct dc_evtab *t, int (*fn)(void *ud, const struct dc_evict *e),
 		  void *ud);

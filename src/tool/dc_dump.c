@@ -93,6 +93,7 @@ void dc_dump_reopen_child(void)
 	VG_(close)(dc.raw_fd);
 	open_file();
 	dc_costtab_zero(&dc.costs);
+	dc_track_reset_child();
 	VG_(memset)(&dc.lost, 0, sizeof dc.lost);
 	dc.ir = 0;
 	dc.block_records = 0;

@@ -210,6 +210,7 @@ void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int serve
 /* Parses --sample's EVENT:N; False when malformed. */
 Bool dc_track_parse_sample(const HChar *spec);
 void dc_track_init(void);
+void dc_track_reset_child(void);
 void dc_track_dump(struct dc_rawout *o);
 UInt dc_bucket_at_addr(Addr a);
 

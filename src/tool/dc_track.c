@@ -217,22 +217,26 @@ static int scost_cb(void *ud, const struct dc_cost *c)
 	return 0;
 }
 
+/* Records zeroed in a forked child may have no count left. */
 static int evict_cb(void *ud, const struct dc_evict *e)
 {
-	dc_raw_evict(ud, e, False);
+	if (e->count)
+		dc_raw_evict(ud, e, False);
 	return 0;
 }
 
 static int sevict_cb(void *ud, const struct dc_evict *e)
 {
-	dc_raw_evict(ud, e, True);
+	if (e->count)
+		dc_raw_evict(ud, e, True);
 	return 0;
 }
 
 static int rpair_cb(void *ud, void *rec)
 {
 	const struct dc_rpair *p = rec;
-	dc_raw_rpair(ud, p->use_loc, p->reuse_loc, p->count, p->sum_stack, p->sum_time);
+	if (p->count)
+		dc_raw_rpair(ud, p->use_loc, p->reuse_loc, p->count, p->sum_stack, p->sum_time);
 	return 0;
 }
 
@@ -255,6 +259,39 @@ static void reuse_dump(struct dc_rawout *o)
 		}
 	}
 	dc_rectab_each(&dc.rpairs, rpair_cb, o);
+}
+
+static int zero_pair(void *ud, void *rec)
+{
+	struct dc_rpair *p = rec;
+	p->count = p->sum_stack = p->sum_time = 0;
+	return 0;
+}
+
+/* A forked child counts from the fork: the cache, the objects and the
+ * reuse history it inherited stay, the counts start at zero. */
+void dc_track_reset_child(void)
+{
+	if (dc.sampling) {
+		dc_costtab_zero(&dc.scosts);
+		dc_evtab_zero(&dc.sevicts);
+		dc.sampler.samples = 0;
+	}
+	if (dc.opt.evictions) {
+		dc_evtab_zero(&dc.evicts);
+		VG_(memset)(dc.fills, 0, sizeof dc.fills);
+		VG_(memset)(dc.empty_fills, 0, sizeof dc.empty_fills);
+		VG_(memset)(dc.nevictions, 0, sizeof dc.nevictions);
+		if (dc.resid)
+			VG_(memset)(dc.resid, 0,
+				    (SizeT)dc.resid_buckets * DC_MAX_LEVELS * sizeof *dc.resid);
+	}
+	if (dc.opt.reuse) {
+		if (dc.rhist)
+			VG_(memset)(dc.rhist, 0, (SizeT)dc.rhist_buckets * sizeof *dc.rhist);
+		dc_rectab_each(&dc.rpairs, zero_pair, NULL);
+	}
+	dc.now = 0;
 }
 
 void dc_track_dump(struct dc_rawout *o)

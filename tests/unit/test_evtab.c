@@ -233,3 +233,33 @@ DC_TEST(evtab, alloc_walk)
 {
 	DC_ALLOC_WALK(evtab_scenario, NULL);
 }
+
+struct sum_n {
+	uint64_t sum, n;
+};
+
+static int zero_test_cb(void *ud, const struct dc_evict *e)
+{
+	struct sum_n *acc = ud;
+	acc->sum += e->count;
+	acc->n++;
+	return 0;
+}
+
+/* zero keeps the records and clears their counts: adding again starts from
+ * zero for the same key, and each still visits both. */
+DC_TEST(evtab, zero_clears_counts)
+{
+	struct dc_evtab t;
+	struct sum_n acc = { 0, 0 };
+
+	CHECK_EQ(dc_evtab_init(&t, dc_env_libc()), 0);
+	CHECK_EQ(dc_evtab_add(&t, 1, 2, 3, 4, 10), 0);
+	CHECK_EQ(dc_evtab_add(&t, 2, 2, 3, 4, 5), 0);
+	dc_evtab_zero(&t);
+	CHECK_EQ(dc_evtab_add(&t, 1, 2, 3, 4, 7), 0);
+	CHECK_EQ(dc_evtab_each(&t, zero_test_cb, &acc), 0);
+	CHECK_EQ(acc.n, 2);
+	CHECK_EQ(acc.sum, 7);
+	dc_evtab_release(&t);
+}
