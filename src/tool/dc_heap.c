@@ -69,8 +69,9 @@ static void append(HChar *buf, SizeT len, SizeT *pos, const HChar *s)
 	buf[*pos] = 0;
 }
 
-/* A function name as buckets use it: without a C++ parameter list
- * ("make_nodes(int)" -> "make_nodes", "operator()(int)" -> "operator()")
+/* A function name as buckets use it: without a C++ parameter list and
+ * qualifiers ("make_nodes(int)" -> "make_nodes", "Grid::fill() const" ->
+ * "Grid::fill", "operator()(int)" -> "operator()")
  * or a symbol version ("f@@GLIBC_2.34" -> "f"), so that '(' in a bucket
  * name only ever introduces a line number. */
 static const HChar *bare_name(const HChar *fn, HChar *buf, SizeT len)
@@ -83,6 +84,20 @@ static const HChar *bare_name(const HChar *fn, HChar *buf, SizeT len)
 		n++;
 	}
 	buf[n] = 0;
+	/* Member-function qualifiers after the parameter list. */
+	for (;;) {
+		if (n >= 6 && VG_(strcmp)(buf + n - 6, " const") == 0)
+			n -= 6;
+		else if (n >= 9 && VG_(strcmp)(buf + n - 9, " volatile") == 0)
+			n -= 9;
+		else if (n >= 2 && VG_(strcmp)(buf + n - 2, " &") == 0)
+			n -= 2;
+		else if (n >= 3 && VG_(strcmp)(buf + n - 3, " &&") == 0)
+			n -= 3;
+		else
+			break;
+		buf[n] = 0;
+	}
 	if (n && buf[n - 1] == ')') {
 		Int depth = 0;
 		for (SizeT i = n; i-- > 0;) {

@@ -136,6 +136,12 @@ class CxxNew(Recorded):
                              "min_size": 16, "max_size": 800})
         self.assertLess(b["max_live_blocks"], b["blocks"])
 
+    def test_const_member_function(self):
+        # "Maker::make() const" names its blocks without parameters or const
+        b = buckets(self.db).get("Maker::make-main")
+        self.assertIsNotNone(b, sorted(self.heap()))
+        self.assertEqual((b["blocks"], b["total_bytes"]), (1, 32))
+
     def test_make_table_stats(self):
         b = buckets(self.db)[self.bucket_name("make_table-main")]
         self.assertEqual(b, {"kind": "heap", "blocks": 1, "max_live_blocks": 1,

@@ -82,11 +82,22 @@ __attribute__((noinline)) void make_table()
 	fill(big, 256);
 }
 
+/* A const member function: its bucket is Maker::make-main, without the
+ * parameter list or the const qualifier; 1 block of 4 longs (32 bytes). */
+struct Maker {
+	long n;
+	__attribute__((noinline)) long *make() const { return new long[n]; }
+};
+
 int main()
 {
+	Maker maker = { 4 };
+
 	make_nodes();
 	free_nodes();
 	make_table();
-	sink = table[0] + big[0];
+	long *made = maker.make();
+	made[0] = 1;
+	sink = table[0] + big[0] + made[0];
 	return 0;
 }
