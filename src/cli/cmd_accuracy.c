@@ -16,7 +16,6 @@
  *    sharing their average rank; null below two buckets or when either
  *    ranking is all ties.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,10 +397,8 @@ int cmd_accuracy(int argc, char **argv)
 	rc = parse(&a, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : DC_EXIT_ERROR;
-	if (profile_open(&p, a.path, err, sizeof err)) {
-		cli_error("%s", err);
+	if (profile_open_cmd(&p, a.path))
 		return DC_EXIT_ERROR;
-	}
 	header_init(&h);
 	table_init(&t);
 	rc = DC_EXIT_ERROR;
@@ -424,9 +421,7 @@ int cmd_accuracy(int argc, char **argv)
 		print_json(&a, &p, &h, &t);
 		break;
 	}
-	rc = fflush(stdout) ? DC_EXIT_ERROR : 0;
-	if (rc)
-		cli_error("cannot write the report: %s", strerror(errno));
+	rc = cli_flush_output();
 out:
 	table_release(&t);
 	header_release(&h);

@@ -12,7 +12,6 @@
  *  - --sampled reads cost_sampled and the eviction rows with sampled = 1,
  *    which exist only at the level of the sampled miss event.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -551,10 +550,8 @@ int cmd_evictions(int argc, char **argv)
 	rc = parse(&e, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : DC_EXIT_ERROR;
-	if (profile_open(&p, e.path, err, sizeof err)) {
-		cli_error("%s", err);
+	if (profile_open_cmd(&p, e.path))
 		return DC_EXIT_ERROR;
-	}
 	header_init(&h);
 	table_init(&t);
 	rc = DC_EXIT_ERROR;
@@ -575,9 +572,7 @@ int cmd_evictions(int argc, char **argv)
 			goto read_error;
 		print_matrix(&p, &h, &e, m);
 	}
-	rc = fflush(stdout) ? DC_EXIT_ERROR : 0;
-	if (rc)
-		cli_error("cannot write the report: %s", strerror(errno));
+	rc = cli_flush_output();
 	goto out;
 read_error:
 	profile_read_error(&p, err, sizeof err);

@@ -13,7 +13,6 @@
  *    is counted as hits, so its row is a lower bound on the misses (exact =
  *    false).  With the default bins 1:2 every power of two is a boundary.
  */
-#include <errno.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -185,10 +184,8 @@ int cmd_mrc(int argc, char **argv)
 	rc = parse(&m, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : DC_EXIT_ERROR;
-	if (profile_open(&p, m.path, err, sizeof err)) {
-		cli_error("%s", err);
+	if (profile_open_cmd(&p, m.path))
 		return DC_EXIT_ERROR;
-	}
 	header_init(&h);
 	table_init(&t);
 	rc = DC_EXIT_ERROR;
@@ -204,9 +201,7 @@ int cmd_mrc(int argc, char **argv)
 	m.distinct = m.object ? all.first : hist.first;
 	mrc_table(&m, &hist, &t);
 	print_mrc(&p, &h, &m, &hist, &t);
-	rc = fflush(stdout) ? DC_EXIT_ERROR : 0;
-	if (rc)
-		cli_error("cannot write the report: %s", strerror(errno));
+	rc = cli_flush_output();
 out:
 	rhist_release(&hist);
 	rhist_release(&all);

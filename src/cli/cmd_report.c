@@ -1,5 +1,4 @@
 /* cmd_report.c — dcprof report: show a profile by bucket, function or line. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,10 +293,8 @@ int cmd_report(int argc, char **argv)
 	rc = parse(&r, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : DC_EXIT_ERROR;
-	if (profile_open(&p, r.path, err, sizeof err)) {
-		cli_error("%s", err);
+	if (profile_open_cmd(&p, r.path))
 		return DC_EXIT_ERROR;
-	}
 	header_init(&sm.h);
 	table_init(&t);
 	rc = DC_EXIT_ERROR;
@@ -322,9 +319,7 @@ int cmd_report(int argc, char **argv)
 		print_json(&r, &p, &sm, &t);
 		break;
 	}
-	rc = fflush(stdout) ? DC_EXIT_ERROR : 0;
-	if (rc)
-		cli_error("cannot write the report: %s", strerror(errno));
+	rc = cli_flush_output();
 out:
 	table_release(&t);
 	header_release(&sm.h);

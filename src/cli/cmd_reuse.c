@@ -11,7 +11,6 @@
  *    an error.  Several instructions on one source line are one row; their
  *    means are weighted by count, so they are the exact sums / counts.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -452,10 +451,8 @@ int cmd_reuse(int argc, char **argv)
 	rc = parse(&r, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : DC_EXIT_ERROR;
-	if (profile_open(&p, r.path, err, sizeof err)) {
-		cli_error("%s", err);
+	if (profile_open_cmd(&p, r.path))
 		return DC_EXIT_ERROR;
-	}
 	header_init(&h);
 	table_init(&t);
 	rc = DC_EXIT_ERROR;
@@ -481,9 +478,7 @@ int cmd_reuse(int argc, char **argv)
 		hist_table(&r, &hist, &t);
 		print_hist(&p, &h, &r, &hist, &t);
 	}
-	rc = fflush(stdout) ? DC_EXIT_ERROR : 0;
-	if (rc)
-		cli_error("cannot write the report: %s", strerror(errno));
+	rc = cli_flush_output();
 out:
 	rhist_release(&hist);
 	table_release(&t);

@@ -1,4 +1,5 @@
 /* err.c — one-line error messages and allocation that cannot fail. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,4 +81,12 @@ char *xmemdup(const void *p, size_t n)
 	memcpy(s, p, n);
 	s[n] = '\0';
 	return s;
+}
+
+int cli_flush_output(void)
+{
+	if (!fflush(stdout))
+		return 0;
+	cli_error("cannot write the report: %s", strerror(errno));
+	return DC_EXIT_ERROR;
 }

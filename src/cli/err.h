@@ -28,6 +28,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* An informational line, always prefixed "dcprof". */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Flushes stdout at the end of a command that printed a report: 0, or
+ * DC_EXIT_ERROR after saying why the output could not be written. */
+int cli_flush_output(void);
+
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 void *xcalloc(size_t n, size_t size);

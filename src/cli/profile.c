@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "cli/profile.h"
+#include "cli/err.h"
 
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -563,4 +564,14 @@ int profile_meta(struct profile *p, const char *key, struct sbuf *out)
 	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int profile_open_cmd(struct profile *p, const char *path)
+{
+	char err[DC_ERRLEN];
+
+	if (!profile_open(p, path, err, sizeof err))
+		return 0;
+	cli_error("%s", err);
+	return -1;
 }

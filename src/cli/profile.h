@@ -97,6 +97,8 @@ struct profile {
  * understands; reads the cache levels.  On error err holds the whole
  * message ("cannot open profile 'F': ...") and nothing needs releasing. */
 int profile_open(struct profile *p, const char *path, char *err, size_t errlen);
+/* profile_open for a command: prints the error itself; 0 or -1. */
+int profile_open_cmd(struct profile *p, const char *path);
 void profile_close(struct profile *p);
 /* Fills out with meta value key; 1 if present, 0 if not, negative on error. */
 int profile_meta(struct profile *p, const char *key, struct sbuf *out);
