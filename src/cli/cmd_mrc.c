@@ -138,7 +138,7 @@ static void print_mrc(struct profile *p, const struct header *h, const struct mr
 	switch (m->format) {
 	case FMT_TEXT:
 		header_text(&out, p, h);
-		reuse_text_intro(&out, &m->ri, m->object);
+		reuse_text_intro(&out, &m->ri, "exact", m->object);
 		sbuf_addf(&out, "%-10s", "accesses:");
 		fmt_thousands(&out, hist->reuses + hist->first);
 		sbuf_adds(&out, " (");
@@ -157,7 +157,7 @@ static void print_mrc(struct profile *p, const struct header *h, const struct mr
 		break;
 	case FMT_JSON:
 		header_json(&out, p, h);
-		reuse_json_intro(&out, &m->ri, m->object);
+		reuse_json_intro(&out, &m->ri, "exact", m->object);
 		sbuf_addf(&out, ",\"accesses\":%lld,\"first_touches\":%lld,"
 			  "\"distinct_blocks\":%lld,\"exact\":%s,\"rows\":",
 			  (long long)(hist->reuses + hist->first), (long long)hist->first,
@@ -196,6 +196,11 @@ int cmd_mrc(int argc, char **argv)
 	    rhist_read(&p, "stack", m.object, &hist, err, sizeof err) ||
 	    (m.object && rhist_read(&p, "stack", NULL, &all, err, sizeof err))) {
 		cli_error("%s", err);
+		goto out;
+	}
+	if (!m.ri.exact) {
+		cli_error("profile '%s' has sampled reuse data only; the miss-ratio curve needs"
+			  " exact histograms (record with --reuse=yes)", m.path);
 		goto out;
 	}
 	m.distinct = m.object ? all.first : hist.first;

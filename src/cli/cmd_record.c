@@ -21,6 +21,7 @@
 #include "cli/sample.h"
 #include "cli/spawn.h"
 #include "core/hier.h"
+#include "core/rdx.h"
 
 #define TOOL_NAME "dcprof-amd64-linux"
 #define MAX_ENGINE_ARGS 64
@@ -28,7 +29,8 @@
 enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
        OPT_COMPAT, OPT_HEAP_NAMES, OPT_ALLOC_FN, OPT_STACK_FRAMES, OPT_COLLECT_ATSTART,
        OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED, OPT_REUSE,
-       OPT_REUSE_BLOCK, OPT_REUSE_BINS };
+       OPT_REUSE_BLOCK, OPT_REUSE_BINS, OPT_REUSE_SAMPLE, OPT_REUSE_WATCHPOINTS,
+       OPT_REUSE_WATCH, OPT_REUSE_REPLACE, OPT_REUSE_ATTRIB };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -53,6 +55,11 @@ static const struct opt_def record_opts[] = {
 	{ OPT_REUSE, 0, "reuse", OPT_OPTIONAL },
 	{ OPT_REUSE_BLOCK, 0, "reuse-block", OPT_REQUIRED },
 	{ OPT_REUSE_BINS, 0, "reuse-bins", OPT_REQUIRED },
+	{ OPT_REUSE_SAMPLE, 0, "reuse-sample", OPT_REQUIRED },
+	{ OPT_REUSE_WATCHPOINTS, 0, "reuse-watchpoints", OPT_REQUIRED },
+	{ OPT_REUSE_WATCH, 0, "reuse-watch", OPT_REQUIRED },
+	{ OPT_REUSE_REPLACE, 0, "reuse-replace", OPT_REQUIRED },
+	{ OPT_REUSE_ATTRIB, 0, "reuse-attrib", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
 
@@ -105,6 +112,20 @@ void cmd_record_usage(FILE *f)
 		"  --reuse-bins=FIRST:GROWTH  histogram bins: [0, FIRST), then each bin GROWTH\n"
 		"                             times as wide; FIRST 1 to 2^32, GROWTH 2 to %d\n"
 		"                             (default: 1:2, powers of two)\n"
+		"  --reuse-sample=N           sampled reuse distances (RDX): a use point every\n"
+		"                             N-th data access on average, watched by emulated\n"
+		"                             debug registers until reused (default: off)\n"
+		"  --reuse-watchpoints=K      debug registers, 1 to %d (default: 4)\n"
+		"  --reuse-watch=dr|block     watch the aligned 1, 2, 4 or 8 bytes holding the\n"
+		"                             access (dr, as hardware does) or its whole\n"
+		"                             --reuse-block (block, simulator only)\n"
+		"                             (default: dr)\n"
+		"  --reuse-replace=reservoir|oldest\n"
+		"                             when all are armed, replace by reservoir sampling\n"
+		"                             or replace the oldest (default: reservoir)\n"
+		"  --reuse-attrib=proportional|none\n"
+		"                             weigh each reuse by the samples of its use's\n"
+		"                             calling context (default: proportional)\n"
 		"\n"
 		"  -h, --help                 show this help\n"
 		"\n"
@@ -112,7 +133,7 @@ void cmd_record_usage(FILE *f)
 		"DCPROF_VALGRIND (valgrind to run, default: valgrind from PATH), TMPDIR.\n",
 		DC_MAX_LEVELS, dc_hier_default_latency(1), dc_hier_default_latency(2),
 		dc_hier_default_latency(3), dc_hier_default_latency(4), DC_DEFAULT_MEM_LATENCY,
-		REUSE_BLOCK_MAX, REUSE_GROWTH_MAX);
+		REUSE_BLOCK_MAX, REUSE_GROWTH_MAX, DC_RDX_MAX_WP);
 }
 
 struct record {
@@ -125,6 +146,8 @@ struct record {
 	bool seed_given;
 	bool reuse;             /* --reuse=yes */
 	const char *reuse_sub;  /* --reuse-block or --reuse-bins, given */
+	bool reuse_sample;      /* --reuse-sample=N, N > 0 */
+	const char *rdx_sub;    /* an option of sampled reuse, given */
 	char *engine_args[MAX_ENGINE_ARGS];
 	int nengine;
 	char **prog;            /* the program and its arguments, NULL-terminated */
@@ -242,6 +265,36 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		if (check_sample(r, v))
 			return -1;
 		break;
+	case OPT_REUSE_SAMPLE:
+		if (opt_parse_u64(v, 1000000000000ULL, &n)) {
+			cli_error("invalid --reuse-sample value '%s' (0 to 10^12)", v);
+			return -1;
+		}
+		r->reuse_sample = n > 0;
+		break;
+	case OPT_REUSE_WATCHPOINTS:
+		if (opt_parse_u64(v, DC_RDX_MAX_WP, &n) || n == 0) {
+			cli_error("invalid --reuse-watchpoints value '%s' (1 to %d)", v,
+				  DC_RDX_MAX_WP);
+			return -1;
+		}
+		r->rdx_sub = "--reuse-watchpoints";
+		break;
+	case OPT_REUSE_WATCH:
+	case OPT_REUSE_REPLACE:
+	case OPT_REUSE_ATTRIB: {
+		const char *a = id == OPT_REUSE_WATCH ? "dr" : id == OPT_REUSE_REPLACE ? "reservoir"
+										: "proportional";
+		const char *b = id == OPT_REUSE_WATCH ? "block" : id == OPT_REUSE_REPLACE ? "oldest"
+										 : "none";
+		if (strcmp(v, a) && strcmp(v, b)) {
+			cli_error("invalid --%s value '%s' (%s or %s)", name, v, a, b);
+			return -1;
+		}
+		r->rdx_sub = id == OPT_REUSE_WATCH ? "--reuse-watch"
+			     : id == OPT_REUSE_REPLACE ? "--reuse-replace" : "--reuse-attrib";
+		break;
+	}
 	case OPT_SAMPLE_SEED:
 		if (opt_parse_u64(v, INT64_MAX, &n)) {
 			cli_error("invalid --sample-seed value '%s' (0 to 2^63-1)", v);
@@ -325,12 +378,16 @@ static int parse(struct record *r, int argc, char **argv)
 		return -1;
 	}
 	r->prog = argv + it.i;
-	if (r->seed_given && !r->sample) {
-		cli_error("--sample-seed needs --sample");
+	if (r->seed_given && !r->sample && !r->reuse_sample) {
+		cli_error("--sample-seed needs --sample or --reuse-sample");
 		return -1;
 	}
-	if (r->reuse_sub && !r->reuse) {
-		cli_error("%s needs --reuse", r->reuse_sub);
+	if (r->reuse_sub && !r->reuse && !r->reuse_sample) {
+		cli_error("%s needs --reuse or --reuse-sample", r->reuse_sub);
+		return -1;
+	}
+	if (r->rdx_sub && !r->reuse_sample) {
+		cli_error("%s needs --reuse-sample", r->rdx_sub);
 		return -1;
 	}
 	return check_hierarchy(r);

@@ -1,12 +1,18 @@
-/* cmd_reuse.c — dcprof reuse: exact reuse-distance histograms (seeds/003
- * §II) of the whole program or one bucket, and the code-location pairs the
- * reuses span (§VI.B).
+/* cmd_reuse.c — dcprof reuse: reuse-distance histograms (seeds/003 §II) of
+ * the whole program or one bucket — exact, converted from time to stack
+ * distances, or sampled (RDX) — their accuracy, and the code-location pairs
+ * the reuses span (§VI.B).
  *
  * Notes (docs/cli.md):
  *  - One row per non-empty bin, ascending, then the first touches (no
- *    distance: "infinitely far"), so cum % of a stack bin is the hit ratio
- *    of a fully-associative LRU cache of the bin's upper bound.
+ *    distance: "infinitely far"; sampled: the uses never reused), so cum %
+ *    of a stack bin is the hit ratio of a fully-associative LRU cache of
+ *    the bin's upper bound.
  *  - Percentages are of all accesses: reuses + first touches.
+ *  - Sources: exact (--reuse=yes); converted (--converted: the stack
+ *    histogram the model of rmodel.h makes of the exact time histogram);
+ *    sampled (--sampled: the RDX time histogram, or its conversion for
+ *    --kind stack).  Sampled counts are estimates (weights x period).
  *  - Pairs are per code location, not per bucket: --pairs with --object is
  *    an error.  Several instructions on one source line are one row; their
  *    means are weighted by count, so they are the exact sums / counts.
@@ -19,12 +25,14 @@
 #include "cli/header.h"
 #include "cli/opts.h"
 #include "cli/rhist.h"
+#include "cli/rmodel.h"
+#include "cli/reuse_acc.h"
 #include "cli/view.h"
 
 #define BAR_WIDTH 40
 
 enum { OPT_OBJECT = OPT_OWN, OPT_KIND, OPT_PAIRS, OPT_TOP, OPT_FORMAT, OPT_SAMPLED,
-       OPT_ACCURACY };
+       OPT_CONVERTED, OPT_ACCURACY };
 
 static const struct opt_def reuse_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -34,17 +42,21 @@ static const struct opt_def reuse_opts[] = {
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
 	{ OPT_SAMPLED, 0, "sampled", OPT_NOARG },
+	{ OPT_CONVERTED, 0, "converted", OPT_NOARG },
 	{ OPT_ACCURACY, 0, "accuracy", OPT_NOARG },
 	{ 0, 0, NULL, 0 },
 };
 
 void cmd_reuse_usage(FILE *f)
 {
-	fputs("usage: dcprof reuse PROFILE [--object NAME] [--kind stack|time] [options]\n"
+	fputs("usage: dcprof reuse PROFILE [--object NAME] [--kind stack|time]\n"
+	      "                    [--sampled | --converted] [options]\n"
+	      "       dcprof reuse PROFILE --accuracy [--object NAME] [options]\n"
 	      "       dcprof reuse PROFILE --pairs [--top N] [options]\n"
 	      "\n"
-	      "Exact reuse distances of a profile recorded with --reuse=yes: a histogram\n"
-	      "of the whole program or of one bucket (bins in blocks and bytes, count,\n"
+	      "Reuse distances of a profile recorded with --reuse=yes (exact) and/or\n"
+	      "--reuse-sample=N (sampled with emulated watchpoints, RDX): a histogram of\n"
+	      "the whole program or of one bucket (bins in blocks and bytes, count,\n"
 	      "share of all accesses, cumulative share, first touches last); with\n"
 	      "--pairs, the code-location pairs (use -> reuse) with the most reuses.\n"
 	      "\n"
@@ -53,6 +65,12 @@ void cmd_reuse_usage(FILE *f)
 	      "  --kind stack|time          stack distance (distinct blocks in between) or\n"
 	      "                             time distance (accesses in between)\n"
 	      "                             (default: stack)\n"
+	      "  --sampled                  the sampled histogram: time distances as\n"
+	      "                             measured, stack distances converted from them\n"
+	      "  --converted                the stack histogram converted from the exact\n"
+	      "                             time histogram (Shen et al.'s model)\n"
+	      "  --accuracy                 S and S-hat (RDX eq. 1, 2) of the sampled and\n"
+	      "                             converted histograms against the exact ones\n"
 	      "  --pairs                    the top location pairs by reuses instead\n"
 	      "  --top N                    with --pairs: the first N pairs, 0 = all\n"
 	      "                             (default: 20)\n"
@@ -64,11 +82,20 @@ struct reuse {
 	const char *path;
 	const char *object;
 	const char *kind;
-	bool kind_given, pairs, top_given;
+	bool kind_given, pairs, top_given, sampled, converted, accuracy;
 	size_t top;
 	enum out_format format;
 	struct reuse_info ri;
+	enum rsource src;
 };
+
+static const char *const src_name[] = { "exact", "converted", "sampled" };
+
+/* The row after the bins: what has no distance. */
+static const char *first_label(const struct reuse *r)
+{
+	return r->src == RSRC_SAMPLED ? "no reuse seen" : "first touch";
+}
 
 static int parse(struct reuse *r, int argc, char **argv)
 {
@@ -108,14 +135,30 @@ static int parse(struct reuse *r, int argc, char **argv)
 				return -1;
 			break;
 		case OPT_SAMPLED:
+			r->sampled = true;
+			break;
+		case OPT_CONVERTED:
+			r->converted = true;
+			break;
 		case OPT_ACCURACY:
-			cli_error("%s is not implemented yet (exact histograms only)",
-				  id == OPT_SAMPLED ? "--sampled" : "--accuracy");
-			return -1;
+			r->accuracy = true;
+			break;
 		}
 	}
 	if (id != OPT_DONE)
 		return id == OPT_HELP_SHOWN ? 1 : -1;
+	if (r->sampled + r->converted + r->accuracy + r->pairs > 1) {
+		cli_error("--sampled, --converted, --accuracy and --pairs exclude each other");
+		return -1;
+	}
+	if (r->converted && !strcmp(r->kind, "time")) {
+		cli_error("--converted makes stack distances; it does not apply to --kind time");
+		return -1;
+	}
+	if (r->accuracy && r->kind_given) {
+		cli_error("--kind does not apply to --accuracy (it compares both kinds)");
+		return -1;
+	}
 	if (r->pairs && r->object) {
 		cli_error("--pairs cannot be combined with --object (pairs are per code location,"
 			  " not per bucket)");
@@ -240,7 +283,7 @@ static void hist_table(const struct reuse *r, const struct rhist *h, struct tabl
 		set_counts(row, &c, b->count, &cum, total, max);
 	}
 	row = table_add_row(t);
-	cell_set_str(&row[c.range], "first touch", 11);
+	cell_set_str(&row[c.range], first_label(r), strlen(first_label(r)));
 	if (stack)
 		cell_set_str(&row[c.bytes], "", 0);
 	set_counts(row, &c, h->first, &cum, total, max);
@@ -266,14 +309,20 @@ static void print_hist(struct profile *p, const struct header *h, const struct r
 	switch (r->format) {
 	case FMT_TEXT:
 		header_text(&out, p, h);
-		reuse_text_intro(&out, &r->ri, r->object);
+		reuse_text_intro(&out, &r->ri, src_name[r->src], r->object);
+		if (r->src == RSRC_SAMPLED)
+			reuse_text_sampling(&out, &r->ri);
 		sbuf_addf(&out, "%-10s", "accesses:");
 		fmt_thousands(&out, hist->reuses + hist->first);
 		sbuf_adds(&out, " (");
 		fmt_thousands(&out, hist->reuses);
 		sbuf_adds(&out, " reuses, ");
 		fmt_thousands(&out, hist->first);
-		sbuf_addf(&out, " first touches); %s distances\n\n", r->kind);
+		sbuf_addf(&out, " %s); %s distances%s%s\n\n",
+			  r->src == RSRC_SAMPLED ? "never reused" : "first touches", r->kind,
+			  r->src == RSRC_SAMPLED ? ", estimates" : "",
+			  r->src != RSRC_EXACT && !strcmp(r->kind, "stack")
+				  ? " converted from time distances" : "");
 		fwrite(out.buf, 1, out.len, stdout);
 		fmt_table_text(stdout, t, 0);
 		break;
@@ -282,7 +331,7 @@ static void print_hist(struct profile *p, const struct header *h, const struct r
 		break;
 	case FMT_JSON:
 		header_json(&out, p, h);
-		reuse_json_intro(&out, &r->ri, r->object);
+		reuse_json_intro(&out, &r->ri, src_name[r->src], r->object);
 		sbuf_addf(&out, ",\"kind\":\"%s\",\"accesses\":%lld,\"reuses\":%lld,"
 			  "\"first_touches\":%lld,\"rows\":", r->kind,
 			  (long long)(hist->reuses + hist->first), (long long)hist->reuses,
@@ -410,7 +459,7 @@ static void print_pairs(struct profile *p, const struct header *h, const struct 
 	switch (r->format) {
 	case FMT_TEXT:
 		header_text(&out, p, h);
-		reuse_text_intro(&out, &r->ri, NULL);
+		reuse_text_intro(&out, &r->ri, "exact", NULL);
 		sbuf_addf(&out, "%-10s", "pairs:");
 		fmt_thousands(&out, t->total[count].i);
 		sbuf_addf(&out, " reuses by %zu pairs of source lines (previous access ->"
@@ -426,7 +475,7 @@ static void print_pairs(struct profile *p, const struct header *h, const struct 
 		break;
 	case FMT_JSON:
 		header_json(&out, p, h);
-		reuse_json_intro(&out, &r->ri, NULL);
+		reuse_json_intro(&out, &r->ri, "exact", NULL);
 		sbuf_addf(&out, ",\"reuses\":%lld,\"total_rows\":%zu,\"rows\":",
 			  (long long)t->total[count].i, t->nrows);
 		fmt_table_json_rows(&out, t, r->top);
@@ -463,6 +512,10 @@ int cmd_reuse(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
+	if (r.pairs && !r.ri.exact) {
+		cli_error("profile '%s' has no exact reuse data; --pairs needs --reuse=yes", r.path);
+		goto out;
+	}
 	if (r.pairs) {
 		if (pairs_table(&p, &t)) {
 			profile_read_error(&p, err, sizeof err);
@@ -470,8 +523,15 @@ int cmd_reuse(int argc, char **argv)
 			goto out;
 		}
 		print_pairs(&p, &h, &r, &t);
+	} else if (r.accuracy) {
+		if (reuse_accuracy(&p, &h, &r.ri, r.object, r.format, err, sizeof err)) {
+			cli_error("%s", err);
+			goto out;
+		}
 	} else {
-		if (rhist_read(&p, r.kind, r.object, &hist, err, sizeof err)) {
+		r.src = r.sampled ? RSRC_SAMPLED : r.converted ? RSRC_CONVERTED : RSRC_EXACT;
+		if (rhist_source_read(&p, &r.ri, r.src, r.kind, r.object, &hist, err,
+				      sizeof err)) {
 			cli_error("%s", err);
 			goto out;
 		}

@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 3 (docs/schema.md):
+ * Schema version 4 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -21,11 +21,12 @@
  *   reuse_first   bucket INTEGER PRIMARY KEY, count (version 3)
  *   reuse_pair    use_location, reuse_location, count, mean_stack REAL,
  *                 mean_time REAL; PRIMARY KEY(use_location, reuse_location) (version 3)
+ *   reuse_unseen  bucket INTEGER PRIMARY KEY, count (version 4)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 3.
- *   Version 2 is version 3 without the tables marked (version 3); version 1
- *   also lacks those marked (version 2).
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 4.
+ *   Version 3 is version 4 without the tables marked (version 4); version 2
+ *   also lacks those marked (version 3), version 1 those marked (version 2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,7 @@ static const char schema_sql[] =
 	"CREATE TABLE reuse_hist(bucket INTEGER, kind TEXT, bin INTEGER, lo INTEGER,"
 	" hi INTEGER, count INTEGER, PRIMARY KEY(bucket, kind, bin));"
 	"CREATE TABLE reuse_first(bucket INTEGER PRIMARY KEY, count INTEGER);"
+	"CREATE TABLE reuse_unseen(bucket INTEGER PRIMARY KEY, count INTEGER);"
 	"CREATE TABLE reuse_pair(use_location INTEGER, reuse_location INTEGER, count INTEGER,"
 	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));";
 
@@ -99,7 +101,7 @@ static void finalize_all(struct profile_writer *w)
 {
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
-				 &w->resid, &w->rhist, &w->rfirst, &w->rpair };
+				 &w->resid, &w->rhist, &w->rfirst, &w->runseen, &w->rpair };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -163,6 +165,8 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 			     " VALUES(?1, ?2, ?3, ?4)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->rfirst, "INSERT INTO reuse_first VALUES(?1, ?2)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->runseen, "INSERT INTO reuse_unseen VALUES(?1, ?2)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->rpair, "INSERT INTO reuse_pair VALUES(?1, ?2, ?3, ?4, ?5)");
 	if (rc == SQLITE_OK)
@@ -320,6 +324,13 @@ int pw_rfirst(struct profile_writer *w, int64_t bucket, int64_t count)
 	sqlite3_bind_int64(w->rfirst, 1, bucket);
 	sqlite3_bind_int64(w->rfirst, 2, count);
 	return step(w->rfirst);
+}
+
+int pw_runseen(struct profile_writer *w, int64_t bucket, int64_t count)
+{
+	sqlite3_bind_int64(w->runseen, 1, bucket);
+	sqlite3_bind_int64(w->runseen, 2, count);
+	return step(w->runseen);
 }
 
 int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count,
@@ -532,13 +543,21 @@ void profile_close(struct profile *p)
 	p->db = NULL;
 }
 
+/* The schema version that introduced a table whose rows are optional. */
+static int table_version(const char *table)
+{
+	if (!strcmp(table, "reuse_unseen"))
+		return 4;
+	return strncmp(table, "reuse_", 6) ? 2 : 3;
+}
+
 int profile_has_rows(struct profile *p, const char *table)
 {
 	char sql[128];
 	int64_t one;
 	int rc;
 
-	if (p->version < (strncmp(table, "reuse_", 6) ? 2 : 3))
+	if (p->version < table_version(table))
 		return 0;
 	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
 	rc = pragma_int(p->db, sql, &one);

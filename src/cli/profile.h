@@ -18,7 +18,7 @@
 #include "cli/sbuf.h"
 #include "core/hier.h"
 
-#define PROFILE_SCHEMA_VERSION 3
+#define PROFILE_SCHEMA_VERSION 4
 #define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
 
 /* Cost columns in the order the writer takes them and the schema stores
@@ -28,7 +28,7 @@ enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, CO
 struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
-		*fill, *resid, *rhist, *rfirst, *rpair;
+		*fill, *resid, *rhist, *rfirst, *runseen, *rpair;
 };
 
 /* Creates a new profile at path (which must not exist) and begins the
@@ -66,6 +66,7 @@ int pw_residency(struct profile_writer *w, int64_t bucket, int level, int64_t mi
 int pw_rhist(struct profile_writer *w, int64_t bucket, const char *kind, int64_t bin,
 	     int64_t count);
 int pw_rfirst(struct profile_writer *w, int64_t bucket, int64_t count);
+int pw_runseen(struct profile_writer *w, int64_t bucket, int64_t count);
 /* Stored as mean_stack = sumstack / count, mean_time = sumtime / count;
  * count > 0. */
 int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count,

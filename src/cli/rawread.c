@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 3) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 4) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -234,8 +234,8 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 3)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 3)",
+	if (v < 1 || v > 4)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 4)",
 			    (long long)v);
 	r->version = (int)v;
 	r->header = true;
@@ -459,8 +459,11 @@ static int rec_rhist(struct reader *r)
 		kind = "stack";
 	else if (!strcmp(r->f[1], "time"))
 		kind = "time";
+	else if (r->version >= 4 && !strcmp(r->f[1], "sampled"))
+		kind = "sampled";
 	else
-		return fail(r, "unknown reuse distance kind '%s' (stack or time)", r->f[1]);
+		return fail(r, "unknown reuse distance kind '%s' (%s)", r->f[1],
+			    r->version >= 4 ? "stack, time or sampled" : "stack or time");
 	if (ref(r, &r->buckets, 2, "bucket", &bucket) || num(r, 3, &bin) || num(r, 4, &count))
 		return -1;
 	if (bin > r->rhist_bin_max) {
@@ -480,6 +483,17 @@ static int rec_rfirst(struct reader *r)
 		return -1;
 	rc = pw_rfirst(r->w, bucket, count);
 	return rc ? sql_fail(r, rc, "rfirst record") : 0;
+}
+
+static int rec_runseen(struct reader *r)
+{
+	int64_t bucket, count;
+	int rc;
+
+	if (want_fields(r, 3) || ref(r, &r->buckets, 1, "bucket", &bucket) || num(r, 2, &count))
+		return -1;
+	rc = pw_runseen(r->w, bucket, count);
+	return rc ? sql_fail(r, rc, "runseen record") : 0;
 }
 
 static int rec_rpair(struct reader *r)
@@ -610,6 +624,8 @@ static int record(struct reader *r, char *line, size_t len)
 		if (!strcmp(t, "rpair"))
 			return rec_rpair(r);
 	}
+	if (r->version >= 4 && !strcmp(t, "runseen"))
+		return rec_runseen(r);
 	return fail(r, "unknown record type '%s'", t);
 }
 

@@ -54,6 +54,47 @@ int reuse_bin_bounds(int64_t first, int64_t growth, int64_t k, int64_t *lo, int6
 	return 0;
 }
 
+/* A number meta value; 1, 0 when absent, 2 when malformed, < 0 errors. */
+static int meta_num(struct profile *p, const char *key, struct sbuf *v, int64_t *out)
+{
+	uint64_t n;
+	int rc = profile_meta(p, key, v);
+
+	if (rc != 1)
+		return rc;
+	if (opt_parse_u64(v->buf, INT64_MAX, &n))
+		return 2;
+	*out = (int64_t)n;
+	return 1;
+}
+
+static void meta_word(struct profile *p, const char *key, struct sbuf *v, char *out, size_t len)
+{
+	snprintf(out, len, "%s", profile_meta(p, key, v) == 1 ? v->buf : "?");
+}
+
+/* The --reuse-sample meta; 1 (also when not sampled), 2 when one is
+ * missing or malformed, or < 0. */
+static int sampled_info(struct profile *p, struct reuse_info *ri, struct sbuf *v)
+{
+	static const char *const keys[] = { "reuse_sample_period", "reuse_watchpoints",
+					    "reuse_samples", "reuse_traps", "reuse_dropped" };
+	int64_t *vals[] = { &ri->period, &ri->watchpoints, &ri->samples, &ri->traps,
+			    &ri->dropped };
+	int rc = meta_num(p, keys[0], v, vals[0]);
+
+	ri->sampled = rc == 1;
+	if (rc != 1)
+		return rc == 0 ? 1 : rc;
+	for (size_t i = 1; i < sizeof keys / sizeof *keys; i++)
+		if ((rc = meta_num(p, keys[i], v, vals[i])) != 1)
+			return rc == 0 ? 2 : rc;
+	meta_word(p, "reuse_watch", v, ri->watch, sizeof ri->watch);
+	meta_word(p, "reuse_replace", v, ri->replace, sizeof ri->replace);
+	meta_word(p, "reuse_attrib", v, ri->attrib, sizeof ri->attrib);
+	return 1;
+}
+
 int reuse_info_read(struct profile *p, struct reuse_info *ri, char *err, size_t errlen)
 {
 	struct sbuf v;
@@ -83,9 +124,21 @@ int reuse_info_read(struct profile *p, struct reuse_info *ri, char *err, size_t 
 		}
 		ri->block = (int64_t)block;
 	}
+	if (rc == 1)
+		rc = sampled_info(p, ri, &v);
+	if (rc == 2) {
+		snprintf(err, errlen, "cannot read profile '%s': bad sampled reuse meta", p->path);
+		rc = -1;
+		goto out;
+	}
+	if (rc == 1) {
+		rc = profile_has_rows(p, "reuse_first");
+		ri->exact = rc == 1;
+		rc = rc < 0 ? rc : 1;
+	}
 	if (rc == 0)
-		snprintf(err, errlen, "profile '%s' has no reuse data; record with --reuse=yes",
-			 p->path);
+		snprintf(err, errlen, "profile '%s' has no reuse data; record with --reuse=yes"
+			 " or --reuse-sample=N", p->path);
 	else if (rc < 0)
 		profile_read_error(p, err, errlen);
 	rc = rc == 1 ? 0 : -1;
@@ -134,7 +187,16 @@ int rhist_read(struct profile *p, const char *kind, const char *object, struct r
 	if (rc != SQLITE_DONE)
 		goto read_error;
 	sbuf_reset(&sql);
-	sbuf_addf(&sql, "SELECT COALESCE(SUM(count), 0) FROM reuse_first WHERE 1%s", filter);
+	/* sampled uses never reused stand where exact first touches stand */
+	if (strcmp(kind, "sampled")) {
+		sbuf_addf(&sql, "SELECT COALESCE(SUM(count), 0) FROM reuse_first WHERE 1%s", filter);
+	} else if (p->version >= 4) {
+		sbuf_addf(&sql, "SELECT COALESCE(SUM(count), 0) FROM reuse_unseen WHERE 1%s",
+			  filter);
+	} else {
+		sbuf_release(&sql);
+		return 0;
+	}
 	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		goto read_error;
@@ -185,9 +247,10 @@ void reuse_fmt_bytes(struct sbuf *out, int64_t v, int64_t block)
 		sbuf_addf(out, "%llu %s", (unsigned long long)x, units[u]);
 }
 
-void reuse_text_intro(struct sbuf *out, const struct reuse_info *ri, const char *object)
+void reuse_text_intro(struct sbuf *out, const struct reuse_info *ri, const char *source,
+		      const char *object)
 {
-	sbuf_addf(out, "%-10sexact, blocks of ", "reuse:");
+	sbuf_addf(out, "%-10s%s, blocks of ", "reuse:", source);
 	reuse_fmt_bytes(out, 1, ri->block);
 	sbuf_addf(out, ", bins %lld:%lld\n%-10s", (long long)ri->first, (long long)ri->growth,
 		  "object:");
@@ -200,12 +263,28 @@ void reuse_text_intro(struct sbuf *out, const struct reuse_info *ri, const char 
 	}
 }
 
-void reuse_json_intro(struct sbuf *out, const struct reuse_info *ri, const char *object)
+void reuse_json_intro(struct sbuf *out, const struct reuse_info *ri, const char *source,
+		      const char *object)
 {
-	sbuf_addf(out, ",\"block\":%lld,\"bin_first\":%lld,\"bin_growth\":%lld,\"object\":",
+	sbuf_addf(out, ",\"source\":\"%s\",", source);
+	sbuf_addf(out, "\"block\":%lld,\"bin_first\":%lld,\"bin_growth\":%lld,\"object\":",
 		  (long long)ri->block, (long long)ri->first, (long long)ri->growth);
 	if (object)
 		fmt_json_str(out, object, strlen(object));
 	else
 		sbuf_adds(out, "null");
+}
+
+void reuse_text_sampling(struct sbuf *out, const struct reuse_info *ri)
+{
+	sbuf_addf(out, "%-10sa use every %lld accesses, %lld watchpoint%s (%s), %s, %s"
+		  " attribution\n%-10s", "sampling:", (long long)ri->period,
+		  (long long)ri->watchpoints, ri->watchpoints == 1 ? "" : "s", ri->watch,
+		  ri->replace, ri->attrib, "");
+	fmt_thousands(out, ri->samples);
+	sbuf_adds(out, " uses sampled, ");
+	fmt_thousands(out, ri->traps);
+	sbuf_adds(out, " reuses caught, ");
+	fmt_thousands(out, ri->dropped);
+	sbuf_adds(out, " uses not watched\n");
 }

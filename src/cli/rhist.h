@@ -25,10 +25,16 @@ int reuse_parse_bins(const char *s, int64_t max_first, int64_t max_growth,
 int reuse_bin_bounds(int64_t first, int64_t growth, int64_t k, int64_t *lo, int64_t *hi,
 		     bool *hi_inf);
 
-/* The meta values of a profile recorded with --reuse=yes. */
+/* The meta values of a profile recorded with --reuse=yes and/or
+ * --reuse-sample=N. */
 struct reuse_info {
 	int64_t block;             /* bytes per block */
 	int64_t first, growth;     /* reuse_bins */
+	bool exact;                /* exact histograms present (--reuse=yes) */
+	bool sampled;              /* sampled ones present (--reuse-sample) */
+	/* with sampled: */
+	int64_t period, watchpoints, samples, traps, dropped;
+	char watch[16], replace[16], attrib[16];
 };
 
 /* Fails with "profile 'F' has no reuse data; record with --reuse=yes" for
@@ -46,10 +52,11 @@ struct rhist {
 	struct rbin *bins;         /* non-empty bins, ascending */
 	size_t n;
 	int64_t reuses;            /* sum of the bins' counts */
-	int64_t first;             /* first touches */
+	int64_t first;             /* first touches (sampled: uses never reused) */
 };
 
-/* kind "stack" or "time"; object NULL for the whole program.  On error err
+/* kind "stack", "time" or "sampled" (sampled time distances, estimates
+ * from --reuse-sample); object NULL for the whole program.  On error err
  * holds the whole message. */
 int rhist_read(struct profile *p, const char *kind, const char *object, struct rhist *h,
 	       char *err, size_t errlen);
@@ -58,11 +65,15 @@ void rhist_release(struct rhist *h);
 /* "128 B", "4 KiB": the size of v blocks of block bytes, in the largest
  * binary unit (B, KiB, ... EiB) that divides it. */
 void reuse_fmt_bytes(struct sbuf *out, int64_t v, int64_t block);
-/* Text: "reuse:    exact, blocks of 64 B, bins 1:2" and "object:   whole
+/* Text: "reuse:    SOURCE, blocks of 64 B, bins 1:2" and "object:   whole
  * program" (or "bucket 'NAME'") lines. */
-void reuse_text_intro(struct sbuf *out, const struct reuse_info *ri, const char *object);
-/* JSON members: ,"block":64,"bin_first":1,"bin_growth":2,"object":null */
-void reuse_json_intro(struct sbuf *out, const struct reuse_info *ri, const char *object);
+void reuse_text_intro(struct sbuf *out, const struct reuse_info *ri, const char *source,
+		      const char *object);
+/* Text: the sampling configuration and counts of a --reuse-sample run. */
+void reuse_text_sampling(struct sbuf *out, const struct reuse_info *ri);
+/* JSON members: ,"source":SOURCE,"block":64,"bin_first":1,"bin_growth":2,"object":null */
+void reuse_json_intro(struct sbuf *out, const struct reuse_info *ri, const char *source,
+		      const char *object);
 /* v * block, or -1 when it does not fit. */
 int64_t reuse_bytes(int64_t v, int64_t block);
 

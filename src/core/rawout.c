@@ -19,6 +19,7 @@
  *   rhist KIND BUCKET BIN COUNT                             (version 3)
  *   rfirst BUCKET COUNT                                     (version 3)
  *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
+ *   runseen BUCKET COUNT                                    (version 4)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -278,6 +279,14 @@ void dc_raw_rhist(struct dc_rawout *o, const char *kind, uint32_t bucket, uint32
 void dc_raw_rfirst(struct dc_rawout *o, uint32_t bucket, uint64_t count)
 {
 	put_str(o, "rfirst");
+	put_u64(o, bucket);
+	put_u64(o, count);
+	put(o, '\n');
+}
+
+void dc_raw_runseen(struct dc_rawout *o, uint32_t bucket, uint64_t count)
+{
+	put_str(o, "runseen");
 	put_u64(o, bucket);
 	put_u64(o, count);
 	put(o, '\n');

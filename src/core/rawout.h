@@ -11,7 +11,7 @@
 #include "core/costtab.h"
 #include "core/evtab.h"
 
-#define DC_RAW_VERSION 3
+#define DC_RAW_VERSION 4
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -45,6 +45,8 @@ void dc_raw_resid(struct dc_rawout *o, uint32_t bucket, uint32_t level, uint64_t
 void dc_raw_rhist(struct dc_rawout *o, const char *kind, uint32_t bucket, uint32_t bin,
 		  uint64_t count);
 void dc_raw_rfirst(struct dc_rawout *o, uint32_t bucket, uint64_t count);
+/* Sampled uses of BUCKET whose watchpoint was still armed at exit. */
+void dc_raw_runseen(struct dc_rawout *o, uint32_t bucket, uint64_t count);
 void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uint64_t count,
 		  uint64_t sum_stack, uint64_t sum_time);
 void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t size,

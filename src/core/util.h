@@ -37,4 +37,10 @@ static inline uint64_t dc_hash64(uint64_t x)
 	return x;
 }
 
+/* splitmix64: the next pseudo-random number of the generator *state. */
+static inline uint64_t dc_rand64(uint64_t *state)
+{
+	return dc_hash64(*state += 0x9e3779b97f4a7c15ULL);
+}
+
 #endif

@@ -207,7 +207,7 @@ UInt dc_bucket_at_addr(Addr a)
 
 /* ---- helpers (the per-access path) ------------------------------------ */
 
-enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4 };
+enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_RDX = 8 };
 
 /* The per-access path, specialised at compile time by `mode` (each helper
  * below passes a constant), so the default helper carries none of the
@@ -218,7 +218,10 @@ enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4 };
  *    bookkeeping, out of line.
  *  - REF_SAMPLE (--sample alone): a counter per matching event; the sample
  *    itself is taken out of line.  Sampling every 10,000th event must cost
- *    next to nothing (issue 3). */
+ *    next to nothing (issue 3).
+ *  - REF_RDX (--reuse-sample alone): the access count, one probe of the
+ *    watchpoint filter and the use-point counter; traps and uses out of
+ *    line (issue 5: at most 10 % added). */
 static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a, int mode)
 {
 	int served = dc_cache_access(&dc.cache, a, in->size);
@@ -237,6 +240,13 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 	if ((mode & REF_SAMPLE) && dc_sample_event_matches(in, served) &&
 	    UNLIKELY(dc_sampler_tick(&dc.sampler)))
 		dc_track_sample(in, c, served);
+	if (mode & REF_RDX) {
+		Bool use = dc_rdx_tick();
+		if (UNLIKELY(dc_rdx_maybe(&dc.rdx, a, in->size)))
+			dc_track_rdx_trap(in, a);
+		if (UNLIKELY(use))
+			dc_track_rdx_use(in, c, a);
+	}
 }
 
 static VG_REGPARM(2) void dc_ref(struct dc_ins *in, Addr a)
@@ -254,8 +264,13 @@ static VG_REGPARM(2) void dc_ref_sample(struct dc_ins *in, Addr a)
 	ref(in, a, REF_SAMPLE);
 }
 
-/* --evictions, --reuse, or --sample with --stack-frames: dc_track_access
- * does every kind of bookkeeping. */
+static VG_REGPARM(2) void dc_ref_rdx(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_RDX);
+}
+
+/* --evictions, --reuse, or --sample or --reuse-sample with each other or
+ * with --stack-frames: dc_track_access does every kind of bookkeeping. */
 static VG_REGPARM(2) void dc_ref_track(struct dc_ins *in, Addr a)
 {
 	ref(in, a, REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
@@ -343,9 +358,13 @@ static IRDirty *ref_call(const struct event *e)
 	void *fn = (void *)dc_ref;
 	const HChar *name = "dc_ref";
 
-	if (dc.opt.evictions || dc.opt.reuse || (dc.sampling && dc.opt.stack_frames)) {
+	if (dc.opt.evictions || dc.opt.reuse || (dc.rdx_on && dc.sampling) ||
+	    ((dc.sampling || dc.rdx_on) && dc.opt.stack_frames)) {
 		fn = (void *)dc_ref_track;
 		name = "dc_ref_track";
+	} else if (dc.rdx_on) {
+		fn = (void *)dc_ref_rdx;
+		name = "dc_ref_rdx";
 	} else if (dc.sampling) {
 		fn = (void *)dc_ref_sample;
 		name = "dc_ref_sample";

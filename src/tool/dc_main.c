@@ -29,6 +29,7 @@ struct dc_tool dc;
 static Bool dc_process_cmd_line_option(const HChar *arg)
 {
 	const HChar *tmp;
+	Long nwp;
 
 	if VG_STR_CLO(arg, "--dcprof-out", dc.opt.out) {
 	} else if VG_STR_CLO(arg, "--cache", dc.opt.cache) {
@@ -55,6 +56,21 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 			dc.opt.reuse_growth = VG_(strtoll10)(end + 1, &end);
 		if (*end || dc.opt.reuse_first < 1 || dc.opt.reuse_growth < 2)
 			VG_(fmsg_bad_option)(arg, "expected FIRST:GROWTH with FIRST >= 1, GROWTH >= 2\n");
+	} else if VG_BINT_CLO(arg, "--reuse-sample", dc.opt.reuse_sample, 0, 1000000000000LL) {
+	} else if VG_BINT_CLO(arg, "--reuse-watchpoints", nwp, 1, DC_RDX_MAX_WP) {
+		dc.opt.rdx.nwp = (unsigned)nwp;
+	} else if VG_STR_CLO(arg, "--reuse-watch", tmp) {
+		if (VG_(strcmp)(tmp, "dr") && VG_(strcmp)(tmp, "block"))
+			VG_(fmsg_bad_option)(arg, "expected dr or block\n");
+		dc.opt.rdx.watch = VG_(strcmp)(tmp, "dr") ? DC_RDX_WATCH_BLOCK : DC_RDX_WATCH_DR;
+	} else if VG_STR_CLO(arg, "--reuse-replace", tmp) {
+		if (VG_(strcmp)(tmp, "reservoir") && VG_(strcmp)(tmp, "oldest"))
+			VG_(fmsg_bad_option)(arg, "expected reservoir or oldest\n");
+		dc.opt.rdx.replace = VG_(strcmp)(tmp, "oldest") ? DC_RDX_RESERVOIR : DC_RDX_OLDEST;
+	} else if VG_STR_CLO(arg, "--reuse-attrib", tmp) {
+		if (VG_(strcmp)(tmp, "proportional") && VG_(strcmp)(tmp, "none"))
+			VG_(fmsg_bad_option)(arg, "expected proportional or none\n");
+		dc.opt.rdx.proportional = VG_(strcmp)(tmp, "none") != 0;
 	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
 		if (VG_(strcmp)(tmp, "site") == 0) {
 			dc.opt.heap_site = True;
@@ -94,7 +110,15 @@ static void dc_print_usage(void)
 "    --sample-seed=<n>            seed of the sampling period's randomization [1]\n"
 "    --reuse=no|yes               exact reuse-distance histograms [no]\n"
 "    --reuse-block=<bytes>        block size of reuse distances [64]\n"
-"    --reuse-bins=<first>:<growth>  histogram bins [1:2]\n");
+"    --reuse-bins=<first>:<growth>  histogram bins [1:2]\n"
+"    --reuse-sample=<n>           sampled reuse (RDX): a use point every n-th\n"
+"                                 data access on average, 0 = off [0]\n"
+"    --reuse-watchpoints=<k>      emulated debug registers, 1 to 16 [4]\n"
+"    --reuse-watch=dr|block       watch the access's aligned 1/2/4/8 bytes, or\n"
+"                                 its --reuse-block (simulator only) [dr]\n"
+"    --reuse-replace=reservoir|oldest  watchpoint replacement [reservoir]\n"
+"    --reuse-attrib=proportional|none  weigh traps by the samples of their\n"
+"                                 calling context [proportional]\n");
 }
 
 static void dc_print_debug_usage(void)
@@ -275,6 +299,10 @@ static void dc_pre_clo_init(void)
 	dc.opt.reuse_block = 64;
 	dc.opt.reuse_first = 1;
 	dc.opt.reuse_growth = 2;
+	dc.opt.rdx.nwp = 4;
+	dc.opt.rdx.watch = DC_RDX_WATCH_DR;
+	dc.opt.rdx.replace = DC_RDX_RESERVOIR;
+	dc.opt.rdx.proportional = True;
 	dc.raw_fd = -1;
 }
 

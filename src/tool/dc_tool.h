@@ -17,6 +17,7 @@
 #include "core/evtab.h"
 #include "core/sampler.h"
 #include "core/reuse.h"
+#include "core/rdx.h"
 #include "core/objmap.h"
 #include "core/rawout.h"
 
@@ -54,9 +55,12 @@ enum { DC_EV_MISS, DC_EV_READ, DC_EV_WRITE, DC_EV_ACCESS };
 
 /* Reuse-distance histograms of one bucket. */
 #define DC_REUSE_BINS 64
+enum { DC_RH_STACK, DC_RH_TIME, DC_RH_SAMPLED, DC_RH_KINDS };
 struct dc_rhist {
-	ULong first;
-	ULong bins[2][DC_REUSE_BINS];   /* [0] stack, [1] time distance */
+	ULong first;                    /* exact first touches */
+	ULong unseen;                   /* sampled uses never reused (weights) */
+	ULong bins[DC_RH_KINDS][DC_REUSE_BINS];   /* exact stack, exact time,
+						   * sampled time (weights) */
 };
 
 /* Reuses between two code locations (key first, as rectab wants). */
@@ -93,6 +97,8 @@ struct dc_opts {
 	Bool reuse;               /* --reuse */
 	Long reuse_block;         /* --reuse-block, bytes */
 	Long reuse_first, reuse_growth;   /* --reuse-bins=FIRST:GROWTH */
+	Long reuse_sample;        /* --reuse-sample: use-point period, 0 = off */
+	struct dc_rdx_cfg rdx;    /* --reuse-watchpoints, -watch, -replace, -attrib */
 	const HChar *alloc_fns[64];
 	Int n_alloc_fns;
 };
@@ -148,6 +154,12 @@ struct dc_tool {
 	UInt rhist_buckets;
 	struct dc_rectab rpairs;
 
+	/* --reuse-sample: RDX use points and watchpoints */
+	Bool rdx_on;
+	struct dc_sampler rdx_sampler; /* draws the periods ... */
+	ULong rdx_next;               /* ... and the next use is access number this */
+	struct dc_rdx rdx;
+
 	Bool exited;                  /* exit_group was called ... */
 	Long exit_code;               /* ... with this status */
 
@@ -167,6 +179,16 @@ static inline Bool dc_sample_event_matches(const struct dc_ins *in, int served)
 	case DC_EV_WRITE: return in->is_write;
 	default: return True;
 	}
+}
+
+/* --reuse-sample: counts one access (dc.now); true when it is a use point. */
+static inline Bool dc_rdx_tick(void)
+{
+	if (LIKELY(++dc.now != dc.rdx_next))
+		return False;
+	dc.rdx_next = dc.now + dc_sampler_next(&dc.rdx_sampler);
+	dc.rdx_sampler.samples++;
+	return True;
 }
 
 /* dc_names.c */
@@ -205,6 +227,9 @@ void dc_track_munmap(Addr a, SizeT len);
 
 /* dc_track.c */
 void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served);
+/* --reuse-sample: a watched access (reuse points) and a use point. */
+void dc_track_rdx_trap(const struct dc_ins *in, Addr a);
+void dc_track_rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a);
 /* The emulated interrupt handler: records one sample of this access. */
 void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int served);
 /* Parses --sample's EVENT:N; False when malformed. */

@@ -33,6 +33,7 @@
 #include "pub_tool_libcbase.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_stacktrace.h"
 
 #include "core/util.h"
 #include "tool/dc_tool.h"
@@ -80,6 +81,18 @@ void dc_track_init(void)
 	}
 	if (dc.opt.evictions && dc_evtab_init(&dc.evicts, &dc.env))
 		VG_(tool_panic)("out of memory");
+	if (dc.opt.reuse_sample) {
+		struct dc_rdx_cfg cfg = dc.opt.rdx;
+		cfg.block_bits = (unsigned)dc_log2((ULong)dc.opt.reuse_block);
+		/* the watchpoints draw from a stream apart from the use points' */
+		cfg.seed = dc_hash64((ULong)dc.opt.sample_seed + 1);
+		if (dc_rdx_init(&dc.rdx, &dc.env, &cfg))
+			VG_(tool_panic)("out of memory");
+		dc_sampler_init(&dc.rdx_sampler, (ULong)dc.opt.reuse_sample,
+				(ULong)dc.opt.sample_seed);
+		dc.rdx_next = dc.rdx_sampler.countdown;
+		dc.rdx_on = True;
+	}
 	if (dc.opt.reuse &&
 	    (dc_reuse_init(&dc.reuse, &dc.env, (unsigned)dc_log2((ULong)dc.opt.reuse_block)) ||
 	     dc_rectab_init(&dc.rpairs, &dc.env, sizeof(struct dc_rpair), 2 * sizeof(UInt),
@@ -186,8 +199,8 @@ static void track_reuse(const struct dc_cost *c, Addr a)
 		h->first++;
 		return;
 	}
-	h->bins[0][bin_of(res.stack_dist)]++;
-	h->bins[1][bin_of(res.time_dist)]++;
+	h->bins[DC_RH_STACK][bin_of(res.stack_dist)]++;
+	h->bins[DC_RH_TIME][bin_of(res.time_dist)]++;
 	key[0] = res.prev_loc;
 	key[1] = c->loc;
 	p = dc_rectab_get(&dc.rpairs, key);
@@ -198,9 +211,52 @@ static void track_reuse(const struct dc_cost *c, Addr a)
 	p->sum_time += res.time_dist;
 }
 
+/* ---- sampled reuse (RDX) ---------------------------------------------- */
+
+#define CTX_FRAMES 16
+
+static void rdx_record(const struct dc_rdx_hit *h, unsigned n, Bool at_exit)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct dc_rhist *rh = rhist_at(h[i].bucket);
+		if (at_exit)
+			rh->unseen += h[i].weight;
+		else
+			rh->bins[DC_RH_SAMPLED][bin_of(dc.now - h[i].t_use)] += h[i].weight;
+	}
+}
+
+void dc_track_rdx_trap(const struct dc_ins *in, Addr a)
+{
+	struct dc_rdx_hit hits[DC_RDX_MAX_WP];
+
+	rdx_record(hits, dc_rdx_access(&dc.rdx, a, in->size, hits), False);
+}
+
+/* The emulated PMU sample: address, instruction and calling context (a
+ * hash of the instruction and the return addresses of its frames). */
+void dc_track_rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a)
+{
+	Addr ips[CTX_FRAMES];
+	UInt n = VG_(get_StackTrace)(dc.tid, ips, CTX_FRAMES, NULL, NULL, 0);
+	ULong ctx = dc_hash64(in->ip);
+
+	for (UInt i = 1; i < n; i++)
+		ctx = dc_hash64(ctx ^ ips[i]);
+	dc_rdx_sample(&dc.rdx, a, in->size, dc.now, ctx, c->bucket, c->loc);
+}
+
 void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 {
-	dc.now++;
+	if (dc.rdx_on) {
+		Bool use = dc_rdx_tick();
+		if (dc_rdx_maybe(&dc.rdx, a, in->size))
+			dc_track_rdx_trap(in, a);
+		if (use)
+			dc_track_rdx_use(in, c, a);
+	} else {
+		dc.now++;
+	}
 	if (dc.opt.reuse)
 		track_reuse(c, a);
 	if (dc.opt.evictions)
@@ -240,10 +296,36 @@ static int rpair_cb(void *ud, void *rec)
 	return 0;
 }
 
+static void rdx_meta(struct dc_rawout *o)
+{
+	const struct dc_rdx *r = &dc.rdx;
+
+	dc_raw_meta_u64(o, "reuse_sample_period", (ULong)dc.opt.reuse_sample);
+	dc_raw_meta_u64(o, "reuse_watchpoints", r->cfg.nwp);
+	dc_raw_meta(o, "reuse_watch", r->cfg.watch == DC_RDX_WATCH_DR ? "dr" : "block");
+	dc_raw_meta(o, "reuse_replace", r->cfg.replace == DC_RDX_RESERVOIR ? "reservoir" : "oldest");
+	dc_raw_meta(o, "reuse_attrib", r->cfg.proportional ? "proportional" : "none");
+	dc_raw_meta_u64(o, "reuse_samples", r->samples);
+	dc_raw_meta_u64(o, "reuse_arms", r->arms);
+	dc_raw_meta_u64(o, "reuse_replaced", r->replaced);
+	dc_raw_meta_u64(o, "reuse_dropped", r->dropped);
+	dc_raw_meta_u64(o, "reuse_traps", r->traps);
+	dc_raw_meta_u64(o, "reuse_accesses", dc.now);
+}
+
+/* Sampled counts are weights (samples); each sample stands for `period`
+ * accesses, so the dump carries weight x period, an estimate of accesses. */
 static void reuse_dump(struct dc_rawout *o)
 {
+	static const HChar *const kind[DC_RH_KINDS] = { "stack", "time", "sampled" };
+	struct dc_rdx_hit hits[DC_RDX_MAX_WP];
+	ULong w = (ULong)dc.opt.reuse_sample;
 	HChar bins[64];
 
+	if (dc.rdx_on) {
+		rdx_record(hits, dc_rdx_drain(&dc.rdx, hits), True);
+		rdx_meta(o);
+	}
 	dc_raw_meta_u64(o, "reuse_block", (ULong)dc.opt.reuse_block);
 	VG_(snprintf)(bins, sizeof bins, "%lld:%lld", dc.opt.reuse_first, dc.opt.reuse_growth);
 	dc_raw_meta(o, "reuse_bins", bins);
@@ -251,14 +333,16 @@ static void reuse_dump(struct dc_rawout *o)
 		const struct dc_rhist *h = &dc.rhist[b];
 		if (h->first)
 			dc_raw_rfirst(o, b, h->first);
-		for (UInt k = 0; k < DC_REUSE_BINS; k++) {
-			if (h->bins[0][k])
-				dc_raw_rhist(o, "stack", b, k, h->bins[0][k]);
-			if (h->bins[1][k])
-				dc_raw_rhist(o, "time", b, k, h->bins[1][k]);
-		}
+		if (h->unseen)
+			dc_raw_runseen(o, b, h->unseen * w);
+		for (UInt k = 0; k < DC_REUSE_BINS; k++)
+			for (UInt j = 0; j < DC_RH_KINDS; j++)
+				if (h->bins[j][k])
+					dc_raw_rhist(o, kind[j], b, k,
+						     h->bins[j][k] * (j == DC_RH_SAMPLED ? w : 1));
 	}
-	dc_rectab_each(&dc.rpairs, rpair_cb, o);
+	if (dc.opt.reuse)
+		dc_rectab_each(&dc.rpairs, rpair_cb, o);
 }
 
 static int zero_pair(void *ud, void *rec)
@@ -286,17 +370,25 @@ void dc_track_reset_child(void)
 			VG_(memset)(dc.resid, 0,
 				    (SizeT)dc.resid_buckets * DC_MAX_LEVELS * sizeof *dc.resid);
 	}
-	if (dc.opt.reuse) {
-		if (dc.rhist)
-			VG_(memset)(dc.rhist, 0, (SizeT)dc.rhist_buckets * sizeof *dc.rhist);
+	if (dc.rhist)
+		VG_(memset)(dc.rhist, 0, (SizeT)dc.rhist_buckets * sizeof *dc.rhist);
+	if (dc.opt.reuse)
 		dc_rectab_each(&dc.rpairs, zero_pair, NULL);
+	if (dc.rdx_on) {
+		/* the parent's watchpoints and samples are not the child's */
+		struct dc_rdx_hit hits[DC_RDX_MAX_WP];
+		dc_rdx_drain(&dc.rdx, hits);
+		dc.rdx.samples = dc.rdx.arms = dc.rdx.replaced = dc.rdx.dropped = 0;
+		dc.rdx.traps = 0;
+		dc.rdx_sampler.samples = 0;
+		dc.rdx_next = dc_sampler_next(&dc.rdx_sampler);
 	}
 	dc.now = 0;
 }
 
 void dc_track_dump(struct dc_rawout *o)
 {
-	if (dc.opt.reuse)
+	if (dc.opt.reuse || dc.rdx_on)
 		reuse_dump(o);
 	dc_raw_meta(o, "evictions", dc.opt.evictions ? "yes" : "no");
 	if (dc.sampling) {

@@ -10,6 +10,10 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
 DCPROF = os.path.join(BUILD, "bin", "dcprof")
+
+# What this dcprof writes (docs/schema.md, docs/raw-dump.md).
+SCHEMA_VERSION = 4
+RAW_VERSION = 4
 WORKLOADS = os.path.join(BUILD, "w")
 
 

@@ -45,7 +45,7 @@ import csv
 import io
 import json
 
-from harness import DCPROF, run
+from harness import DCPROF, RAW_VERSION, SCHEMA_VERSION, run
 from test_cli_common import (EVIL, EVIL_JSON, EVIL_TEXT, SAMPLED_EVICT, TWO_LEVEL, CliTest,
                              downgrade_to_v1, run_bytes, text_rows)
 
@@ -100,7 +100,7 @@ class Fixture(CliTest):
         self.assertAlmostEqual(doc["max_abs_error_pp"], 7, places=9)
         self.assertAlmostEqual(doc["spearman"], 0.9, places=9)
         self.assertEqual((doc["top"], doc["top_actual"], doc["top_overlap"]), (10, 5, 5))
-        self.assertEqual(doc["schema_version"], 3)
+        self.assertEqual(doc["schema_version"], SCHEMA_VERSION)
         self.assertEqual(doc["program"], "/opt/demo/bin/stencil")
 
     def test_top_two(self):

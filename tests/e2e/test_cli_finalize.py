@@ -5,7 +5,7 @@ import os
 import sqlite3
 import time
 
-from harness import DCPROF, run
+from harness import DCPROF, RAW_VERSION, SCHEMA_VERSION, run
 from test_cli_common import (EVIL, SAMPLED_EVICT, TWO_LEVEL, CliTest, makefile_version,
                              meta, query_bytes)
 
@@ -24,14 +24,14 @@ class FinalizeTables(CliTest):
         con = sqlite3.connect(self.db)
         try:
             self.assertEqual(con.execute("PRAGMA application_id").fetchone()[0], 0x64637066)
-            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 3)
+            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], SCHEMA_VERSION)
         finally:
             con.close()
 
     def test_meta(self):
         m = meta(self.db)
         # dcprof's own keys
-        self.assertEqual(m["schema_version"], "3")
+        self.assertEqual(m["schema_version"], str(SCHEMA_VERSION))
         self.assertEqual(m["dcprof_version"], makefile_version())
         self.assertEqual(m["complete"], "1")
         self.assertNotIn("incomplete_reason", m)
@@ -186,8 +186,9 @@ class FinalizeErrors(DumpErrors):
         self.check(bytes(range(256)) * 4, "NUL byte in line", 1)
 
     def test_newer_version(self):
-        self.check(b"dcprof-raw 4\n",
-                   "raw dump version 4 is not supported (this dcprof reads 1 to 3)", 1)
+        newer = RAW_VERSION + 1
+        self.check(b"dcprof-raw %d\n" % newer, "raw dump version %d is not supported (this"
+                   " dcprof reads 1 to %d)" % (newer, RAW_VERSION), 1)
 
     def test_truncated_before_levels(self):
         self.check(b"\n".join(self.GOOD[:4]) + b"\n", "no level records")
@@ -284,14 +285,14 @@ class FinalizeVersion2(CliTest):
         m = meta(self.db)
         self.assertEqual((m["schema_version"], m["evictions"], m["sample_event"],
                           m["sample_period"], m["sample_seed"], m["samples"]),
-                         ("3", "yes", "D1m", "100", "7", "100"))
+                         (str(SCHEMA_VERSION), "yes", "D1m", "100", "7", "100"))
         # the summary counts the exact costs only
         r, _ = self.finalize(SAMPLED_EVICT, "q.db")
         self.assertEqual(r.stderr, "dcprof: wrote %s (6 buckets, Dr=15,200, Dw=5,000,"
                          " D1 misses=10,000, LL misses=4,100)\n" % self.path("q.db"))
 
     def test_version_1_profile_has_no_new_tables(self):
-        # a version 1 dump still gives a version 3 profile, with empty tables
+        # a version 1 dump still gives a current profile, with empty tables
         db = self.profile(TWO_LEVEL)
         for table in ("cost_sampled", "eviction", "level_fill", "residency", "reuse_hist",
                       "reuse_first", "reuse_pair"):

@@ -25,7 +25,7 @@ import csv
 import io
 import json
 
-from harness import DCPROF, run
+from harness import DCPROF, SCHEMA_VERSION, run
 from test_cli_common import (EVIL, REUSE, TWO_LEVEL, CliTest, downgrade_to_v2, run_bytes,
                              text_rows)
 from test_cli_finalize import fixture_lines
@@ -53,7 +53,8 @@ class Curve(MrcTest):
         doc = self.json()
         self.assertEqual((doc["schema_version"], doc["object"], doc["block"], doc["accesses"],
                           doc["first_touches"], doc["distinct_blocks"], doc["exact"]),
-                         (3, None, 64, 13, 6, 6, True))
+                         (SCHEMA_VERSION, None, 64, 13, 6, 6, True))
+        self.assertEqual(doc["source"], "exact")
         self.assertCurve(doc, [(1, 64, 11, 11 / 13, True), (2, 128, 10, 10 / 13, True),
                                (4, 256, 6, 6 / 13, True), (8, 512, 6, 6 / 13, True)])
 

@@ -6,7 +6,7 @@ import json
 import os
 import sqlite3
 
-from harness import DCPROF, run
+from harness import DCPROF, RAW_VERSION, SCHEMA_VERSION, run
 from test_cli_common import (EVIL, EVIL_JSON, EVIL_TEXT, METRICS, OBJECT_ROWS, TOTALS,
                              TWO_LEVEL, CliTest, run_bytes, text_rows)
 
@@ -56,7 +56,7 @@ class ObjectView(ReportTest):
 
     def test_json_header(self):
         doc = self.json()
-        self.assertEqual(doc["schema_version"], 3)
+        self.assertEqual(doc["schema_version"], SCHEMA_VERSION)
         self.assertEqual(doc["program"], "/opt/demo/bin/demo")
         self.assertEqual(doc["command"], "demo --size 100")
         self.assertIs(doc["complete"], True)
@@ -358,11 +358,12 @@ class OpenErrors(CliTest):
     def test_newer_schema(self):
         p = self.profile()
         con = sqlite3.connect(p)
-        con.execute("PRAGMA user_version = 4")
+        con.execute("PRAGMA user_version = %d" % (SCHEMA_VERSION + 1))
         con.commit()
         con.close()
         self.assertError(self.report(p), "dcprof report", "cannot open profile '%s': schema "
-                         "version 4 is newer than this dcprof supports (3)" % p)
+                         "version %d is newer than this dcprof supports (%d)"
+                         % (p, SCHEMA_VERSION + 1, SCHEMA_VERSION))
 
     def test_corrupt(self):
         p = self.profile()

@@ -40,7 +40,7 @@ import csv
 import io
 import json
 
-from harness import DCPROF, run
+from harness import DCPROF, RAW_VERSION, SCHEMA_VERSION, run
 from test_cli_common import (EVIL, EVIL_JSON, EVIL_TEXT, REUSE, SAMPLED_EVICT, TWO_LEVEL,
                              CliTest, downgrade_to_v1, downgrade_to_v2, query_bytes,
                              run_bytes, text_rows)
@@ -83,7 +83,7 @@ class FinalizeReuse(ReuseTest):
     def test_meta(self):
         m = dict(query_bytes(self.db, "SELECT key, value FROM meta"))
         self.assertEqual((m[b"schema_version"], m[b"reuse_block"], m[b"reuse_bins"]),
-                         (b"3", b"64", b"1:2"))
+                         (str(SCHEMA_VERSION).encode(), b"64", b"1:2"))
 
     def fixture_with(self, old, new, name="v.raw"):
         lines = [new if l == old else l for l in fixture_lines(REUSE)]
@@ -167,7 +167,8 @@ class Histogram(ReuseTest):
     def test_whole_program_json(self):
         doc = self.json()
         self.assertEqual((doc["schema_version"], doc["kind"], doc["object"], doc["block"],
-                          doc["bin_first"], doc["bin_growth"]), (3, "stack", None, 64, 1, 2))
+                          doc["bin_first"], doc["bin_growth"], doc["source"]),
+                         (SCHEMA_VERSION, "stack", None, 64, 1, 2, "exact"))
         self.assertEqual((doc["accesses"], doc["reuses"], doc["first_touches"]), (13, 7, 6))
         self.assertRows(doc["rows"], [(0, 0, 1, 2, pct(2, 13), pct(2, 13)),
                                       (1, 1, 2, 1, pct(1, 13), pct(3, 13)),
@@ -319,8 +320,11 @@ class Errors(CliTest):
 
     def test_bad_options(self):
         db = self.profile(REUSE)
-        self.bad([db, "--sampled"], "--sampled is not implemented yet")
-        self.bad([db, "--accuracy"], "--accuracy is not implemented yet")
+        self.bad([db, "--sampled"], "has no sampled reuse data; record with --reuse-sample=N")
+        self.bad([db, "--sampled", "--accuracy"], "--sampled, --converted, --accuracy and"
+                 " --pairs exclude each other")
+        self.bad([db, "--converted", "--kind", "time"], "--converted makes stack distances")
+        self.bad([db, "--accuracy", "--kind", "time"], "--kind does not apply to --accuracy")
         self.bad([db, "--kind", "space"], "invalid --kind value 'space' (stack or time)")
         self.bad([db, "--pairs", "--object", "arr"], "--pairs cannot be combined with --object")
         self.bad([db, "--pairs", "--kind", "time"], "--kind does not apply to --pairs")

@@ -1,0 +1,232 @@
+/* rmodel.c — time-to-stack conversion and histogram similarity (see
+ * rmodel.h Notes). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/err.h"
+#include "cli/rmodel.h"
+
+#define MAX_BINS 64      /* the engine's bins per histogram */
+#define PARTS 32         /* points a wide time bin is taken at */
+#define EXACT_SD 8.0     /* below this standard deviation, sum the binomial */
+
+/* A bin's distances as reals: [lo, hi), an unbounded one as [lo, 2 lo). */
+static void span(const struct rbin *b, double *lo, double *hi)
+{
+	*lo = (double)b->lo;
+	*hi = b->hi_inf ? 2.0 * (double)b->lo : (double)b->hi;
+}
+
+/* E(w) = sum over δ of f(δ) min(δ, w), each bin's count spread evenly over
+ * its integer distances, f = count / reuses. */
+static double window_blocks(const struct rhist *prog, double w)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < prog->n; i++) {
+		double lo, hi, top, m, c = (double)prog->bins[i].count;
+		span(&prog->bins[i], &lo, &hi);
+		if (lo >= w) {
+			sum += c * w;
+			continue;
+		}
+		top = hi < w ? hi : ceil(w);           /* distances lo .. top-1 below w */
+		m = top - lo;
+		/* m distances below w, mean (lo + top - 1) / 2; the rest count w */
+		sum += c / (hi - lo) * m * (lo + top - 1) / 2;
+		if (m < hi - lo)
+			sum += c / (hi - lo) * (hi - lo - m) * w;
+	}
+	return sum / (double)prog->reuses;
+}
+
+/* Index of the stack bin holding distance k (ri's bins). */
+static int bin_index(const struct reuse_info *ri, double k)
+{
+	double b = (double)ri->first;
+	int i = 1;
+
+	if (k < b)
+		return 0;
+	while (i < MAX_BINS - 1 && k >= b * (double)ri->growth) {
+		b *= (double)ri->growth;
+		i++;
+	}
+	return i;
+}
+
+static double phi(double x)
+{
+	return 0.5 * erfc(-x / sqrt(2.0));
+}
+
+/* Adds weight x Binomial(n, p) to the stack bins. */
+static void add_binomial(const struct reuse_info *ri, double n, double p, double weight,
+			 double *stack)
+{
+	double mu = n * p, sd = sqrt(n * p * (1 - p));
+
+	if (n <= 0 || p <= 0) {
+		stack[0] += weight;
+		return;
+	}
+	if (p >= 1) {
+		stack[bin_index(ri, n)] += weight;
+		return;
+	}
+	if (sd < EXACT_SD) {
+		double lo = floor(mu - 12 * sd - 12), hi = ceil(mu + 12 * sd + 12);
+		double lp = log(p), lq = log1p(-p), ln = lgamma(n + 1);
+		if (lo < 0)
+			lo = 0;
+		if (hi > n)
+			hi = n;
+		for (double k = lo; k <= hi; k++)
+			stack[bin_index(ri, k)] +=
+				weight * exp(ln - lgamma(k + 1) - lgamma(n - k + 1) + k * lp +
+					     (n - k) * lq);
+		return;
+	}
+	for (int j = 0; j < MAX_BINS; j++) {
+		int64_t blo, bhi;
+		bool inf;
+		double a, b;
+		if (reuse_bin_bounds(ri->first, ri->growth, j, &blo, &bhi, &inf))
+			break;
+		a = phi(((double)blo - 0.5 - mu) / sd);
+		b = inf || j == MAX_BINS - 1 ? 1.0 : phi(((double)bhi - 0.5 - mu) / sd);
+		stack[j] += weight * (b - a);
+		if (inf)
+			break;
+	}
+}
+
+void rmodel_convert(const struct reuse_info *ri, const struct rhist *prog,
+		    const struct rhist *time, struct rhist *out)
+{
+	double stack[MAX_BINS] = { 0 };
+	double n = (double)prog->first, most;
+
+	memset(out, 0, sizeof *out);
+	out->first = time->first;
+	if (prog->reuses <= 0)
+		return;
+	/* a window holds at most E(inf), the mean time distance; N is at least
+	 * that many (sampled first touches are only the uses never reused) */
+	most = window_blocks(prog, INFINITY);
+	if (n < ceil(most) + 1)
+		n = ceil(most) + 1;
+	for (size_t i = 0; i < time->n; i++) {
+		double lo, hi, parts, step;
+		span(&time->bins[i], &lo, &hi);
+		if (lo < 1)
+			lo = 1;                 /* a time distance is at least 1 */
+		if (hi <= lo)
+			continue;
+		parts = hi - lo <= PARTS ? hi - lo : PARTS;
+		step = (hi - lo) / parts;
+		for (double j = 0; j < parts; j++) {
+			/* integer bins: each distance; wide ones: the part's middle */
+			double delta = parts == hi - lo ? lo + j : floor(lo + (j + 0.5) * step);
+			double p = window_blocks(prog, delta - 1) / n;
+			add_binomial(ri, n - 1, p > 1 ? 1 : p,
+				     (double)time->bins[i].count / parts, stack);
+		}
+	}
+	for (int j = 0; j < MAX_BINS; j++) {
+		int64_t c = llround(stack[j]);
+		struct rbin *b;
+		if (c <= 0)
+			continue;
+		out->bins = xrealloc(out->bins, (out->n + 1) * sizeof *out->bins);
+		b = &out->bins[out->n++];
+		b->bin = j;
+		if (reuse_bin_bounds(ri->first, ri->growth, j, &b->lo, &b->hi, &b->hi_inf))
+			b->lo = b->hi = 0;
+		b->count = c;
+		out->reuses += c;
+	}
+}
+
+/* Shares of reuses per bin index, dense; returns the number of bins used. */
+static int shares(const struct rhist *h, double *s)
+{
+	int n = 0;
+
+	memset(s, 0, MAX_BINS * sizeof *s);
+	for (size_t i = 0; i < h->n; i++) {
+		int b = h->bins[i].bin < MAX_BINS ? (int)h->bins[i].bin : MAX_BINS - 1;
+		s[b] += (double)h->bins[i].count / (double)h->reuses;
+		if (b + 1 > n)
+			n = b + 1;
+	}
+	return n;
+}
+
+double rhist_similarity(const struct rhist *truth, const struct rhist *est, bool sliding)
+{
+	double a[MAX_BINS], b[MAX_BINS], d = 0;
+	int n;
+
+	if (truth->reuses <= 0 || est->reuses <= 0)
+		return truth->reuses <= 0 && est->reuses <= 0 ? 1.0 : 0.0;
+	n = shares(truth, a);
+	if (shares(est, b) > n)
+		n = shares(est, b);
+	if (n < MAX_BINS)
+		n++;            /* an empty bin after the last: both ends count alike */
+	if (!sliding) {
+		for (int i = 0; i < n; i++)
+			d += fabs(a[i] - b[i]);
+	} else if (n == 1) {
+		d = fabs(a[0] - b[0]);
+	} else {
+		for (int i = 0; i + 1 < n; i++)
+			d += fabs((a[i] + a[i + 1]) / 2 - (b[i] + b[i + 1]) / 2);
+	}
+	return 1 - d / 2;
+}
+
+/* The time histogram of `kind` ("time" or "sampled") for object, converted
+ * with the program's. */
+static int convert_read(struct profile *p, const struct reuse_info *ri, const char *kind,
+			const char *object, struct rhist *out, char *err, size_t errlen)
+{
+	struct rhist prog = { 0 }, time = { 0 };
+	int rc = rhist_read(p, kind, NULL, &prog, err, errlen);
+
+	if (!rc)
+		rc = rhist_read(p, kind, object, &time, err, errlen);
+	if (!rc)
+		rmodel_convert(ri, &prog, &time, out);
+	rhist_release(&prog);
+	rhist_release(&time);
+	return rc;
+}
+
+int rhist_source_read(struct profile *p, const struct reuse_info *ri, enum rsource src,
+		      const char *kind, const char *object, struct rhist *out, char *err,
+		      size_t errlen)
+{
+	bool stack = !strcmp(kind, "stack");
+
+	memset(out, 0, sizeof *out);
+	if (src != RSRC_SAMPLED && !ri->exact) {
+		snprintf(err, errlen, "profile '%s' has no exact reuse data (recorded with"
+			 " --reuse-sample only); see --sampled", p->path);
+		return -1;
+	}
+	if (src == RSRC_SAMPLED && !ri->sampled) {
+		snprintf(err, errlen, "profile '%s' has no sampled reuse data; record with"
+			 " --reuse-sample=N", p->path);
+		return -1;
+	}
+	if (src == RSRC_EXACT)
+		return rhist_read(p, kind, object, out, err, errlen);
+	if (src == RSRC_SAMPLED && !stack)
+		return rhist_read(p, "sampled", object, out, err, errlen);
+	return convert_read(p, ri, src == RSRC_SAMPLED ? "sampled" : "time", object, out, err,
+			    errlen);
+}
