@@ -16,8 +16,8 @@
  *                 PRIMARY KEY(level, evictor, victim, location, sampled) (version 2)
  *   level_fill    level INTEGER PRIMARY KEY, fills, empty_fills, evictions (version 2)
  *   residency     bucket, level, avg_lines REAL; PRIMARY KEY(bucket, level) (version 2)
- *   reuse_hist    bucket, kind, bin, lo, hi, count; PRIMARY KEY(bucket, kind, bin)
- *                 (version 3)
+ *   reuse_hist    bucket, kind, bin, lo, hi, count, mean REAL (version 4);
+ *                 PRIMARY KEY(bucket, kind, bin) (version 3)
  *   reuse_first   bucket INTEGER PRIMARY KEY, count (version 3)
  *   reuse_pair    use_location, reuse_location, count, mean_stack REAL,
  *                 mean_time REAL; PRIMARY KEY(use_location, reuse_location) (version 3)
@@ -67,7 +67,7 @@ static const char schema_sql[] =
 	"CREATE TABLE residency(bucket INTEGER, level INTEGER, avg_lines REAL,"
 	" PRIMARY KEY(bucket, level));"
 	"CREATE TABLE reuse_hist(bucket INTEGER, kind TEXT, bin INTEGER, lo INTEGER,"
-	" hi INTEGER, count INTEGER, PRIMARY KEY(bucket, kind, bin));"
+	" hi INTEGER, count INTEGER, mean REAL, PRIMARY KEY(bucket, kind, bin));"
 	"CREATE TABLE reuse_first(bucket INTEGER PRIMARY KEY, count INTEGER);"
 	"CREATE TABLE reuse_unseen(bucket INTEGER PRIMARY KEY, count INTEGER);"
 	"CREATE TABLE reuse_pair(use_location INTEGER, reuse_location INTEGER, count INTEGER,"
@@ -161,8 +161,8 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->resid, "INSERT INTO residency VALUES(?1, ?2, ?3)");
 	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->rhist, "INSERT INTO reuse_hist(bucket, kind, bin, count)"
-			     " VALUES(?1, ?2, ?3, ?4)");
+		rc = prepare(w->db, &w->rhist, "INSERT INTO reuse_hist(bucket, kind, bin, count,"
+			     " mean) VALUES(?1, ?2, ?3, ?4, ?5)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->rfirst, "INSERT INTO reuse_first VALUES(?1, ?2)");
 	if (rc == SQLITE_OK)
@@ -310,12 +310,16 @@ int pw_residency(struct profile_writer *w, int64_t bucket, int level, int64_t mi
 }
 
 int pw_rhist(struct profile_writer *w, int64_t bucket, const char *kind, int64_t bin,
-	     int64_t count)
+	     int64_t count, int64_t sum)
 {
 	sqlite3_bind_int64(w->rhist, 1, bucket);
 	sqlite3_bind_text(w->rhist, 2, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(w->rhist, 3, bin);
 	sqlite3_bind_int64(w->rhist, 4, count);
+	if (sum >= 0 && sum < INT64_MAX && count > 0)
+		sqlite3_bind_double(w->rhist, 5, (double)sum / (double)count);
+	else
+		sqlite3_bind_null(w->rhist, 5);
 	return step(w->rhist);
 }
 

@@ -63,8 +63,10 @@ int pw_residency(struct profile_writer *w, int64_t bucket, int level, int64_t mi
 /* reuse_hist rows get their lo and hi from pw_reuse_bounds, called once
  * after the last pw_rhist with the bounds of bins 0 .. nbins-1 (hi NULL
  * where hi_inf). */
+/* sum: of the distances counted, -1 or INT64_MAX when unknown; stored as
+ * mean = sum / count (NULL when unknown). */
 int pw_rhist(struct profile_writer *w, int64_t bucket, const char *kind, int64_t bin,
-	     int64_t count);
+	     int64_t count, int64_t sum);
 int pw_rfirst(struct profile_writer *w, int64_t bucket, int64_t count);
 int pw_runseen(struct profile_writer *w, int64_t bucket, int64_t count);
 /* Stored as mean_stack = sumstack / count, mean_time = sumtime / count;

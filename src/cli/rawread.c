@@ -445,15 +445,15 @@ static int rec_resid(struct reader *r)
 	return rc ? sql_fail(r, rc, "resid record") : 0;
 }
 
-/* rhist KIND BUCKET BIN COUNT; lo and hi are set at the end, when meta
- * reuse_bins is surely known. */
+/* rhist KIND BUCKET BIN COUNT [SUM, version 4]; lo and hi are set at the
+ * end, when meta reuse_bins is surely known. */
 static int rec_rhist(struct reader *r)
 {
 	const char *kind;
-	int64_t bucket, bin, count;
+	int64_t bucket, bin, count, sum = -1;
 	int rc;
 
-	if (want_fields(r, 5))
+	if (want_fields(r, r->version >= 4 ? 6 : 5))
 		return -1;
 	if (!strcmp(r->f[1], "stack"))
 		kind = "stack";
@@ -464,13 +464,14 @@ static int rec_rhist(struct reader *r)
 	else
 		return fail(r, "unknown reuse distance kind '%s' (%s)", r->f[1],
 			    r->version >= 4 ? "stack, time or sampled" : "stack or time");
-	if (ref(r, &r->buckets, 2, "bucket", &bucket) || num(r, 3, &bin) || num(r, 4, &count))
+	if (ref(r, &r->buckets, 2, "bucket", &bucket) || num(r, 3, &bin) || num(r, 4, &count) ||
+	    (r->version >= 4 && num(r, 5, &sum)))
 		return -1;
 	if (bin > r->rhist_bin_max) {
 		r->rhist_bin_max = bin;
 		r->rhist_bin_line = r->lineno;
 	}
-	rc = pw_rhist(r->w, bucket, kind, bin, count);
+	rc = pw_rhist(r->w, bucket, kind, bin, count, sum);
 	return rc ? sql_fail(r, rc, "rhist record (same kind, bucket and bin)") : 0;
 }
 

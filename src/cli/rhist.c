@@ -159,8 +159,11 @@ int rhist_read(struct profile *p, const char *kind, const char *object, struct r
 
 	memset(h, 0, sizeof *h);
 	sbuf_init(&sql);
-	sbuf_addf(&sql, "SELECT bin, lo, hi, SUM(count) AS n FROM reuse_hist WHERE kind = ?1%s"
-		  " GROUP BY bin HAVING n > 0 ORDER BY bin", filter);
+	/* the mean of several buckets' rows: known when every row's is */
+	sbuf_addf(&sql, "SELECT bin, lo, hi, SUM(count) AS n, %s FROM reuse_hist WHERE kind = ?1%s"
+		  " GROUP BY bin HAVING n > 0 ORDER BY bin",
+		  p->version >= 4 ? "CASE WHEN COUNT(mean) = COUNT(*) THEN"
+				    " SUM(mean * count) / SUM(count) END" : "NULL", filter);
 	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		goto read_error;
@@ -180,6 +183,8 @@ int rhist_read(struct profile *p, const char *kind, const char *object, struct r
 		b->hi_inf = sqlite3_column_type(st, 2) == SQLITE_NULL;
 		b->hi = b->hi_inf ? 0 : sqlite3_column_int64(st, 2);
 		b->count = sqlite3_column_int64(st, 3);
+		b->has_mean = sqlite3_column_type(st, 4) != SQLITE_NULL;
+		b->mean = b->has_mean ? sqlite3_column_double(st, 4) : 0;
 		h->reuses += b->count;
 	}
 	sqlite3_finalize(st);

@@ -44,6 +44,8 @@ int reuse_info_read(struct profile *p, struct reuse_info *ri, char *err, size_t 
 struct rbin {
 	int64_t bin, lo, hi, count;
 	bool hi_inf;
+	bool has_mean;             /* the mean distance of the bin's count is known */
+	double mean;
 };
 
 /* One histogram: the whole program's (the sum over buckets) or that of the

@@ -12,32 +12,93 @@
 #define PARTS 32         /* points a wide time bin is taken at */
 #define EXACT_SD 8.0     /* below this standard deviation, sum the binomial */
 
-/* A bin's distances as reals: [lo, hi), an unbounded one as [lo, 2 lo). */
-static void span(const struct rbin *b, double *lo, double *hi)
+/* The distances a time bin's count is taken at and their shares: every
+ * distance of a bin at most PARTS wide, else PARTS quantiles.  The count
+ * is spread evenly, or, when the bin's mean distance is known, along
+ * exp(λ t) (t = the place in the bin, 0 to 1) with λ such that the spread
+ * has that mean: a sweep's reuses, all at a bin's lower bound, stay there. */
+struct points {
+	int n;
+	double d[PARTS], w[PARTS];
+};
+
+/* Mean place (0 to 1) of the spread along exp(λ t): over the n places
+ * i/n (discrete) or over [0, 1) (n = 0). */
+static double tilt_mean(double lambda, int n)
 {
-	*lo = (double)b->lo;
-	*hi = b->hi_inf ? 2.0 * (double)b->lo : (double)b->hi;
+	double s = 0, sw = 0;
+
+	if (n == 0) {
+		if (fabs(lambda) < 1e-9)
+			return 0.5;
+		return 1 / (1 - exp(-lambda)) - 1 / lambda;
+	}
+	for (int i = 0; i < n; i++) {
+		double w = exp(lambda * ((double)i / n - 1));   /* scaled: no overflow */
+		s += w * i / n;
+		sw += w;
+	}
+	return s / sw;
 }
 
-/* E(w) = sum over δ of f(δ) min(δ, w), each bin's count spread evenly over
- * its integer distances, f = count / reuses. */
-static double window_blocks(const struct rhist *prog, double w)
+/* λ whose spread has mean place `target`, by bisection (the mean grows
+ * with λ); the ends stand for all at the first or the last place. */
+static double tilt(double target, int n)
+{
+	double lo = -700, hi = 700;
+
+	for (int i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+		if (tilt_mean(mid, n) < target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static void bin_points(const struct rbin *b, struct points *p)
+{
+	double lo = b->lo < 1 ? 1 : (double)b->lo;     /* a time distance is at least 1 */
+	double hi = b->hi_inf ? 2.0 * (double)b->lo : (double)b->hi, width = hi - lo;
+	bool narrow = width <= PARTS;
+	int n = narrow ? (int)width : PARTS;
+	double lambda = 0, sum = 0;
+
+	p->n = n > 0 ? n : 0;
+	if (p->n == 0)
+		return;
+	if (b->has_mean && width > 1)
+		lambda = tilt((b->mean - lo) / width, narrow ? n : 0);
+	for (int j = 0; j < n; j++) {
+		if (narrow) {
+			p->d[j] = lo + j;
+			p->w[j] = exp(lambda * ((double)j / n - 1));
+		} else {
+			/* the quantile (j + 1/2) / n of the spread on [0, 1) */
+			double u = (j + 0.5) / n, t = fabs(lambda) < 1e-9 ? u
+				: lambda > 0 ? 1 + log(u + (1 - u) * exp(-lambda)) / lambda
+					     : log1p(u * expm1(lambda)) / lambda;
+			p->d[j] = floor(lo + t * width);
+			p->w[j] = 1;
+		}
+		sum += p->w[j];
+	}
+	for (int j = 0; j < n; j++)
+		p->w[j] /= sum;
+}
+
+/* E(w) = sum over δ of f(δ) min(δ, w), f = count / reuses taken at the
+ * bins' points. */
+static double window_blocks(const struct rhist *prog, const struct points *pts, double w)
 {
 	double sum = 0;
 
 	for (size_t i = 0; i < prog->n; i++) {
-		double lo, hi, top, m, c = (double)prog->bins[i].count;
-		span(&prog->bins[i], &lo, &hi);
-		if (lo >= w) {
-			sum += c * w;
-			continue;
-		}
-		top = hi < w ? hi : ceil(w);           /* distances lo .. top-1 below w */
-		m = top - lo;
-		/* m distances below w, mean (lo + top - 1) / 2; the rest count w */
-		sum += c / (hi - lo) * m * (lo + top - 1) / 2;
-		if (m < hi - lo)
-			sum += c / (hi - lo) * (hi - lo - m) * w;
+		double e = 0;
+		for (int j = 0; j < pts[i].n; j++)
+			e += pts[i].w[j] * (pts[i].d[j] < w ? pts[i].d[j] : w);
+		sum += (double)prog->bins[i].count * e;
 	}
 	return sum / (double)prog->reuses;
 }
@@ -108,44 +169,42 @@ void rmodel_convert(const struct reuse_info *ri, const struct rhist *prog,
 {
 	double stack[MAX_BINS] = { 0 };
 	double n = (double)prog->first, most;
+	struct points *pts;
 
 	memset(out, 0, sizeof *out);
 	out->first = time->first;
 	if (prog->reuses <= 0)
 		return;
+	pts = xcalloc(prog->n, sizeof *pts);
+	for (size_t i = 0; i < prog->n; i++)
+		bin_points(&prog->bins[i], &pts[i]);
 	/* a window holds at most E(inf), the mean time distance; N is at least
 	 * that many (sampled first touches are only the uses never reused) */
-	most = window_blocks(prog, INFINITY);
+	most = window_blocks(prog, pts, INFINITY);
 	if (n < ceil(most) + 1)
 		n = ceil(most) + 1;
 	for (size_t i = 0; i < time->n; i++) {
-		double lo, hi, parts, step;
-		span(&time->bins[i], &lo, &hi);
-		if (lo < 1)
-			lo = 1;                 /* a time distance is at least 1 */
-		if (hi <= lo)
-			continue;
-		parts = hi - lo <= PARTS ? hi - lo : PARTS;
-		step = (hi - lo) / parts;
-		for (double j = 0; j < parts; j++) {
-			/* integer bins: each distance; wide ones: the part's middle */
-			double delta = parts == hi - lo ? lo + j : floor(lo + (j + 0.5) * step);
-			double p = window_blocks(prog, delta - 1) / n;
+		struct points tp;
+		bin_points(&time->bins[i], &tp);
+		for (int j = 0; j < tp.n; j++) {
+			double p = window_blocks(prog, pts, tp.d[j] - 1) / n;
 			add_binomial(ri, n - 1, p > 1 ? 1 : p,
-				     (double)time->bins[i].count / parts, stack);
+				     (double)time->bins[i].count * tp.w[j], stack);
 		}
 	}
+	free(pts);
 	for (int j = 0; j < MAX_BINS; j++) {
 		int64_t c = llround(stack[j]);
-		struct rbin *b;
+		struct rbin *bin;
 		if (c <= 0)
 			continue;
 		out->bins = xrealloc(out->bins, (out->n + 1) * sizeof *out->bins);
-		b = &out->bins[out->n++];
-		b->bin = j;
-		if (reuse_bin_bounds(ri->first, ri->growth, j, &b->lo, &b->hi, &b->hi_inf))
-			b->lo = b->hi = 0;
-		b->count = c;
+		bin = &out->bins[out->n++];
+		memset(bin, 0, sizeof *bin);
+		bin->bin = j;
+		if (reuse_bin_bounds(ri->first, ri->growth, j, &bin->lo, &bin->hi, &bin->hi_inf))
+			bin->lo = bin->hi = 0;
+		bin->count = c;
 		out->reuses += c;
 	}
 }

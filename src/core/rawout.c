@@ -16,7 +16,7 @@
  *   sevict LEVEL EVICTOR VICTIM LOC COUNT                   (version 2)
  *   fill LEVEL FILLS EMPTY EVICTIONS                        (version 2)
  *   resid BUCKET LEVEL MILLILINES                           (version 2)
- *   rhist KIND BUCKET BIN COUNT                             (version 3)
+ *   rhist KIND BUCKET BIN COUNT SUM                (version 3, SUM version 4)
  *   rfirst BUCKET COUNT                                     (version 3)
  *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
  *   runseen BUCKET COUNT                                    (version 4)
@@ -266,13 +266,14 @@ void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t 
 }
 
 void dc_raw_rhist(struct dc_rawout *o, const char *kind, uint32_t bucket, uint32_t bin,
-		  uint64_t count)
+		  uint64_t count, uint64_t sum)
 {
 	put_str(o, "rhist");
 	put_field(o, kind);
 	put_u64(o, bucket);
 	put_u64(o, bin);
 	put_u64(o, count);
+	put_u64(o, sum);
 	put(o, '\n');
 }
 

@@ -41,9 +41,10 @@ void dc_raw_evict(struct dc_rawout *o, const struct dc_evict *e, bool sampled);
 void dc_raw_fill(struct dc_rawout *o, uint32_t level, uint64_t fills, uint64_t empty,
 		 uint64_t evictions);
 void dc_raw_resid(struct dc_rawout *o, uint32_t bucket, uint32_t level, uint64_t millilines);
-/* kind is "stack" or "time". */
+/* kind is "stack", "time" or "sampled"; sum is the sum of the distances
+ * counted (2^63 - 1: unknown, it overflowed). */
 void dc_raw_rhist(struct dc_rawout *o, const char *kind, uint32_t bucket, uint32_t bin,
-		  uint64_t count);
+		  uint64_t count, uint64_t sum);
 void dc_raw_rfirst(struct dc_rawout *o, uint32_t bucket, uint64_t count);
 /* Sampled uses of BUCKET whose watchpoint was still armed at exit. */
 void dc_raw_runseen(struct dc_rawout *o, uint32_t bucket, uint64_t count);

@@ -6,10 +6,9 @@
 /* One per block of every chunk touched; chunks never move, so the tree's
  * owner array can point at records. */
 struct dc_reuse_rec {
-	uint64_t block;         /* the block number (valid once idx != 0) */
+	uint32_t idx;           /* time index of the latest access, IN_FRONT,
+				 * or 0: none yet (indices stay below MAX_CAP) */
 	uint32_t loc;           /* loc of the latest access */
-	uint32_t pad_;
-	uint64_t idx;           /* time index of the latest access; 0: none yet */
 	uint64_t time;          /* real access number of the latest access */
 };
 
@@ -70,48 +69,91 @@ static struct dc_reuse_rec *block_rec(struct dc_reuse *r, uint64_t block)
 	return &recs[block & (CHUNK_BLOCKS - 1)];
 }
 
+/* rec->idx of a block in the front: it has no mark in the tree. */
+#define IN_FRONT UINT32_MAX
+
 /* Tree nodes count 1s in ranges of at most cap indices, so uint32 holds
  * them while cap stays at most 2^31 (2^30 distinct blocks). */
 #define MAX_CAP ((uint64_t)1 << 31)
 
-static void tree_add(uint32_t *t, uint64_t cap, uint64_t i)
+/* Words of the bitmap of time indices 0..cap. */
+static uint64_t nwords(uint64_t cap)
 {
-	for (; i <= cap; i += i & -i)
-		t[i]++;
+	return (cap >> 6) + 1;
 }
 
-static void tree_sub(uint32_t *t, uint64_t cap, uint64_t i)
+/* Without -mpopcnt a builtin would call libgcc. */
+static unsigned popcount(uint64_t x)
 {
-	for (; i <= cap; i += i & -i)
-		t[i]--;
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
 }
 
-static uint64_t tree_prefix(const uint32_t *t, uint64_t i)
+/* The 1s: a bit per time index, and a Fenwick tree over the words' counts
+ * (node k covers words (k - lowbit(k), k], 1-based), so the tree is 64
+ * times smaller than one over indices and its walks stay in the host's
+ * cache. */
+static void mark_add(struct dc_reuse *r, uint64_t i)
 {
-	uint64_t s = 0;
+	uint64_t nw = nwords(r->cap);
 
-	for (; i; i -= i & -i)
-		s += t[i];
+	r->bits[i >> 6] |= (uint64_t)1 << (i & 63);
+	for (uint64_t k = (i >> 6) + 1; k <= nw; k += k & -k)
+		r->tree[k]++;
+}
+
+static void mark_sub(struct dc_reuse *r, uint64_t i)
+{
+	uint64_t nw = nwords(r->cap);
+
+	r->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
+	for (uint64_t k = (i >> 6) + 1; k <= nw; k += k & -k)
+		r->tree[k]--;
+}
+
+/* 1s at indices 0..i. */
+static uint64_t mark_prefix(const struct dc_reuse *r, uint64_t i)
+{
+	uint64_t k = i >> 6, s = popcount(r->bits[k] & (((uint64_t)2 << (i & 63)) - 1));
+
+	for (; k; k -= k & -k)
+		s += r->tree[k];
 	return s;
 }
 
-/* A tree with 1s at indices 1..m: node i covers (i - lowbit(i), i]. */
-static void tree_fill(uint32_t *t, uint64_t cap, uint64_t m)
+/* 1s at indices 1..m and nowhere else. */
+static void mark_fill(uint64_t *bits, uint32_t *tree, uint64_t cap, uint64_t m)
 {
-	t[0] = 0;
-	for (uint64_t i = 1; i <= cap; i++) {
-		uint64_t lo = i - (i & -i), hi = i < m ? i : m;
-		t[i] = (uint32_t)(hi > lo ? hi - lo : 0);
+	uint64_t nw = nwords(cap);
+
+	memset(bits, 0, nw * sizeof *bits);
+	for (uint64_t w = 0; w < nw; w++) {
+		uint64_t lo = w << 6, hi = lo + 64;        /* indices [lo, hi) */
+		if (lo < 1)
+			lo = 1;
+		if (hi > m + 1)
+			hi = m + 1;
+		for (uint64_t i = lo; i < hi; i++)
+			bits[w] |= (uint64_t)1 << (i & 63);
+		tree[w + 1] = popcount(bits[w]);
 	}
+	tree[0] = 0;
+	for (uint64_t k = 1; k <= nw; k++)
+		if (k + (k & -k) <= nw)
+			tree[k + (k & -k)] += tree[k];
 }
 
 static int alloc_arrays(const struct dc_env *env, uint64_t cap, uint32_t **tree,
-			struct dc_reuse_rec ***owner)
+			uint64_t **bits, struct dc_reuse_rec ***owner)
 {
-	*tree = dc_alloc(env, (cap + 1) * sizeof **tree, "reuse.tree");
+	*tree = dc_alloc(env, (nwords(cap) + 1) * sizeof **tree, "reuse.tree");
+	*bits = dc_alloc(env, nwords(cap) * sizeof **bits, "reuse.bits");
 	*owner = dc_alloc(env, (cap + 1) * sizeof **owner, "reuse.owner");
-	if (!*tree || !*owner) {
+	if (!*tree || !*bits || !*owner) {
 		dc_free(env, *tree);
+		dc_free(env, *bits);
 		dc_free(env, *owner);
 		return DC_ENOMEM;
 	}
@@ -134,12 +176,12 @@ int dc_reuse_init(struct dc_reuse *r, const struct dc_env *env, unsigned block_b
 	}
 	memset(r->chunks, 0, r->chunk_cap * sizeof *r->chunks);
 	r->cap = DC_REUSE_INIT_CAP;
-	if (alloc_arrays(env, r->cap, &r->tree, &r->owner)) {
+	if (alloc_arrays(env, r->cap, &r->tree, &r->bits, &r->owner)) {
 		dc_free(env, r->chunks);
 		memset(r, 0, sizeof *r);
 		return DC_ENOMEM;
 	}
-	tree_fill(r->tree, r->cap, 0);
+	mark_fill(r->bits, r->tree, r->cap, 0);
 	r->next = 1;
 	return 0;
 }
@@ -148,6 +190,7 @@ void dc_reuse_release(struct dc_reuse *r)
 {
 	if (r->env) {
 		dc_free(r->env, r->tree);
+		dc_free(r->env, r->bits);
 		dc_free(r->env, r->owner);
 		for (uint64_t i = 0; i < r->chunk_cap; i++)
 			if (r->chunks[i].id)
@@ -166,34 +209,41 @@ static int compact(struct dc_reuse *r)
 	uint64_t need = 2 * (r->nblocks + 1), cap = r->cap, m = 0;
 	struct dc_reuse_rec **owner = r->owner;
 	uint32_t *tree = r->tree;
+	uint64_t *bits = r->bits;
 
 	if (cap < need) {
 		while (cap < need)
 			cap *= 2;
-		if (cap > MAX_CAP || alloc_arrays(r->env, cap, &tree, &owner)) {
-			if (r->cap <= r->nblocks)
+		if (cap > MAX_CAP || alloc_arrays(r->env, cap, &tree, &bits, &owner)) {
+			if (r->cap <= r->marks)
 				return DC_ENOMEM;
 			cap = r->cap;
 			owner = r->owner;
 			tree = r->tree;
+			bits = r->bits;
 		}
 	}
-	/* In place, m <= i, so owner[i] is read before it can be overwritten. */
+	/* In place, m <= i, so owner[i] is read before it can be overwritten.
+	 * An entry is stale when its record's 1 has moved on (rec->idx != i):
+	 * a renumbered record's idx is at most its old one, so a stale entry
+	 * further on never matches it. */
 	for (uint64_t i = 1; i < r->next; i++) {
 		struct dc_reuse_rec *rec = r->owner[i];
-		if (!rec)
+		if (!rec || rec->idx != i)
 			continue;
 		owner[++m] = rec;
-		rec->idx = m;
+		rec->idx = (uint32_t)m;
 	}
 	if (owner == r->owner) {
 		memset(owner + m + 1, 0, (cap - m) * sizeof *owner);
 	} else {
 		dc_free(r->env, r->tree);
+		dc_free(r->env, r->bits);
 		dc_free(r->env, r->owner);
 	}
-	tree_fill(tree, cap, m);
+	mark_fill(bits, tree, cap, m);
 	r->tree = tree;
+	r->bits = bits;
 	r->owner = owner;
 	r->cap = cap;
 	r->next = m + 1;
@@ -201,19 +251,35 @@ static int compact(struct dc_reuse *r)
 	return 0;
 }
 
+/* Moves front entries 0..j-1 one place back and puts rec first. */
+static void front_push(struct dc_reuse *r, unsigned j, uint64_t block,
+		       struct dc_reuse_rec *rec)
+{
+	for (; j; j--) {
+		r->front_block[j] = r->front_block[j - 1];
+		r->front[j] = r->front[j - 1];
+	}
+	r->front_block[0] = block;
+	r->front[0] = rec;
+}
+
 int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc, struct dc_reuse_result *out)
 {
 	uint64_t block = addr >> r->block_bits, t = r->accesses + 1;
-	struct dc_reuse_rec *rec = r->last;
+	struct dc_reuse_rec *rec;
+	unsigned j;
 
-	/* The same block again (the next word of a line): no other block came
-	 * between, and its mark is already the latest, so only its time moves.
-	 * Most accesses of a sequential loop take this path. */
-	if (rec && rec->block == block) {
+	/* A block of the front: its place is its stack distance. */
+	for (j = 0; j < r->nfront; j++)
+		if (r->front_block[j] == block)
+			break;
+	if (j < r->nfront) {
+		rec = r->front[j];
 		out->first = false;
-		out->stack_dist = 0;
+		out->stack_dist = j;
 		out->time_dist = t - rec->time;
 		out->prev_loc = rec->loc;
+		front_push(r, j, block, rec);
 		rec->time = t;
 		rec->loc = loc;
 		r->accesses = t;
@@ -230,7 +296,6 @@ int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc, struct dc_r
 	if (!rec)
 		return DC_ENOMEM;
 	if (!rec->idx) {
-		rec->block = block;
 		out->first = true;
 		out->stack_dist = 0;
 		out->time_dist = 0;
@@ -238,24 +303,32 @@ int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc, struct dc_r
 		r->nblocks++;
 	} else {
 		out->first = false;
-		/* 1s after idx: the blocks last touched after this one. */
-		out->stack_dist = r->nblocks - tree_prefix(r->tree, rec->idx);
+		/* every front block and the marks after idx came later */
+		out->stack_dist = r->nfront + r->marks - mark_prefix(r, rec->idx);
 		out->time_dist = t - rec->time;
 		out->prev_loc = rec->loc;
-		tree_sub(r->tree, r->cap, rec->idx);
-		r->owner[rec->idx] = NULL;
+		mark_sub(r, rec->idx);
+		r->marks--;
 	}
-	tree_add(r->tree, r->cap, r->next);
-	r->owner[r->next] = rec;
-	rec->idx = r->next++;
+	if (r->nfront == DC_REUSE_FRONT) {
+		/* the front's least recent block takes the newest mark */
+		struct dc_reuse_rec *old = r->front[DC_REUSE_FRONT - 1];
+		mark_add(r, r->next);
+		r->owner[r->next] = old;
+		old->idx = (uint32_t)r->next++;
+		r->marks++;
+	} else {
+		r->nfront++;
+	}
+	front_push(r, r->nfront - 1, block, rec);
+	rec->idx = IN_FRONT;
 	rec->time = t;
 	rec->loc = loc;
 	r->accesses = t;
-	r->last = rec;
 	return 0;
 }
 
-unsigned dc_reuse_bin(uint64_t d, uint64_t first, uint64_t growth)
+unsigned dc_reuse_bin_slow(uint64_t d, uint64_t first, uint64_t growth)
 {
 	uint64_t lo;
 	unsigned k = 1;
@@ -266,8 +339,6 @@ unsigned dc_reuse_bin(uint64_t d, uint64_t first, uint64_t growth)
 		growth = 2;
 	if (d < first)
 		return 0;
-	if (first == 1 && growth == 2)   /* the default: bin k >= 1 is [2^(k-1), 2^k) */
-		return (unsigned)dc_log2(d) + 1;
 	/* Invariant: lo <= d, lo = first * growth^(k-1). */
 	for (lo = first; lo <= UINT64_MAX / growth && d >= lo * growth; lo *= growth)
 		k++;

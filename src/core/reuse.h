@@ -15,27 +15,42 @@
  *    the time index of its latest access, its real access number and the
  *    loc passed with it.  Records live in chunks of CHUNK_BLOCKS
  *    consecutive blocks, found through a small hash table of chunks with
- *    the last chunk remembered, so a sweep reads records in order.  A Fenwick (binary indexed) tree over time
- *    indices holds a 1 at every block's latest access, so the stack
- *    distance is the number of 1s after the block's index: M - prefix(idx),
- *    with M the number of distinct blocks.  The access then moves the
- *    block's 1 to the next time index.
+ *    the last chunk remembered, so a sweep reads records in order.
+ *  - The front: the DC_REUSE_FRONT most recent distinct blocks, most recent
+ *    first, an exact LRU stack: a block found at place j has stack distance
+ *    j and moves to place 0, with no tree work — loops over a few arrays
+ *    take this path for most accesses.
+ *  - Every other block seen has a 1 at the time index of its latest
+ *    access: a bit per index, and a Fenwick (binary indexed) tree over the
+ *    bit words' counts, so a prefix count is a walk over 1/64 as many
+ *    nodes plus one masked popcount, and the tree stays in the host's
+ *    cache (a tree over the indices themselves missed it on every level).  A block not in
+ *    the front was last touched before every front block, so its stack
+ *    distance is the number of front blocks plus the 1s after its index:
+ *    nfront + marks - prefix(idx).  Its 1 leaves the tree and it enters the
+ *    front; when the front is full its least recent block leaves it and
+ *    takes the next time index: all 1s in the tree are older, so the tree
+ *    keeps the recency order.
  *  - Time indices only grow.  When they reach the tree's capacity, the
- *    live 1s (one per distinct block, found in order through an array time
- *    index -> block record) are renumbered 1..M, and the capacity is grown
+ *    live 1s (at most one per distinct block, found in order through an
+ *    array time index -> block record) are renumbered, and the capacity is grown
  *    (powers of two) to at least 2(M+1), so at least M accesses pass before
  *    the next O(capacity) = O(M) compaction.  Real access numbers, for time
  *    distance, are kept apart as uint64 and never renumbered.  If the
  *    bigger arrays cannot be allocated but the tree has a free slot
- *    (capacity > M), it compacts in place instead: exact, only slower.
- *  - Cost per access: O(log M) amortized (one chunk look-up, one prefix
- *    query, two tree updates).  Memory: 32 bytes per block of every chunk
- *    touched (128 KiB per chunk of 4096 blocks: at most half the address
- *    range touched at 64-byte blocks, more for sparse accesses at small
- *    blocks), plus per tree slot a uint32 count and a record pointer
- *    (12 bytes) with fewer than max(DC_REUSE_INIT_CAP, 4(M+1)) slots.
- *    Blocks are never forgotten.  The tree stops growing at 2^31 slots
- *    (uint32 counts), i.e. about 2^30 distinct blocks.
+ *    (capacity > marks), it compacts in place instead: exact, only slower.
+ *  - The array time index -> record is written when a 1 is set and never
+ *    cleared (a random write per access saved): an entry is live when its
+ *    record's index is still that index.
+ *  - Cost per access: a scan of the front; past it O(log M) amortized (one
+ *    chunk look-up, one prefix query, two tree updates).  Memory: 16 bytes
+ *    per block of every chunk touched (64 KiB per chunk of 4096 blocks: at
+ *    most a quarter of the address range touched at 64-byte blocks, more
+ *    for sparse accesses at small blocks), plus per time index a bit and a
+ *    record pointer (8 bytes and a bit; the tree adds 1/16 byte) with fewer
+ *    than max(DC_REUSE_INIT_CAP, 4(M+1)) indices.  Blocks are never
+ *    forgotten.  Indices stop growing at 2^31 (uint32 in records and
+ *    counts), i.e. about 2^30 distinct blocks.
  *  - dc_reuse_access either records the access fully or, on DC_ENOMEM,
  *    changes nothing a later access can observe.  That happens for a new
  *    block when its chunk cannot be allocated, and for any access when all
@@ -44,7 +59,6 @@
 #ifndef DC_REUSE_H
 #define DC_REUSE_H
 
-#include "core/port.h"
 #include "core/port.h"
 
 /* Time-index capacity the tree starts with; it grows with the number of
@@ -55,6 +69,7 @@
 struct dc_reuse_chunk;
 
 #define DC_REUSE_INIT_CAP 1024
+#define DC_REUSE_FRONT 8
 
 struct dc_reuse_result {
 	bool first;            /* the block was never accessed before */
@@ -72,14 +87,18 @@ struct dc_reuse {
 	uint64_t nchunks, chunk_cap;
 	uint64_t last_chunk;           /* id of the chunk used last ... */
 	struct dc_reuse_rec *last_recs; /* ... and its records */
-	uint32_t *tree;                /* Fenwick tree, 1-based, tree[0] unused */
+	uint64_t *bits;                /* a bit per time index 0..cap: the 1s */
+	uint32_t *tree;                /* Fenwick tree over the words of bits, 1-based */
 	struct dc_reuse_rec **owner;   /* time index -> record whose 1 is there, or NULL */
 	uint64_t cap;                  /* time indices 1..cap */
 	uint64_t next;                 /* the time index the next access takes */
 	uint64_t nblocks;              /* M: distinct blocks seen = live 1s */
 	uint64_t accesses;             /* real accesses so far */
 	uint64_t compactions;          /* for tests and statistics */
-	struct dc_reuse_rec *last;     /* the block accessed last, or NULL */
+	uint64_t marks;                /* 1s in the tree: blocks seen, not in the front */
+	unsigned nfront;               /* the front: the most recent distinct blocks, */
+	uint64_t front_block[DC_REUSE_FRONT];      /* most recent first */
+	struct dc_reuse_rec *front[DC_REUSE_FRONT];
 };
 
 /* 0, DC_EINVAL (block_bits > 20) or DC_ENOMEM.  On error r needs no release. */
@@ -95,7 +114,14 @@ int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc, struct dc_r
  * [first*growth^(k-1), first*growth^k).  first >= 1, growth >= 2 (smaller
  * values are taken as 1 and 2).  The last bin before first*growth^k would
  * overflow also holds everything up to UINT64_MAX. */
-unsigned dc_reuse_bin(uint64_t d, uint64_t first, uint64_t growth);
+unsigned dc_reuse_bin_slow(uint64_t d, uint64_t first, uint64_t growth);
+static inline unsigned dc_reuse_bin(uint64_t d, uint64_t first, uint64_t growth)
+{
+	/* the default: bin k >= 1 is [2^(k-1), 2^k) */
+	if (first == 1 && growth == 2)
+		return d ? 64 - (unsigned)__builtin_clzll(d) : 0;
+	return dc_reuse_bin_slow(d, first, growth);
+}
 
 /* Lower bound of bin k (0 for k = 0), saturating at UINT64_MAX. */
 uint64_t dc_reuse_bin_lo(unsigned k, uint64_t first, uint64_t growth);

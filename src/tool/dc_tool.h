@@ -38,6 +38,8 @@ struct dc_ins {
 	Addr ip;
 	Addr sp;                  /* --stack-frames: SP when a frame was cached */
 	UInt loc;                 /* location id, DC_NO_LOC until first used */
+	struct dc_rpair *rpair;   /* --reuse: the pair record of the last reuse ... */
+	UInt rpair_use;           /* ... whose previous access was at this loc */
 	UShort size;
 	UChar is_write;
 };
@@ -61,7 +63,11 @@ struct dc_rhist {
 	ULong unseen;                   /* sampled uses never reused (weights) */
 	ULong bins[DC_RH_KINDS][DC_REUSE_BINS];   /* exact stack, exact time,
 						   * sampled time (weights) */
+	ULong sum[DC_RH_KINDS][DC_REUSE_BINS];    /* their distances' sums (sampled:
+						   * weighted), DC_SUM_UNKNOWN
+						   * once they overflow */
 };
+#define DC_SUM_UNKNOWN 0x7fffffffffffffffULL
 
 /* Reuses between two code locations (key first, as rectab wants). */
 struct dc_rpair {

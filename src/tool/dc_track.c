@@ -165,18 +165,28 @@ void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int serve
 	}
 }
 
-static struct dc_rhist *rhist_at(UInt bucket)
+static struct dc_rhist *rhist_grow(UInt bucket)
 {
-	if (bucket >= dc.rhist_buckets) {
-		UInt n = dc.rhist_buckets ? dc.rhist_buckets : 256;
-		while (n <= bucket)
-			n *= 2;
-		dc.rhist = VG_(realloc)("dc.track.rhist", dc.rhist, (SizeT)n * sizeof *dc.rhist);
-		VG_(memset)(dc.rhist + dc.rhist_buckets, 0,
-			    (SizeT)(n - dc.rhist_buckets) * sizeof *dc.rhist);
-		dc.rhist_buckets = n;
-	}
+	UInt n = dc.rhist_buckets ? dc.rhist_buckets : 256;
+
+	while (n <= bucket)
+		n *= 2;
+	dc.rhist = VG_(realloc)("dc.track.rhist", dc.rhist, (SizeT)n * sizeof *dc.rhist);
+	VG_(memset)(dc.rhist + dc.rhist_buckets, 0,
+		    (SizeT)(n - dc.rhist_buckets) * sizeof *dc.rhist);
+	dc.rhist_buckets = n;
 	return &dc.rhist[bucket];
+}
+
+static inline struct dc_rhist *rhist_at(UInt bucket)
+{
+	return LIKELY(bucket < dc.rhist_buckets) ? &dc.rhist[bucket] : rhist_grow(bucket);
+}
+
+/* s += v, sticking at DC_SUM_UNKNOWN (a signed 64-bit maximum, for SQLite). */
+static void sum_add(ULong *s, ULong v)
+{
+	*s = v < DC_SUM_UNKNOWN - *s ? *s + v : DC_SUM_UNKNOWN;
 }
 
 static UInt bin_of(ULong d)
@@ -185,12 +195,12 @@ static UInt bin_of(ULong d)
 	return b < DC_REUSE_BINS ? b : DC_REUSE_BINS - 1;
 }
 
-static void track_reuse(const struct dc_cost *c, Addr a)
+static void track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
 {
 	struct dc_reuse_result res;
 	struct dc_rhist *h;
 	struct dc_rpair *p;
-	UInt key[2];
+	UInt key[2], sb, tb;
 
 	if (dc_reuse_access(&dc.reuse, a, c->loc, &res))
 		VG_(tool_panic)("out of memory for reuse tracking");
@@ -199,13 +209,23 @@ static void track_reuse(const struct dc_cost *c, Addr a)
 		h->first++;
 		return;
 	}
-	h->bins[DC_RH_STACK][bin_of(res.stack_dist)]++;
-	h->bins[DC_RH_TIME][bin_of(res.time_dist)]++;
-	key[0] = res.prev_loc;
-	key[1] = c->loc;
-	p = dc_rectab_get(&dc.rpairs, key);
-	if (!p)
-		VG_(tool_panic)("out of memory for reuse tracking");
+	sb = bin_of(res.stack_dist);
+	tb = bin_of(res.time_dist);
+	h->bins[DC_RH_STACK][sb]++;
+	h->bins[DC_RH_TIME][tb]++;
+	sum_add(&h->sum[DC_RH_STACK][sb], res.stack_dist);
+	sum_add(&h->sum[DC_RH_TIME][tb], res.time_dist);
+	/* an instruction mostly reuses what one other instruction used */
+	p = in->rpair;
+	if (!p || in->rpair_use != res.prev_loc || p->reuse_loc != c->loc) {
+		key[0] = res.prev_loc;
+		key[1] = c->loc;
+		p = dc_rectab_get(&dc.rpairs, key);
+		if (!p)
+			VG_(tool_panic)("out of memory for reuse tracking");
+		in->rpair = p;
+		in->rpair_use = res.prev_loc;
+	}
 	p->count++;
 	p->sum_stack += res.stack_dist;
 	p->sum_time += res.time_dist;
@@ -219,10 +239,15 @@ static void rdx_record(const struct dc_rdx_hit *h, unsigned n, Bool at_exit)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct dc_rhist *rh = rhist_at(h[i].bucket);
-		if (at_exit)
+		ULong d = dc.now - h[i].t_use;
+		UInt b = bin_of(d);
+		if (at_exit) {
 			rh->unseen += h[i].weight;
-		else
-			rh->bins[DC_RH_SAMPLED][bin_of(dc.now - h[i].t_use)] += h[i].weight;
+			continue;
+		}
+		rh->bins[DC_RH_SAMPLED][b] += h[i].weight;
+		sum_add(&rh->sum[DC_RH_SAMPLED][b],
+			d <= DC_SUM_UNKNOWN / h[i].weight ? d * h[i].weight : DC_SUM_UNKNOWN);
 	}
 }
 
@@ -258,7 +283,7 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 		dc.now++;
 	}
 	if (dc.opt.reuse)
-		track_reuse(c, a);
+		track_reuse(in, c, a);
 	if (dc.opt.evictions)
 		for (Int k = 0; k < served - 1; k++)
 			track_fills(k, c->bucket, c->loc);
@@ -336,10 +361,14 @@ static void reuse_dump(struct dc_rawout *o)
 		if (h->unseen)
 			dc_raw_runseen(o, b, h->unseen * w);
 		for (UInt k = 0; k < DC_REUSE_BINS; k++)
-			for (UInt j = 0; j < DC_RH_KINDS; j++)
-				if (h->bins[j][k])
-					dc_raw_rhist(o, kind[j], b, k,
-						     h->bins[j][k] * (j == DC_RH_SAMPLED ? w : 1));
+			for (UInt j = 0; j < DC_RH_KINDS; j++) {
+				ULong f = j == DC_RH_SAMPLED ? w : 1, s = h->sum[j][k];
+				if (!h->bins[j][k])
+					continue;
+				if (s != DC_SUM_UNKNOWN)
+					s = s <= DC_SUM_UNKNOWN / f ? s * f : DC_SUM_UNKNOWN;
+				dc_raw_rhist(o, kind[j], b, k, h->bins[j][k] * f, s);
+			}
 	}
 	if (dc.opt.reuse)
 		dc_rectab_each(&dc.rpairs, rpair_cb, o);

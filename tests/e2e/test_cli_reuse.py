@@ -70,10 +70,11 @@ class ReuseTest(CliTest):
 
 class FinalizeReuse(ReuseTest):
     def test_tables(self):
+        # a version 3 dump has no sums of distances: mean is NULL
         self.assertEqual(query_bytes(self.db, "SELECT * FROM reuse_hist ORDER BY bucket, kind"), [
-            (0, b"stack", 2, 2, 4, 4), (0, b"time", 3, 4, 8, 4),
-            (1, b"stack", 0, 0, 1, 2), (1, b"time", 1, 1, 2, 2),
-            (2, b"stack", 1, 1, 2, 1), (2, b"time", 3, 4, 8, 1)])
+            (0, b"stack", 2, 2, 4, 4, None), (0, b"time", 3, 4, 8, 4, None),
+            (1, b"stack", 0, 0, 1, 2, None), (1, b"time", 1, 1, 2, 2, None),
+            (2, b"stack", 1, 1, 2, 1, None), (2, b"time", 3, 4, 8, 1, None)])
         self.assertEqual(query_bytes(self.db, "SELECT * FROM reuse_first ORDER BY bucket"),
                          [(0, 4), (1, 1), (2, 1)])
         self.assertEqual(query_bytes(self.db, "SELECT * FROM reuse_pair ORDER BY 1, 2"), [

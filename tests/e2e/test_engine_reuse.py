@@ -45,6 +45,12 @@ class Sweeps(Recorded):
         self.assertEqual(hist(self.db, "sweep_data", "time"),
                          [(1024, 2048, (self.P - 1) * self.L)])
 
+    def test_mean_distances(self):
+        # every reuse of the array sits at stack 1023 and time 1024 exactly
+        rows = query(self.db, "SELECT kind, mean FROM reuse_hist WHERE bucket = ?"
+                     " ORDER BY kind", bucket_id(self.db, "sweep_data"))
+        self.assertEqual(rows, [("stack", self.L - 1.0), ("time", float(self.L))])
+
     def test_pair_of_the_load_with_itself(self):
         rows = query(self.db, "SELECT p.count, p.mean_stack, p.mean_time, u.function,"
                      " r.function, u.line = r.line FROM reuse_pair p"

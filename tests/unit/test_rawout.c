@@ -427,19 +427,24 @@ DC_TEST(rawout, sampling_and_eviction_records)
 		      "resid 5 2 1500\n");
 }
 
-/* The version-3 reuse records, field by field as docs/raw-dump.md lists. */
+/* The reuse records (version 3, with version 4's sums and sampled ones),
+ * field by field as docs/raw-dump.md lists. */
 DC_TEST(rawout, reuse_records)
 {
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	dc_raw_rhist(o, "stack", 3, 2, 40);
-	dc_raw_rhist(o, "time", 3, 5, 7);
+	dc_raw_rhist(o, "stack", 3, 2, 40, 100);
+	dc_raw_rhist(o, "time", 3, 5, 7, 0x7fffffffffffffffULL);
+	dc_raw_rhist(o, "sampled", 3, 5, 700, 15000);
 	dc_raw_rfirst(o, 3, 4);
+	dc_raw_runseen(o, 3, 200);
 	dc_raw_rpair(o, 10, 11, 4, 12, 16);
 	finish_expect(o, &m,
-		      "rhist stack 3 2 40\n"
-		      "rhist time 3 5 7\n"
+		      "rhist stack 3 2 40 100\n"
+		      "rhist time 3 5 7 9223372036854775807\n"
+		      "rhist sampled 3 5 700 15000\n"
 		      "rfirst 3 4\n"
+		      "runseen 3 200\n"
 		      "rpair 10 11 4 12 16\n");
 }

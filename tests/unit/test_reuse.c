@@ -169,27 +169,49 @@ DC_TEST(reuse, immediate_reaccess)
 	dc_reuse_release(&r);
 }
 
-/* A cycle over K = 5 blocks repeated 1000 times (5000 accesses): after the
- * first round every access has K-1 = 4 others and K = 5 accesses since its
- * previous one.  With only 5 distinct blocks the tree compacts in place
- * every ~1019 accesses without growing. */
-DC_TEST(reuse, cyclic)
+/* A cycle over k blocks repeated `rounds` times: after the first round
+ * every access has k-1 others and k accesses since its previous one. */
+static void cycle(struct dc_reuse *r, unsigned k, unsigned rounds)
 {
-	enum { K = 5, ROUNDS = 1000 };
-	struct dc_reuse r;
 	struct dc_reuse_result o;
 
-	CHECK_EQ(dc_reuse_init(&r, dc_env_libc(), 6), 0);
-	for (unsigned round = 0; round < ROUNDS; round++)
-		for (unsigned k = 0; k < K; k++) {
-			CHECK_EQ(dc_reuse_access(&r, 64 * k, 100 * round + k, &o), 0);
+	CHECK_EQ(dc_reuse_init(r, dc_env_libc(), 6), 0);
+	for (unsigned round = 0; round < rounds; round++)
+		for (unsigned i = 0; i < k; i++) {
+			CHECK_EQ(dc_reuse_access(r, 64 * i, 100 * round + i, &o), 0);
 			CHECK_EQ(o.first, round == 0);
 			if (round) {
-				CHECK_EQ(o.stack_dist, K - 1);
-				CHECK_EQ(o.time_dist, K);
-				CHECK_EQ(o.prev_loc, 100 * (round - 1) + k);
+				CHECK_EQ(o.stack_dist, k - 1);
+				CHECK_EQ(o.time_dist, k);
+				CHECK_EQ(o.prev_loc, 100 * (round - 1) + i);
 			}
 		}
+}
+
+/* K = 5 < DC_REUSE_FRONT: the blocks never leave the front, so the tree is
+ * never touched and never compacts. */
+DC_TEST(reuse, cyclic_in_front)
+{
+	struct dc_reuse r;
+
+	cycle(&r, 5, 1000);
+	CHECK_EQ(r.nfront, 5);
+	CHECK_EQ(r.marks, 0);
+	CHECK_EQ(r.compactions, 0);
+	dc_reuse_release(&r);
+}
+
+/* K = 20 > DC_REUSE_FRONT, 1000 rounds: every reuse comes from the tree
+ * (distance 19 is past the front) and the block leaving the front takes a
+ * new time index each access; with 12 marks live the 1024-slot tree
+ * compacts in place every ~1012 accesses without growing: 20,000
+ * accesses, at least 4 compactions. */
+DC_TEST(reuse, cyclic_in_tree)
+{
+	struct dc_reuse r;
+
+	cycle(&r, 20, 1000);
+	CHECK_EQ(r.marks, 20 - DC_REUSE_FRONT);
 	CHECK(r.compactions >= 4);
 	CHECK_EQ(r.cap, DC_REUSE_INIT_CAP);
 	dc_reuse_release(&r);
@@ -411,8 +433,9 @@ DC_TEST(reuse, bin_lo)
  * compacts in place instead (1024 > 600 leaves room), so every access has
  * stack distance 599 and time distance 600 and the capacity stays 1024.
  * New blocks then keep coming in (records and hash slots came in bulk)
- * until all 1024 tree slots hold live blocks: the 1025th distinct block
- * fails with DC_ENOMEM and counts neither as a block nor as an access. */
+ * until all 1024 tree slots hold live blocks, with DC_REUSE_FRONT more in
+ * the front: the next distinct block fails with DC_ENOMEM and counts
+ * neither as a block nor as an access. */
 DC_TEST(reuse, no_memory_compacts_in_place)
 {
 	enum { K = 600 };
@@ -444,8 +467,8 @@ DC_TEST(reuse, no_memory_compacts_in_place)
 		CHECK(o.first);
 	}
 	CHECK_EQ(rc, DC_ENOMEM);
-	CHECK_EQ(k, DC_REUSE_INIT_CAP);
-	CHECK_EQ(r.nblocks, DC_REUSE_INIT_CAP);
+	CHECK_EQ(k, DC_REUSE_INIT_CAP + DC_REUSE_FRONT);
+	CHECK_EQ(r.nblocks, DC_REUSE_INIT_CAP + DC_REUSE_FRONT);
 	accesses = r.accesses;
 	CHECK_EQ(dc_reuse_access(&r, 0, 0, &o), DC_ENOMEM);
 	CHECK_EQ(r.accesses, accesses);
@@ -480,7 +503,7 @@ static int reuse_scenario(const struct dc_env *env, void *ud)
 		if (rc) {
 			CHECK_EQ(rc, DC_ENOMEM);
 			if (!failed)
-				tree_full = r.nblocks >= r.cap;
+				tree_full = r.marks >= r.cap;
 			failed = true;
 			continue;
 		}

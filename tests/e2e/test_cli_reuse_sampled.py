@@ -1,0 +1,855 @@
+"""dcprof reuse --sampled / --converted / --accuracy and finalize of the raw
+dump version 4 records (rhist sampled, runseen, the reuse_* sampling meta),
+on fixtures/reuse_sampled.raw.
+
+The dump describes this trace (one L1 of 4 fully-associative 64-byte lines,
+reuse_block 64, reuse_bins 1:2: bin 0 [0,1), bin 1 [1,2), bin 2 [2,4),
+bin 3 [4,8)):
+
+  t1..t4   a0 a1 a2 a3  arr,  loc 0 (main a.c:10)  4 first touches
+  t5..t8   a0 a1 a2 a3  arr,  loc 1 (main a.c:20)  stack 3 (bin 2), time 4 (bin 3)
+  t9..t11  l0 l1 l2     list, loc 2 (walk b.c:30)  3 first touches
+  t12      l0           stack 2 (l1 l2; bin 2), time 3 (bin 2)
+  t13      l0           stack 0 (bin 0), time 1 (bin 1)
+  t14      e0           EVIL, loc 3 (unknown)      first touch
+  t15      e0           stack 0 (bin 0), time 1 (bin 1)
+  t16      l1           list: stack 3 (l2 l0 e0; bin 2), time 6 (bin 3)
+
+Exact, 16 accesses, 8 first touches, 8 reuses:
+  stack: arr bin 2: 4; list bin 0: 1, bin 2: 2; EVIL bin 0: 1
+         whole program bin 0: 2, bin 2: 6
+  time:  arr bin 3: 4; list bin 1: 1, bin 2: 1, bin 3: 1; EVIL bin 1: 1
+         whole program bin 1: 2, bin 2: 1, bin 3: 5
+  rfirst arr 4, list 3, EVIL 1.
+(Every miss of the 4-line LRU L1 is a first touch: the cost records say 8.)
+
+Sampled (meta reuse_sample_period 2, 2 DR watchpoints, reservoir,
+proportional attribution): a use sampled at every even time t2 .. t16,
+8 samples; counts in the dump are weights x period 2.
+  t2 a1 armed, trapped at t6 (time 4)        arr  bin 3, weight 1
+  t4 a3 armed, trapped at t8 (time 4)        arr  bin 3, weight 1
+  t6 a1, t8 a3 armed again (the traps freed both watchpoints)
+  t10 l1: both armed, the reservoir keeps them: dropped (its context lost 1)
+  t12 l0: both armed, replaces a3 (t8) (replaced 1; loc 1's context lost 1)
+  t13 l0 traps (time 1): list bin 1, weight 1 + 1 lost = 2
+  t14 e0 armed, traps at t15 (time 1)        EVIL bin 1, weight 1
+  t16 l1 armed; at exit a1 (t6, weight 1 + the lost a3 = 2) and l1 (t16,
+  weight 1) are still armed: never reused.
+  => rhist sampled arr bin 3: 2x2 = 4; list bin 1: 2x2 = 4; EVIL bin 1: 1x2 = 2
+     runseen arr 2x2 = 4, list 1x2 = 2 (EVIL: none)
+  meta samples 8, arms 7, replaced 1, dropped 1, traps 4, accesses 16.
+
+dcprof reuse --sampled --kind time (percentages of reuses + never reused):
+  whole program (10 + 6 = 16): [1,2) 6 = 37.50 % (cum 37.50), [4,8) 4 = 25.00 %
+    (cum 62.50), no reuse seen 6 = 37.50 % (cum 100); bars: 6 -> 40 #,
+    4 -> 4*40/6 = 26.67 -> 27 #.
+  --object arr: [4,8) 4 (50 %), no reuse seen 4 (50 %)
+  --object list: [1,2) 4 (66.67 %), no reuse seen 2 (33.33 %)
+  --object EVIL: [1,2) 2 (100 %), no reuse seen 0 (0 %, cum 100)
+
+The model (rmodel.h Notes), for the stack histograms --converted (from the
+exact time histogram) and --sampled (from the sampled one), is implemented
+independently below (model_convert); the by-hand part:
+  exact:   E(inf) = mean time distance = (2*1 + 1*2.5 + 5*5.5) / 8 = 32/8 = 4,
+           N = max(8 first touches, ceil(4) + 1 = 5) = 8
+  sampled: E(inf) = (6*1 + 4*5.5) / 10 = 2.8, N = max(6 never reused, 3 + 1) = 6
+  a time distance 1 has an empty window, p = 0: stack distance 0.
+
+--accuracy, whole program (shares of reuses; first touches left out):
+  sampled_time: exact time (bins 1..3) 2/8, 1/8, 5/8 against sampled 6/10, 0,
+    4/10: S = 1 - (0.35 + 0.125 + 0.225)/2 = 0.65; with one empty bin 4
+    after bin 3, S-hat over the pairs (0,1) .. (3,4):
+    |.125-.3| + |.1875-.3| + |.375-.2| + |.3125-.2| = .575 -> 0.7125.
+  The converted rows come from model_convert.
+"""
+import csv
+import io
+import json
+import math
+import os
+
+from harness import DCPROF, RAW_VERSION, SCHEMA_VERSION, run
+from test_cli_common import (EVIL, EVIL_JSON, EVIL_TEXT, FIXTURES, CliTest, meta,
+                             query_bytes, run_bytes, text_rows)
+from test_cli_finalize import DumpErrors, fixture_lines
+
+REUSE_SAMPLED = os.path.join(FIXTURES, "reuse_sampled.raw")
+EVIL_ARG = EVIL.decode("utf-8", "surrogateescape")
+NAMES = {"arr": 0, "list": 1, EVIL_ARG: 2}
+
+VERDICT_ACCURATE = "accurate (S >= 0.9)"
+VERDICT_SHIFT = "off by one bin (S < 0.9 but S-hat >= 0.9)"
+VERDICT_SAMPLING = "sampling: the sampled time histogram is off (S-hat < 0.9)"
+VERDICT_MODEL = ("model: accesses are too dependent for the conversion (S < 0.9 on exact"
+                 " time distances)")
+VERDICT_SPARSE = "sparse samples: sampled and model rows are each fine, together not"
+
+
+# ---- an independent implementation of rmodel.h's Notes --------------------
+
+def bin_bounds(first, growth, k):
+    """[lo, hi) of bin k of FIRST:GROWTH."""
+    if k == 0:
+        return 0, first
+    lo = first * growth ** (k - 1)
+    return lo, lo * growth
+
+
+def bin_of(first, growth, d):
+    k = 0
+    while d >= bin_bounds(first, growth, k)[1]:
+        k += 1
+    return k
+
+
+def time_distances(first, growth, k):
+    """The integer time distances of bin k; a time distance is at least 1."""
+    lo, hi = bin_bounds(first, growth, k)
+    return range(max(lo, 1), hi)
+
+
+def window(prog, first, growth, w):
+    """E(w) = sum over d of f(d) min(d, w), each bin's count spread evenly
+    over its distances; prog = {bin: count}."""
+    s = 0.0
+    for k, c in prog.items():
+        ds = time_distances(first, growth, k)
+        s += c / len(ds) * sum(d if w is None else min(d, w) for d in ds)
+    return s / sum(prog.values())
+
+
+def model_N(prog, prog_first, first, growth):
+    """N = max(first touches, ceil(E(inf)) + 1)."""
+    return max(prog_first, math.ceil(window(prog, first, growth, None)) + 1)
+
+
+def phi(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def binomial_pmf(n, p):
+    """P(X = k), k = 0..n, X ~ Binomial(n, p), 0 < p < 1: the recurrence
+    P(k + 1) / P(k) = (n - k) / (k + 1) * p / q, in logarithms."""
+    lp, r = n * math.log1p(-p), math.log(p) - math.log1p(-p)
+    out = [math.exp(lp)]
+    for k in range(n):
+        lp += math.log(n - k) - math.log(k + 1) + r
+        out.append(math.exp(lp))
+    return out
+
+
+def model_convert(time, prog, prog_first, first, growth, normal=True, stats=None):
+    """The stack histogram {bin: expected count (float)} of the time
+    histogram `time` under the model whose f and N come from `prog` and
+    `prog_first`.  normal=False sums the binomial exactly everywhere.
+    stats, a dict, receives N and the per-point (sd, weight, p)."""
+    out = {}
+    if not sum(prog.values()):
+        return out              # no reuses: no f, nothing to convert
+    N = model_N(prog, prog_first, first, growth)
+    n = N - 1
+    if stats is not None:
+        stats.update(N=N, points=[])
+    for k, c in time.items():
+        lo, hi = bin_bounds(first, growth, k)
+        lo = max(lo, 1)
+        if hi <= lo:
+            continue
+        if hi - lo <= 32:
+            points = list(range(lo, hi))
+        else:
+            step = (hi - lo) / 32
+            points = [math.floor(lo + (j + 0.5) * step) for j in range(32)]
+        weight = c / len(points)
+        for delta in points:
+            p = min(1.0, window(prog, first, growth, delta - 1) / N)
+            if n <= 0 or p <= 0:
+                out[0] = out.get(0, 0) + weight
+                continue
+            if p >= 1:
+                b = bin_of(first, growth, n)
+                out[b] = out.get(b, 0) + weight
+                continue
+            sd = math.sqrt(n * p * (1 - p))
+            if stats is not None:
+                stats["points"].append((sd, weight, p))
+            if sd < 8 or not normal:
+                for x, px in enumerate(binomial_pmf(n, p)):
+                    b = bin_of(first, growth, x)
+                    out[b] = out.get(b, 0) + weight * px
+                continue
+            mu = n * p
+            j = 0
+            while True:        # normal, continuity correction, until no mass is left
+                blo, bhi = bin_bounds(first, growth, j)
+                out[j] = out.get(j, 0) + weight * (phi((bhi - 0.5 - mu) / sd) -
+                                                   phi((blo - 0.5 - mu) / sd))
+                if blo > n + 40 * sd:
+                    break
+                j += 1
+    return out
+
+
+def rounded(h):
+    """Counts rounded to integers (half away from zero), empty bins left out."""
+    r = {k: math.floor(v + 0.5) for k, v in h.items()}
+    return {k: v for k, v in r.items() if v > 0}
+
+
+def similarity(truth, est, sliding):
+    """S (equation 1) or S-hat (equation 2): shares of reuses per bin, bins up
+    to the last non-empty one of either plus one empty bin; S-hat compares
+    the means of adjacent bins."""
+    rt, re = sum(truth.values()), sum(est.values())
+    if rt <= 0 or re <= 0:
+        return 1.0 if rt <= 0 and re <= 0 else 0.0
+    n = max(k for h in (truth, est) for k, v in h.items() if v) + 2
+    a = [truth.get(i, 0) / rt for i in range(n)]
+    b = [est.get(i, 0) / re for i in range(n)]
+    if not sliding:
+        d = sum(abs(x - y) for x, y in zip(a, b))
+    else:
+        d = sum(abs((a[i] + a[i + 1]) / 2 - (b[i] + b[i + 1]) / 2) for i in range(n - 1))
+    return 1 - d / 2
+
+
+def verdict(rows):
+    """seeds/003 Fig. 5 as reuse_acc.c's Notes put it; rows [(S, S-hat)]:
+    sampled_time, converted_exact, converted_sampled (or converted_exact
+    alone)."""
+    last, model = rows[-1], rows[1 if len(rows) == 3 else 0]
+    if last[0] >= 0.9:
+        return VERDICT_ACCURATE
+    if last[1] >= 0.9:
+        return VERDICT_SHIFT
+    if len(rows) == 3 and rows[0][1] < 0.9:
+        return VERDICT_SAMPLING
+    if model[0] < 0.9:
+        return VERDICT_MODEL
+    return VERDICT_SPARSE
+
+
+class Dump:
+    """The reuse records of a raw dump, read by Python (not by dcprof)."""
+
+    def __init__(self, lines):
+        self.first, self.growth = 1, 2
+        self.hist = {"stack": {}, "time": {}, "sampled": {}}
+        self.rfirst, self.unseen = {}, {}
+        for l in lines:
+            f = l.split(b" ")
+            if f[:2] == [b"meta", b"reuse_bins"]:
+                self.first, self.growth = map(int, f[2].split(b":"))
+            elif f[0] == b"rhist":
+                h = self.hist[f[1].decode()].setdefault(int(f[2]), {})
+                h[int(f[3])] = int(f[4])
+            elif f[0] == b"rfirst":
+                self.rfirst[int(f[1])] = int(f[2])
+            elif f[0] == b"runseen":
+                self.unseen[int(f[1])] = int(f[2])
+
+    def h(self, kind, bucket=None):
+        """{bin: count} of one bucket or of all."""
+        out = {}
+        for b, h in self.hist[kind].items():
+            if bucket is None or b == bucket:
+                for k, c in h.items():
+                    out[k] = out.get(k, 0) + c
+        return {k: c for k, c in out.items() if c}
+
+    def n_first(self, kind, bucket=None):
+        d = self.unseen if kind == "sampled" else self.rfirst
+        return sum(c for b, c in d.items() if bucket is None or b == bucket)
+
+    def convert(self, kind, bucket=None, **kw):
+        """kind "time" (--converted) or "sampled" (--sampled --kind stack)."""
+        return model_convert(self.h(kind, bucket), self.h(kind), self.n_first(kind),
+                             self.first, self.growth, **kw)
+
+    def accuracy(self, bucket=None):
+        """[(S, S-hat)] as --accuracy should print them."""
+        truth_t, truth_s = self.h("time", bucket), self.h("stack", bucket)
+        conv_e = rounded(self.convert("time", bucket))
+        rows = [(similarity(truth_s, conv_e, False), similarity(truth_s, conv_e, True))]
+        if self.unseen or self.hist["sampled"]:
+            samp, conv_s = self.h("sampled", bucket), rounded(self.convert("sampled", bucket))
+            rows = [(similarity(truth_t, samp, False), similarity(truth_t, samp, True)),
+                    rows[0],
+                    (similarity(truth_s, conv_s, False), similarity(truth_s, conv_s, True))]
+        return rows
+
+
+def pct(n, d):
+    return 100.0 * n / d
+
+
+class SampledTest(CliTest):
+    GOOD = fixture_lines(REUSE_SAMPLED)
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.profile(REUSE_SAMPLED)
+
+    def variant(self, drop=(), add=(), name="v.raw", lines=None):
+        """The fixture without the lines starting with one of drop, with the
+        lines add before its end record; returns (raw path, Dump)."""
+        lines = [l for l in (lines or self.GOOD) if not any(l.startswith(d) for d in drop)]
+        lines = lines[:-1] + list(add) + lines[-1:]
+        return self.write(name, b"\n".join(lines) + b"\n"), Dump(lines)
+
+    def variant_db(self, *args, **kw):
+        raw, dump = self.variant(*args, **kw)
+        r, db = self.finalize(raw, os.path.basename(raw)[:-4] + ".db")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return db, dump
+
+    def json(self, *opts, db=None):
+        return json.loads(self.run_dcprof("reuse", db or self.db, "--format", "json", *opts))
+
+    def assertRows(self, got, want):
+        """want: [(bin, lo, hi, count, pct, cum_pct)]"""
+        self.assertEqual(len(got), len(want), got)
+        for g, w in zip(got, want):
+            self.assertEqual((g["bin"], g["lo"], g["hi"], g["count"]), w[:4])
+            self.assertAlmostEqual(g["pct"], w[4], places=6)
+            self.assertAlmostEqual(g["cum_pct"], w[5], places=6)
+
+    def assertModel(self, doc, want, first, dump):
+        """doc: dcprof's JSON; want: {bin: expected count} from model_convert;
+        first: the first touches (or uses never reused) of the histogram;
+        dump: the Dump (for the bins)."""
+        got = {r["bin"]: r["count"] for r in doc["rows"]}
+        for k in set(got) | set(want):
+            self.assertLessEqual(abs(got.get(k, 0) - want.get(k, 0)), 1,
+                                 "bin %d: dcprof %s, model %.4f (all: %s, model %s)"
+                                 % (k, got.get(k, 0), want.get(k, 0), got, want))
+        for r in doc["rows"]:
+            self.assertEqual((r["lo"], r["hi"]), bin_bounds(dump.first, dump.growth, r["bin"]))
+            self.assertEqual((r["lo_bytes"], r["hi_bytes"]), (r["lo"] * 64, r["hi"] * 64))
+            self.assertGreater(r["count"], 0)
+        self.assertEqual(doc["kind"], "stack")
+        self.assertEqual(doc["reuses"], sum(got.values()))
+        self.assertEqual(doc["first_touches"], first)
+        self.assertEqual(doc["accesses"], sum(got.values()) + first)
+        total, cum = sum(got.values()) + first, 0
+        for r in doc["rows"]:
+            cum += r["count"]
+            self.assertAlmostEqual(r["pct"], pct(r["count"], total), places=6)
+            self.assertAlmostEqual(r["cum_pct"], pct(cum, total), places=6)
+
+    def bad(self, args, message, cmd="reuse"):
+        self.assertError(run([DCPROF, cmd] + args), "dcprof " + cmd, message)
+
+
+# ---- 1. finalize -----------------------------------------------------------
+
+class FinalizeSampled(SampledTest):
+    def test_header_is_this_version(self):
+        self.assertEqual(self.GOOD[0], b"dcprof-raw %d" % RAW_VERSION)
+
+    def test_tables(self):
+        self.assertEqual(query_bytes(self.db, "SELECT * FROM reuse_hist WHERE kind = 'sampled'"
+                                     " ORDER BY bucket, bin"),
+                         [(0, b"sampled", 3, 4, 8, 4), (1, b"sampled", 1, 1, 2, 4),
+                          (2, b"sampled", 1, 1, 2, 2)])
+        self.assertEqual(query_bytes(self.db, "SELECT * FROM reuse_unseen ORDER BY bucket"),
+                         [(0, 4), (1, 2)])
+        # the exact rows are as before, next to them
+        self.assertEqual(query_bytes(self.db, "SELECT kind, COUNT(*), SUM(count) FROM"
+                                     " reuse_hist GROUP BY kind ORDER BY kind"),
+                         [(b"sampled", 3, 10), (b"stack", 4, 8), (b"time", 5, 8)])
+        self.assertEqual(query_bytes(self.db, "SELECT * FROM reuse_first ORDER BY bucket"),
+                         [(0, 4), (1, 3), (2, 1)])
+
+    def test_meta(self):
+        m = meta(self.db)
+        self.assertEqual(m["schema_version"], str(SCHEMA_VERSION))
+        self.assertEqual({k: v for k, v in m.items() if k.startswith("reuse_")}, {
+            "reuse_block": "64", "reuse_bins": "1:2", "reuse_sample_period": "2",
+            "reuse_watchpoints": "2", "reuse_watch": "dr", "reuse_replace": "reservoir",
+            "reuse_attrib": "proportional", "reuse_samples": "8", "reuse_arms": "7",
+            "reuse_replaced": "1", "reuse_dropped": "1", "reuse_traps": "4",
+            "reuse_accesses": "16"})
+
+    def test_sampled_bin_bounds_follow_reuse_bins(self):
+        db, _ = self.variant_db([b"meta reuse_bins"], [b"meta reuse_bins 3:2"])
+        self.assertEqual(query_bytes(db, "SELECT DISTINCT bin, lo, hi FROM reuse_hist"
+                                     " WHERE kind = 'sampled' ORDER BY bin"),
+                         [(1, 3, 6), (3, 12, 24)])
+
+
+class FinalizeSampledErrors(DumpErrors):
+    GOOD = fixture_lines(REUSE_SAMPLED)
+
+    def line(self, prefix):
+        return next(i for i, l in enumerate(self.GOOD) if l.startswith(prefix))
+
+    def as_v3(self, lines):
+        return b"\n".join([b"dcprof-raw 3"] + lines[1:]) + b"\n"
+
+    def test_sampled_kind_in_a_version_3_dump(self):
+        self.check(self.as_v3(self.GOOD),
+                   "unknown reuse distance kind 'sampled' (stack or time)",
+                   self.line(b"rhist sampled ") + 1)
+
+    def test_runseen_in_a_version_3_dump(self):
+        lines = [l for l in self.GOOD if not l.startswith(b"rhist sampled ")]
+        i = next(i for i, l in enumerate(lines) if l.startswith(b"runseen "))
+        self.check(self.as_v3(lines), "unknown record type 'runseen'", i + 1)
+
+    def test_bad_runseen(self):
+        i = self.line(b"runseen 0 ")
+        self.check(self.replace(i, b"runseen 0"), "runseen record has 1 fields, expected 2",
+                   i + 1)
+        self.check(self.replace(i, b"runseen 0 4 4"), "runseen record has 3 fields, expected 2",
+                   i + 1)
+        self.check(self.replace(i, b"runseen 0 x"),
+                   "field 2: 'x' is not an unsigned decimal number", i + 1)
+        self.check(self.replace(i, b"runseen -1 4"),
+                   "field 1: '-1' is not an unsigned decimal number", i + 1)
+        self.check(self.replace(i, b"runseen 0 99999999999999999999"),
+                   "field 2: number out of range", i + 1)
+        self.check(self.replace(i + 1, b"runseen 0 2"), "duplicate runseen record", i + 2)
+
+    def test_runseen_of_an_undeclared_bucket(self):
+        i = self.line(b"runseen 0 ")
+        self.check(self.replace(i, b"runseen 3 4"), "bucket 3 is not declared", i + 1)
+        self.check(self.replace(i, b"runseen 9 4"), "bucket 9 is not declared", i + 1)
+
+    def test_bad_sampled_rhist(self):
+        i = self.line(b"rhist sampled 0 ")
+        self.check(self.replace(i, b"rhist space 0 3 4"),
+                   "unknown reuse distance kind 'space' (stack, time or sampled)", i + 1)
+        self.check(self.replace(i, b"rhist sampled 3 3 4"), "bucket 3 is not declared", i + 1)
+        self.check(self.replace(i + 1, b"rhist sampled 0 3 1"),
+                   "duplicate rhist record (same kind, bucket and bin)", i + 2)
+        self.check(self.replace(i, b"rhist sampled 0 64 4"),
+                   "rhist bin 64 is beyond the largest distance (bins 1:2)", i + 1)
+
+
+# ---- 2. --sampled --kind time ---------------------------------------------
+
+class SampledTime(SampledTest):
+    def test_json(self):
+        doc = self.json("--sampled", "--kind", "time")
+        self.assertEqual((doc["schema_version"], doc["source"], doc["kind"], doc["object"],
+                          doc["block"], doc["bin_first"], doc["bin_growth"]),
+                         (SCHEMA_VERSION, "sampled", "time", None, 64, 1, 2))
+        self.assertEqual((doc["accesses"], doc["reuses"], doc["first_touches"]), (16, 10, 6))
+        self.assertRows(doc["rows"], [(1, 1, 2, 6, 37.5, 37.5), (3, 4, 8, 4, 25, 62.5)])
+        # time distances are in accesses: no byte bounds
+        self.assertEqual({(r["lo_bytes"], r["hi_bytes"]) for r in doc["rows"]}, {(None, None)})
+        self.assertEqual(doc["first_touch"], {"count": 6, "pct": 37.5, "cum_pct": 100})
+
+    def test_rows_are_the_dumps_bins(self):
+        dump = Dump(self.GOOD)
+        for name, bucket in list(NAMES.items()) + [(None, None)]:
+            opts = ["--object", name] if name is not None else []
+            doc = self.json("--sampled", "--kind", "time", *opts)
+            self.assertEqual({r["bin"]: r["count"] for r in doc["rows"]},
+                             dump.h("sampled", bucket), name)
+            self.assertEqual(doc["first_touch"]["count"], dump.n_first("sampled", bucket))
+
+    def test_object(self):
+        doc = self.json("--sampled", "--kind", "time", "--object", "arr")
+        self.assertEqual((doc["object"], doc["accesses"], doc["reuses"], doc["first_touches"]),
+                         ("arr", 8, 4, 4))
+        self.assertRows(doc["rows"], [(3, 4, 8, 4, 50, 50)])
+        self.assertEqual(doc["first_touch"], {"count": 4, "pct": 50, "cum_pct": 100})
+        doc = self.json("--sampled", "--kind", "time", "--object", "list")
+        self.assertRows(doc["rows"], [(1, 1, 2, 4, pct(4, 6), pct(4, 6))])
+        self.assertAlmostEqual(doc["first_touch"]["pct"], pct(2, 6), places=6)
+
+    def test_hostile_object_name(self):
+        doc = self.json("--sampled", "--kind", "time", "--object", EVIL_ARG)
+        self.assertEqual(doc["object"], EVIL_JSON)
+        self.assertRows(doc["rows"], [(1, 1, 2, 2, 100, 100)])
+        # no runseen record: no use of EVIL stayed unseen
+        self.assertEqual(doc["first_touch"], {"count": 0, "pct": 0, "cum_pct": 100})
+        r = run_bytes([DCPROF, "reuse", self.db, "--sampled", "--kind", "time", "--object",
+                       EVIL])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(("\nobject:   bucket '%s'\n" % EVIL_TEXT).encode(), r.stdout)
+        self.assertNotIn(b"\x1b", r.stdout)
+        rows = text_rows(r.stdout.decode("utf-8", "surrogateescape"), "time")
+        self.assertEqual(rows["no reuse seen"], ["no reuse seen", "0", "0.00", "100.00"])
+
+    def test_text(self):
+        out = self.run_dcprof("reuse", self.db, "--sampled", "--kind", "time")
+        self.assertIn("\nreuse:    sampled, blocks of 64 B, bins 1:2\n"
+                      "object:   whole program\n"
+                      "sampling: a use every 2 accesses, 2 watchpoints (dr), reservoir,"
+                      " proportional attribution\n"
+                      "          8 uses sampled, 4 reuses caught, 1 uses not watched\n"
+                      "accesses: 16 (10 reuses, 6 never reused); time distances,"
+                      " estimates\n\n", out)
+        rows = text_rows(out, "time")
+        self.assertEqual(rows, {
+            "[1, 2) accesses": ["[1, 2) accesses", "6", "37.50", "37.50", "#" * 40],
+            "[4, 8) accesses": ["[4, 8) accesses", "4", "25.00", "62.50", "#" * 27],
+            "no reuse seen": ["no reuse seen", "6", "37.50", "100.00", "#" * 40]})
+        self.assertEqual(list(rows)[-1], "no reuse seen")
+
+    def test_text_other_sampling_meta(self):
+        # each value distinct, so a swapped field shows
+        db, _ = self.variant_db(
+            [b"meta reuse_sample_period", b"meta reuse_watch", b"meta reuse_replace",
+             b"meta reuse_attrib", b"meta reuse_samples", b"meta reuse_traps",
+             b"meta reuse_dropped"],
+            [b"meta reuse_sample_period 100", b"meta reuse_watchpoints 1",
+             b"meta reuse_watch block", b"meta reuse_replace oldest", b"meta reuse_attrib none",
+             b"meta reuse_samples 1234567", b"meta reuse_traps 23456",
+             b"meta reuse_dropped 17"])
+        out = self.run_dcprof("reuse", db, "--sampled", "--kind", "time")
+        self.assertIn("\nsampling: a use every 100 accesses, 1 watchpoint (block), oldest,"
+                      " none attribution\n"
+                      "          1,234,567 uses sampled, 23,456 reuses caught, 17 uses not"
+                      " watched\n", out)
+
+    def test_csv(self):
+        r = run([DCPROF, "reuse", self.db, "--sampled", "--kind", "time", "--format", "csv"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.reader(io.StringIO(r.stdout)))
+        self.assertEqual(rows, [
+            ["bin", "lo", "hi", "lo_bytes", "hi_bytes", "count", "pct", "cum_pct"],
+            ["1", "1", "2", "", "", "6", "37.5", "37.5"],
+            ["3", "4", "8", "", "", "4", "25", "62.5"],
+            ["", "", "", "", "", "6", "37.5", "100"]])
+
+    def test_bad_sampling_meta(self):
+        for drop, add in (([b"meta reuse_traps"], []),
+                          ([b"meta reuse_samples"], [b"meta reuse_samples x"])):
+            db, _ = self.variant_db(drop, add)
+            self.bad([db, "--sampled"], "cannot read profile '%s': bad sampled reuse meta" % db)
+
+
+# ---- 3. --converted and --sampled (stack): the model -----------------------
+
+class Converted(SampledTest):
+    def test_n(self):
+        # the by-hand values of the docstring, through the model's own functions
+        d = Dump(self.GOOD)
+        self.assertAlmostEqual(window(d.h("time"), 1, 2, None), 4.0)
+        self.assertEqual(model_N(d.h("time"), d.n_first("time"), 1, 2), 8)
+        self.assertAlmostEqual(window(d.h("sampled"), 1, 2, None), 2.8)
+        self.assertEqual(model_N(d.h("sampled"), d.n_first("sampled"), 1, 2), 6)
+        # every point is summed exactly (sd < 8)
+        for kind in ("time", "sampled"):
+            stats = {}
+            d.convert(kind, stats=stats)
+            self.assertTrue(stats["points"] and all(sd < 8 for sd, _, _ in stats["points"]))
+
+    def check_all(self, db, dump):
+        for name, bucket in list(NAMES.items()) + [(None, None)]:
+            opts = ["--object", name] if name is not None else []
+            doc = self.json("--converted", *opts, db=db)
+            self.assertEqual(doc["source"], "converted")
+            self.assertModel(doc, dump.convert("time", bucket), dump.n_first("time", bucket),
+                             dump)
+            doc = self.json("--sampled", *opts, db=db)
+            self.assertEqual(doc["source"], "sampled")
+            self.assertModel(doc, dump.convert("sampled", bucket),
+                             dump.n_first("sampled", bucket), dump)
+            # --kind stack is the default
+            self.assertEqual(self.json("--sampled", "--kind", "stack", *opts, db=db), doc)
+
+    def test_fixture(self):
+        self.check_all(self.db, Dump(self.GOOD))
+
+    def test_n_from_the_mean_time_distance(self):
+        # 1 use never reused: N = ceil(E(inf) = 2.8) + 1 = 4, not 1
+        db, dump = self.variant_db([b"runseen "], [b"runseen 0 1"])
+        self.assertEqual(model_N(dump.h("sampled"), dump.n_first("sampled"), 1, 2), 4)
+        self.check_all(db, dump)
+        # and 1 first touch: N = ceil(4) + 1 = 5
+        db, dump = self.variant_db([b"runseen ", b"rfirst "],
+                                   [b"runseen 0 1", b"rfirst 0 1"], name="w.raw")
+        self.assertEqual(model_N(dump.h("time"), dump.n_first("time"), 1, 2), 5)
+        self.check_all(db, dump)
+
+    def test_wide_bins(self):
+        # bins wider than 32 distances are taken at 32 part-middles:
+        # time [32,64) (width 32, every distance) and [64,128), [128,256)
+        add = [b"rhist time 0 6 10", b"rhist time 1 7 6", b"rhist time 2 8 3",
+               b"rhist sampled 0 6 8", b"rhist sampled 1 8 4"]
+        db, dump = self.variant_db([], add)
+        self.check_all(db, dump)
+
+    def test_text(self):
+        out = self.run_dcprof("reuse", self.db, "--converted")
+        want = rounded(Dump(self.GOOD).convert("time"))
+        self.assertIn("\nreuse:    converted, blocks of 64 B, bins 1:2\n", out)
+        self.assertIn("\naccesses: %d (%d reuses, 8 first touches); stack distances converted"
+                      " from time distances\n\n" % (sum(want.values()) + 8,
+                                                    sum(want.values())), out)
+        self.assertNotIn("sampling:", out)
+        rows = text_rows(out, "stack")
+        self.assertEqual(list(rows)[-1], "first touch")
+        self.assertEqual(rows["[0, 1) blocks"][:3], ["[0, 1) blocks", "[0 B, 64 B)", "2"])
+        out = self.run_dcprof("reuse", self.db, "--sampled")
+        want = rounded(Dump(self.GOOD).convert("sampled"))
+        self.assertIn("\nreuse:    sampled, blocks of 64 B, bins 1:2\n", out)
+        self.assertIn("\nsampling: a use every 2 accesses", out)
+        self.assertIn("\naccesses: %d (%d reuses, 6 never reused); stack distances, estimates"
+                      " converted from time distances\n\n" % (sum(want.values()) + 6,
+                                                             sum(want.values())), out)
+        self.assertEqual(list(text_rows(out, "stack"))[-1], "no reuse seen")
+
+    def test_hostile_object_name(self):
+        r = run_bytes([DCPROF, "reuse", self.db, "--sampled", "--object", EVIL])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(("\nobject:   bucket '%s'\n" % EVIL_TEXT).encode(), r.stdout)
+        self.assertNotIn(b"\x1b", r.stdout)
+
+    def test_first_bin_wider_than_one(self):
+        """Bins 3:2: time bin 0 is [0, 3), which holds time distances 1 and 2
+        only (a time distance is at least 1).  The Notes spread a bin's count
+        over its distances, for the conversion points and for E(w) alike
+        ("E(w) uses the same even spread"); E(1) = P(delta >= 1) is 1.  So
+        each of the 60 reuses of bin 0 is at distance 1 or 2 in E too.
+        Fails when written: rmodel.c's window_blocks() spreads bin 0 over
+        0, 1, 2 (E(1) = (60*2/3 + 40) / 100 = 0.8 here), and dcprof prints 89
+        and 11 for the model's 84.95 and 15.05 (stack bins [0,3), [3,6))."""
+        db, dump = self.variant_db(
+            [b"meta reuse_bins", b"rhist ", b"rfirst ", b"runseen "],
+            [b"meta reuse_bins 3:2", b"rhist time 0 0 60", b"rhist time 0 1 20",
+             b"rhist time 0 2 20", b"rfirst 0 4"])
+        self.assertAlmostEqual(window(dump.h("time"), 3, 2, 1), 1.0)
+        self.assertModel(self.json("--converted", db=db), dump.convert("time"), 4, dump)
+
+
+class NormalBranch(SampledTest):
+    """Large N: points with sd >= 8 take the normal approximation with
+    continuity correction.  One bucket (arr), bins 1:2.
+
+    SYMMETRIC: both the exact and the sampled time histogram are [1,2) 200,
+    [8,16) 400, [32,64) 600, [128,256) 800, [256,512) 1000, [512,1024) 500
+    (3500 reuses):
+      E(inf) = (200*1 + 400*11.5 + 600*47.5 + 800*191.5 + 1000*383.5
+                + 500*767.5) / 3500 = 953750 / 3500 = 272.5
+      --converted: 400 first touches: N = max(400, 274) = 400
+      --sampled:   100 never reused:  N = max(100, 274) = 274
+    p is mostly near 1/2 there, where the normal approximation is within a
+    fraction of a count of the exact binomial.
+
+    SKEWED: time [1,2) 20000, [64,128) 10000, [128,256) 10000, 3000 first
+    touches (E(inf) = (20000 + 10000*95.5 + 10000*191.5) / 40000 = 72.25,
+    N = 3000): p is small (about 0.02), the binomial skewed, and with these
+    counts the normal approximation is off the exact sum by more than 1 in
+    some bins, so only the normal branch matches the Notes within +-1."""
+    SYMMETRIC = [(1, 200), (4, 400), (6, 600), (8, 800), (9, 1000), (10, 500)]
+    SKEWED = [(1, 20000), (7, 10000), (8, 10000)]
+
+    def dump_db(self, hist, rfirst, runseen, name):
+        add = [b"rhist %s 0 %d %d" % (kind, k, c) for kind in (b"time", b"sampled")
+               for k, c in hist] + [b"rfirst 0 %d" % rfirst, b"runseen 0 %d" % runseen]
+        return self.variant_db([b"rhist ", b"rfirst ", b"runseen ", b"rpair "], add,
+                               name=name)
+
+    def check(self, db, d, opt, kind, N, first, normal_differs):
+        stats = {}
+        want = d.convert(kind, stats=stats)
+        self.assertEqual(stats["N"], N)
+        # the fixture reaches both branches
+        sds = [sd for sd, _, _ in stats["points"]]
+        self.assertTrue(any(sd >= 8 for sd in sds) and any(sd < 8 for sd in sds))
+        doc = self.json(opt, db=db)
+        got = {r["bin"]: r["count"] for r in doc["rows"]}
+        # 1. the model as the Notes specify it (normal for sd >= 8): +-1 for
+        #    rounding, as for the small fixture
+        self.assertModel(doc, want, first, d)
+        # 2. against the exact binomial everywhere, the model the normal
+        #    branch approximates.  Looser: by the Berry-Esseen theorem
+        #    (constant 0.4748, Shevtsova 2011) each CDF value
+        #    P(X <= k - 1) = P(X <= k - 0.5) of a Binomial(n, p) is within
+        #    0.4748 (p^2 + q^2) / sd of Phi((k - 0.5 - mu) / sd), so a bin's
+        #    share (a difference of two of them) is within twice that; summed
+        #    with each point's weight over the normal-branch points, plus 1
+        #    for rounding.
+        exact = d.convert(kind, normal=False)
+        tol = 1 + sum(2 * 0.4748 * (p * p + (1 - p) ** 2) / sd * w
+                      for sd, w, p in stats["points"] if sd >= 8)
+        self.assertLess(tol, 0.1 * sum(d.h(kind).values()))      # still meaningful
+        for k in set(got) | set(exact):
+            self.assertLessEqual(abs(got.get(k, 0) - exact.get(k, 0)), tol,
+                                 "%s bin %d" % (opt, k))
+        # the two models differ by more than the rounding where expected
+        worst = max(abs(want.get(k, 0) - exact.get(k, 0)) for k in set(want) | set(exact))
+        self.assertEqual(worst > 3, normal_differs, worst)
+
+    def test_symmetric(self):
+        db, d = self.dump_db(self.SYMMETRIC, 400, 100, "n.raw")
+        self.assertAlmostEqual(window(d.h("time"), 1, 2, None), 272.5)
+        self.check(db, d, "--converted", "time", 400, 400, False)
+        self.check(db, d, "--sampled", "sampled", 274, 100, False)
+
+    def test_skewed(self):
+        db, d = self.dump_db(self.SKEWED, 3000, 3000, "s.raw")
+        self.assertAlmostEqual(window(d.h("time"), 1, 2, None), 72.25)
+        self.check(db, d, "--converted", "time", 3000, 3000, True)
+
+    def test_accuracy_without_exact_stack(self):
+        # no exact stack rows: the converted rows compare with an empty truth
+        db, _ = self.dump_db(self.SYMMETRIC, 400, 100, "n.raw")
+        doc = self.json("--accuracy", db=db)
+        self.assertEqual([(r["S"], r["S_hat"]) for r in doc["rows"]],
+                         [(1, 1), (0, 0), (0, 0)])
+        self.assertEqual(doc["verdict"], VERDICT_MODEL)
+
+
+# ---- 4. --accuracy ---------------------------------------------------------
+
+class Accuracy(SampledTest):
+    NAMES = ["sampled_time", "converted_exact", "converted_sampled"]
+
+    def assertAccuracy(self, db, dump, want_verdict=None, object=None):
+        """JSON and text of --accuracy against dump.accuracy(); returns the
+        verdict."""
+        bucket = NAMES[object] if object is not None else None
+        # the rounding of every converted bin is clear: no count within
+        # floating-point noise of one half
+        for kind in ("time", "sampled"):
+            for v in dump.convert(kind, bucket).values():
+                self.assertGreater(abs(v - math.floor(v) - 0.5), 1e-6, (kind, v))
+        want = dump.accuracy(bucket)
+        names = self.NAMES if len(want) == 3 else self.NAMES[1:2]
+        opts = ["--object", object] if object is not None else []
+        doc = self.json("--accuracy", *opts, db=db)
+        self.assertEqual([r["comparison"] for r in doc["rows"]], names)
+        for r, (s, s_hat) in zip(doc["rows"], want):
+            self.assertAlmostEqual(r["S"], s, places=8, msg=r["comparison"])
+            self.assertAlmostEqual(r["S_hat"], s_hat, places=8, msg=r["comparison"])
+        self.assertEqual(doc["verdict"], verdict(want))
+        if want_verdict is not None:
+            self.assertEqual(doc["verdict"], want_verdict)
+        out = self.run_dcprof("reuse", db, "--accuracy", *opts)
+        self.assertIn("\n\nverdict:  %s\n" % verdict(want), out)
+        self.assertTrue(out.endswith("\nverdict:  %s\n" % verdict(want)))
+        rows = text_rows(out, "estimate")
+        labels = {"sampled_time": ("sampled time", "exact time"),
+                  "converted_exact": ("exact time, converted", "exact stack"),
+                  "converted_sampled": ("sampled time, converted", "exact stack")}
+        self.assertEqual(list(rows), [labels[n][0] for n in names])
+        for n, (s, s_hat) in zip(names, want):
+            self.assertEqual(rows[labels[n][0]], [labels[n][0], labels[n][1], "%.2f" % s,
+                                                  "%.2f" % s_hat])
+        return doc["verdict"]
+
+    def test_fixture(self):
+        dump = Dump(self.GOOD)
+        want = dump.accuracy()
+        # the by-hand row of the docstring
+        self.assertAlmostEqual(want[0][0], 0.65)
+        self.assertAlmostEqual(want[0][1], 0.7125)
+        self.assertAccuracy(self.db, dump, VERDICT_SAMPLING)
+        doc = self.json("--accuracy")
+        self.assertEqual((doc["source"], doc["object"], doc["block"]),
+                         ("exact and sampled", None, 64))
+        self.assertNotIn("kind", doc)
+        out = self.run_dcprof("reuse", self.db, "--accuracy")
+        self.assertIn("\nreuse:    exact and sampled, blocks of 64 B, bins 1:2\n"
+                      "object:   whole program\n"
+                      "sampling: a use every 2 accesses, 2 watchpoints (dr), reservoir,"
+                      " proportional attribution\n", out)
+
+    def test_object(self):
+        dump = Dump(self.GOOD)
+        for name in NAMES:
+            self.assertAccuracy(self.db, dump, object=name)
+        doc = self.json("--accuracy", "--object", EVIL_ARG)
+        self.assertEqual(doc["object"], EVIL_JSON)
+
+    def test_csv(self):
+        r = run([DCPROF, "reuse", self.db, "--accuracy", "--format", "csv"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.reader(io.StringIO(r.stdout)))
+        self.assertEqual(rows[0], ["comparison", "estimate", "truth", "S", "S_hat"])
+        self.assertEqual([r[0] for r in rows[1:]], self.NAMES)
+        for r, (s, s_hat) in zip(rows[1:], Dump(self.GOOD).accuracy()):
+            self.assertAlmostEqual(float(r[3]), s, places=8)
+            self.assertAlmostEqual(float(r[4]), s_hat, places=8)
+
+    def test_accurate(self):
+        # every reuse at time distance 1, stack distance 0, sampled alike
+        db, dump = self.variant_db([b"rhist "], [b"rhist stack 0 0 4", b"rhist time 0 1 4",
+                                                 b"rhist sampled 0 1 4"])
+        self.assertEqual(dump.accuracy(), [(1, 1)] * 3)
+        self.assertAccuracy(db, dump, VERDICT_ACCURATE)
+
+    def test_off_by_one_bin(self):
+        # an exact stack histogram 5, 2, 2 (bins 0..2) against the sampled
+        # conversion 6, 1, 2: S = 1 - (1/9 + 1/9)/2 = 0.889, S-hat 0.972
+        db, dump = self.variant_db([b"rhist stack "], [b"rhist stack 0 0 5",
+                                                       b"rhist stack 0 1 2",
+                                                       b"rhist stack 0 2 2"])
+        self.assertEqual(rounded(dump.convert("sampled")), {0: 6, 1: 1, 2: 2})
+        self.assertAccuracy(db, dump, VERDICT_SHIFT)
+
+    def test_sparse_samples(self):
+        # the exact stack histogram is the model's own conversion of the exact
+        # time histogram (model row S = 1); the sampled time histogram has
+        # only 4 reuses, close to the exact one (S-hat >= 0.9), but its
+        # conversion rounds to few bins
+        conv = rounded(Dump(self.GOOD).convert("time"))
+        db, dump = self.variant_db(
+            [b"rhist stack ", b"rhist sampled ", b"runseen "],
+            [b"rhist stack 0 %d %d" % kc for kc in sorted(conv.items())] +
+            [b"rhist sampled 0 1 1", b"rhist sampled 0 2 1", b"rhist sampled 0 3 2",
+             b"runseen 0 4"])
+        self.assertEqual(dump.accuracy()[1], (1, 1))
+        self.assertAccuracy(db, dump, VERDICT_SPARSE)
+
+    def test_exact_only(self):
+        db, dump = self.variant_db([b"rhist sampled ", b"runseen ", b"meta reuse_s",
+                                    b"meta reuse_w", b"meta reuse_r", b"meta reuse_a",
+                                    b"meta reuse_d", b"meta reuse_t"])
+        self.assertEqual(len(dump.accuracy()), 1)
+        self.assertAccuracy(db, dump, VERDICT_MODEL)
+        out = self.run_dcprof("reuse", db, "--accuracy")
+        self.assertIn("\nreuse:    exact, blocks of 64 B, bins 1:2\n", out)
+        self.assertNotIn("sampling:", out)
+        doc = self.json("--accuracy", db=db)
+        self.assertEqual(doc["source"], "exact")
+        self.bad([db, "--sampled"], "profile '%s' has no sampled reuse data; record with"
+                 " --reuse-sample=N" % db)
+
+    def test_sampled_only(self):
+        db, _ = self.variant_db([b"rhist stack ", b"rhist time ", b"rfirst ", b"rpair "])
+        msg = ("profile '%s' has no exact reuse data (recorded with --reuse-sample only);"
+               " see --sampled" % db)
+        self.bad([db, "--accuracy"], msg)
+        self.bad([db, "--accuracy", "--format", "json"], msg)
+        self.bad([db], msg)
+        self.bad([db, "--converted"], msg)
+        self.bad([db, "--pairs"], "profile '%s' has no exact reuse data; --pairs needs"
+                 " --reuse=yes" % db)
+        self.bad([db], "profile '%s' has sampled reuse data only; the miss-ratio curve needs"
+                 " exact histograms (record with --reuse=yes)" % db, cmd="mrc")
+        # the sampled histograms still work
+        doc = self.json("--sampled", "--kind", "time", db=db)
+        self.assertEqual((doc["reuses"], doc["first_touches"]), (10, 6))
+        self.assertEqual(self.json("--sampled", db=db), self.json("--sampled"))
+
+
+# ---- 5. option errors ------------------------------------------------------
+
+class OptionErrors(SampledTest):
+    def test_exclusive(self):
+        both = "--sampled, --converted, --accuracy and --pairs exclude each other"
+        for opts in (["--sampled", "--pairs"], ["--pairs", "--sampled"],
+                     ["--converted", "--sampled"], ["--accuracy", "--converted"],
+                     ["--accuracy", "--pairs"]):
+            self.bad([self.db] + opts, both)
+
+    def test_kind(self):
+        self.bad([self.db, "--converted", "--kind", "time"],
+                 "--converted makes stack distances; it does not apply to --kind time")
+        for kind in ("stack", "time"):
+            self.bad([self.db, "--accuracy", "--kind", kind],
+                     "--kind does not apply to --accuracy (it compares both kinds)")
+        self.bad([self.db, "--sampled", "--kind", "space"],
+                 "invalid --kind value 'space' (stack or time)")
+
+    def test_unknown_object(self):
+        for opt in ("--sampled", "--converted", "--accuracy"):
+            self.bad([self.db, opt, "--object", "nope"], "no bucket named 'nope'")
