@@ -475,26 +475,18 @@ static int rec_rhist(struct reader *r)
 	return rc ? sql_fail(r, rc, "rhist record (same kind, bucket and bin)") : 0;
 }
 
-static int rec_rfirst(struct reader *r)
+/* rfirst and runseen: BUCKET COUNT. */
+static int rec_bucket_count(struct reader *r,
+			    int (*put)(struct profile_writer *, int64_t, int64_t),
+			    const char *what)
 {
 	int64_t bucket, count;
 	int rc;
 
 	if (want_fields(r, 3) || ref(r, &r->buckets, 1, "bucket", &bucket) || num(r, 2, &count))
 		return -1;
-	rc = pw_rfirst(r->w, bucket, count);
-	return rc ? sql_fail(r, rc, "rfirst record") : 0;
-}
-
-static int rec_runseen(struct reader *r)
-{
-	int64_t bucket, count;
-	int rc;
-
-	if (want_fields(r, 3) || ref(r, &r->buckets, 1, "bucket", &bucket) || num(r, 2, &count))
-		return -1;
-	rc = pw_runseen(r->w, bucket, count);
-	return rc ? sql_fail(r, rc, "runseen record") : 0;
+	rc = put(r->w, bucket, count);
+	return rc ? sql_fail(r, rc, what) : 0;
 }
 
 static int rec_rpair(struct reader *r)
@@ -621,12 +613,12 @@ static int record(struct reader *r, char *line, size_t len)
 		if (!strcmp(t, "rhist"))
 			return rec_rhist(r);
 		if (!strcmp(t, "rfirst"))
-			return rec_rfirst(r);
+			return rec_bucket_count(r, pw_rfirst, "rfirst record");
 		if (!strcmp(t, "rpair"))
 			return rec_rpair(r);
 	}
 	if (r->version >= 4 && !strcmp(t, "runseen"))
-		return rec_runseen(r);
+		return rec_bucket_count(r, pw_runseen, "runseen record");
 	return fail(r, "unknown record type '%s'", t);
 }
 

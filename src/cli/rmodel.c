@@ -29,9 +29,10 @@ static double tilt_mean(double lambda, int n)
 	double s = 0, sw = 0;
 
 	if (n == 0) {
-		if (fabs(lambda) < 1e-9)
-			return 0.5;
-		return 1 / (1 - exp(-lambda)) - 1 / lambda;
+		/* 1/(1 - e^-λ) - 1/λ cancels near 0: there take its series */
+		if (fabs(lambda) < 1e-4)
+			return 0.5 + lambda / 12;
+		return -1 / expm1(-lambda) - 1 / lambda;
 	}
 	for (int i = 0; i < n; i++) {
 		double w = exp(lambda * ((double)i / n - 1));   /* scaled: no overflow */
@@ -70,13 +71,15 @@ static void bin_points(const struct rbin *b, struct points *p)
 		return;
 	if (b->has_mean && width > 1)
 		lambda = tilt((b->mean - lo) / width, narrow ? n : 0);
+	if (fabs(lambda) < 1e-6)
+		lambda = 0;     /* even: quantiles land on whole distances exactly */
 	for (int j = 0; j < n; j++) {
 		if (narrow) {
 			p->d[j] = lo + j;
 			p->w[j] = exp(lambda * ((double)j / n - 1));
 		} else {
 			/* the quantile (j + 1/2) / n of the spread on [0, 1) */
-			double u = (j + 0.5) / n, t = fabs(lambda) < 1e-9 ? u
+			double u = (j + 0.5) / n, t = lambda == 0 ? u
 				: lambda > 0 ? 1 + log(u + (1 - u) * exp(-lambda)) / lambda
 					     : log1p(u * expm1(lambda)) / lambda;
 			p->d[j] = floor(lo + t * width);

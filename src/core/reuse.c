@@ -95,31 +95,37 @@ static unsigned popcount(uint64_t x)
  * (node k covers words (k - lowbit(k), k], 1-based), so the tree is 64
  * times smaller than one over indices and its walks stay in the host's
  * cache. */
+/* (The walks keep the arrays in locals: the tool is built with
+ * -fno-strict-aliasing, and a store through r->tree would make the
+ * compiler reload r->tree at every step.) */
 static void mark_add(struct dc_reuse *r, uint64_t i)
 {
 	uint64_t nw = nwords(r->cap);
+	uint32_t *t = r->tree;
 
 	r->bits[i >> 6] |= (uint64_t)1 << (i & 63);
 	for (uint64_t k = (i >> 6) + 1; k <= nw; k += k & -k)
-		r->tree[k]++;
+		t[k]++;
 }
 
 static void mark_sub(struct dc_reuse *r, uint64_t i)
 {
 	uint64_t nw = nwords(r->cap);
+	uint32_t *t = r->tree;
 
 	r->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
 	for (uint64_t k = (i >> 6) + 1; k <= nw; k += k & -k)
-		r->tree[k]--;
+		t[k]--;
 }
 
 /* 1s at indices 0..i. */
 static uint64_t mark_prefix(const struct dc_reuse *r, uint64_t i)
 {
+	const uint32_t *t = r->tree;
 	uint64_t k = i >> 6, s = popcount(r->bits[k] & (((uint64_t)2 << (i & 63)) - 1));
 
 	for (; k; k -= k & -k)
-		s += r->tree[k];
+		s += t[k];
 	return s;
 }
 
@@ -223,16 +229,16 @@ static int compact(struct dc_reuse *r)
 			bits = r->bits;
 		}
 	}
-	/* In place, m <= i, so owner[i] is read before it can be overwritten.
-	 * An entry is stale when its record's 1 has moved on (rec->idx != i):
-	 * a renumbered record's idx is at most its old one, so a stale entry
-	 * further on never matches it. */
-	for (uint64_t i = 1; i < r->next; i++) {
-		struct dc_reuse_rec *rec = r->owner[i];
-		if (!rec || rec->idx != i)
-			continue;
-		owner[++m] = rec;
-		rec->idx = (uint32_t)m;
+	/* The live entries are the 1s of the bitmap (the others are stale:
+	 * their record's 1 moved on).  In place, m <= i, so owner[i] is read
+	 * before it can be overwritten. */
+	for (uint64_t w = 0; w <= (r->next - 1) >> 6; w++) {
+		for (uint64_t x = r->bits[w]; x; x &= x - 1) {
+			uint64_t i = (w << 6) + (uint64_t)__builtin_ctzll(x);
+			struct dc_reuse_rec *rec = r->owner[i];
+			owner[++m] = rec;
+			rec->idx = (uint32_t)m;
+		}
 	}
 	if (owner == r->owner) {
 		memset(owner + m + 1, 0, (cap - m) * sizeof *owner);
@@ -255,12 +261,15 @@ static int compact(struct dc_reuse *r)
 static void front_push(struct dc_reuse *r, unsigned j, uint64_t block,
 		       struct dc_reuse_rec *rec)
 {
+	uint64_t *fb = r->front_block;
+	struct dc_reuse_rec **fr = r->front;
+
 	for (; j; j--) {
-		r->front_block[j] = r->front_block[j - 1];
-		r->front[j] = r->front[j - 1];
+		fb[j] = fb[j - 1];
+		fr[j] = fr[j - 1];
 	}
-	r->front_block[0] = block;
-	r->front[0] = rec;
+	fb[0] = block;
+	fr[0] = rec;
 }
 
 int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc, struct dc_reuse_result *out)

@@ -41,7 +41,7 @@
  *    (capacity > marks), it compacts in place instead: exact, only slower.
  *  - The array time index -> record is written when a 1 is set and never
  *    cleared (a random write per access saved): an entry is live when its
- *    record's index is still that index.
+ *    bit is set, and compaction walks the set bits.
  *  - Cost per access: a scan of the front; past it O(log M) amortized (one
  *    chunk look-up, one prefix query, two tree updates).  Memory: 16 bytes
  *    per block of every chunk touched (64 KiB per chunk of 4096 blocks: at

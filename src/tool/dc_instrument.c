@@ -207,7 +207,7 @@ UInt dc_bucket_at_addr(Addr a)
 
 /* ---- helpers (the per-access path) ------------------------------------ */
 
-enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_RDX = 8 };
+enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_RDX = 8, REF_REUSE = 16 };
 
 /* The per-access path, specialised at compile time by `mode` (each helper
  * below passes a constant), so the default helper carries none of the
@@ -219,6 +219,8 @@ enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_RDX = 8 };
  *  - REF_SAMPLE (--sample alone): a counter per matching event; the sample
  *    itself is taken out of line.  Sampling every 10,000th event must cost
  *    next to nothing (issue 3).
+ *  - REF_REUSE (--reuse alone): the exact reuse bookkeeping, called
+ *    directly.
  *  - REF_RDX (--reuse-sample alone): the access count, one probe of the
  *    watchpoint filter and the use-point counter; traps and uses out of
  *    line (issue 5: at most 10 % added). */
@@ -237,6 +239,8 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 	dc_cost_count(c, in->is_write, served, dc.lat);
 	if (mode & REF_TRACK)
 		dc_track_access(in, c, a, served);
+	if (mode & REF_REUSE)
+		dc_track_reuse(in, c, a);
 	if ((mode & REF_SAMPLE) && dc_sample_event_matches(in, served) &&
 	    UNLIKELY(dc_sampler_tick(&dc.sampler)))
 		dc_track_sample(in, c, served);
@@ -267,6 +271,11 @@ static VG_REGPARM(2) void dc_ref_sample(struct dc_ins *in, Addr a)
 static VG_REGPARM(2) void dc_ref_rdx(struct dc_ins *in, Addr a)
 {
 	ref(in, a, REF_RDX);
+}
+
+static VG_REGPARM(2) void dc_ref_reuse(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_REUSE);
 }
 
 /* --evictions, --reuse, or --sample or --reuse-sample with each other or
@@ -358,7 +367,11 @@ static IRDirty *ref_call(const struct event *e)
 	void *fn = (void *)dc_ref;
 	const HChar *name = "dc_ref";
 
-	if (dc.opt.evictions || dc.opt.reuse || (dc.rdx_on && dc.sampling) ||
+	if (dc.opt.reuse && !dc.opt.evictions && !dc.sampling && !dc.rdx_on &&
+	    !dc.opt.stack_frames) {
+		fn = (void *)dc_ref_reuse;
+		name = "dc_ref_reuse";
+	} else if (dc.opt.evictions || dc.opt.reuse || (dc.rdx_on && dc.sampling) ||
 	    ((dc.sampling || dc.rdx_on) && dc.opt.stack_frames)) {
 		fn = (void *)dc_ref_track;
 		name = "dc_ref_track";

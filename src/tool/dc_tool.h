@@ -233,6 +233,8 @@ void dc_track_munmap(Addr a, SizeT len);
 
 /* dc_track.c */
 void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served);
+/* --reuse alone: counts the access and its reuse distances. */
+void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a);
 /* --reuse-sample: a watched access (reuse points) and a use point. */
 void dc_track_rdx_trap(const struct dc_ins *in, Addr a);
 void dc_track_rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a);

@@ -231,6 +231,12 @@ static void track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
 	p->sum_time += res.time_dist;
 }
 
+void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
+{
+	dc.now++;
+	track_reuse(in, c, a);
+}
+
 /* ---- sampled reuse (RDX) ---------------------------------------------- */
 
 #define CTX_FRAMES 16

@@ -77,6 +77,35 @@ class EveryAccessWatched(Recorded):
         self.assertEqual(acc["sampled_time"]["S_hat"], 1.0)
 
 
+class ShortReuses(Recorded):
+    """Uniform random loads over 4 lines, a use every 97 accesses on
+    average (73 to 121): a reuse is 1 + Geometric(1/4) accesses away, so
+    one beyond 72 accesses has probability (3/4)^72 < 1e-9 per use, and
+    every watchpoint traps before the next use arrives — no replacement, no
+    loss, every weight 1.  The sampled time histogram is then a uniform
+    random sample of the reuses: each bin's share is binomial around the
+    exact share."""
+    WORKLOAD = "reuse_random"
+    ARGS = ("4", "400000")
+    OPTS = ("--collect-atstart=no", "--reuse=yes", "--reuse-sample=97",
+            "--reuse-watch=block")
+
+    def test_nothing_replaced_or_dropped(self):
+        m = meta(self.db)
+        self.assertEqual((m["reuse_replaced"], m["reuse_dropped"]), ("0", "0"))
+
+    def test_shares_within_binomial_bounds(self):
+        exact, sampled = hist(self.db, "time"), hist(self.db, "sampled")
+        n = sum(sampled.values()) / 97.0          # uses that trapped
+        self.assertGreater(n, 3500)
+        total = float(sum(exact.values()))
+        for b in set(exact) | set(sampled):
+            p = exact.get(b, 0) / total
+            got = sampled.get(b, 0) / 97.0 / n
+            sd = (p * (1 - p) / n) ** 0.5
+            self.assertLessEqual(abs(got - p), 5 * sd + 1e-9, "bin %d" % b)
+
+
 class RandomAccesses(Recorded):
     """Uniform random loads over 1024 lines (reuse_random.c: independent
     accesses, the conversion model's assumption), a use every 1000 accesses

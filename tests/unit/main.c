@@ -39,6 +39,17 @@ void dc_unit_fail(const char *file, int line, const char *fmt, ...)
 	longjmp(*abandon, 1);
 }
 
+double dc_unit_sqrt(double x)
+{
+	double r = x > 1 ? x : 1;
+
+	if (x <= 0)
+		return 0;
+	for (int i = 0; i < 200; i++)       /* Newton's method */
+		r = 0.5 * (r + x / r);
+	return r;
+}
+
 void dc_unit_check_streq(const char *file, int line, const char *ea, const char *eb,
 			 const char *a, const char *b)
 {

@@ -12,18 +12,6 @@
 #include "host/port_libc.h"
 #include "unit.h"
 
-/* sqrt without libm (the unit binary does not link it): Newton's method. */
-static double root(double x)
-{
-	double r = x > 1 ? x : 1;
-
-	if (x <= 0)
-		return 0;
-	for (int i = 0; i < 200; i++)
-		r = 0.5 * (r + x / r);
-	return r;
-}
-
 static double absd(double x)
 {
 	return x < 0 ? -x : x;
@@ -529,7 +517,7 @@ static void survivors(unsigned K, unsigned S, unsigned R, int replace, uint64_t 
 /* |count - R p| <= 5 sqrt(R p (1 - p)): the binomial bound. */
 static void check_binomial(unsigned count, unsigned R, double p, unsigned idx)
 {
-	double mean = R * p, sd = root(R * p * (1 - p));
+	double mean = R * p, sd = dc_unit_sqrt(R * p * (1 - p));
 
 	if (absd((double)count - mean) > 5 * sd)
 		dc_unit_fail(__FILE__, __LINE__, "use %u kept %u times, expected %.1f +- 5 * %.1f",

@@ -12,18 +12,6 @@
 #include "core/sampler.h"
 #include "unit.h"
 
-/* sqrt without libm (the unit binary does not link it): Newton's method. */
-static double root(double x)
-{
-	double r = x > 1 ? x : 1;
-
-	if (x <= 0)
-		return 0;
-	for (int i = 0; i < 200; i++)
-		r = 0.5 * (r + x / r);
-	return r;
-}
-
 /* h = N/4: the half-width of the period range. */
 static uint64_t half(uint64_t n)
 {
@@ -90,7 +78,7 @@ static void check_periods(uint64_t n, uint64_t seed)
 		if (p > mx)
 			mx = p;
 	}
-	double dev = sum / D - (double)n, bound = 5 * root(uvar(n) / D);
+	double dev = sum / D - (double)n, bound = 5 * dc_unit_sqrt(uvar(n) / D);
 	if (dev > bound || dev < -bound)
 		dc_unit_fail(__FILE__, __LINE__, "N=%llu: mean off by %g, bound %g",
 			     (unsigned long long)n, dev, bound);
@@ -127,7 +115,7 @@ static void check_all_values(uint64_t n, uint64_t seed)
 	dc_sampler_init(&s, n, seed);
 	for (int i = 0; i < D; i++)
 		cnt[dc_sampler_next(&s) - (n - h)]++;
-	double p = 1.0 / (double)span, mean = D * p, bound = 5 * root(D * p * (1 - p));
+	double p = 1.0 / (double)span, mean = D * p, bound = 5 * dc_unit_sqrt(D * p * (1 - p));
 	for (uint64_t v = 0; v < span; v++) {
 		double dev = (double)cnt[v] - mean;
 		if (cnt[v] == 0 || dev > bound || dev < -bound)
@@ -242,7 +230,7 @@ static void check_count(uint64_t n, uint64_t m, uint64_t seed)
 	if (half(n) == 0)
 		CHECK_EQ(k, m / n);        /* every period is N: samples at N, 2N, ... */
 	double nn = (double)n, dev = (double)k - (double)m / nn;
-	double bound = 5 * root((double)m * uvar(n) / (nn * nn * nn)) + 1;
+	double bound = 5 * dc_unit_sqrt((double)m * uvar(n) / (nn * nn * nn)) + 1;
 	if (dev > bound || dev < -bound)
 		dc_unit_fail(__FILE__, __LINE__, "N=%llu M=%llu: %llu samples, expected %g +- %g",
 			     (unsigned long long)n, (unsigned long long)m,
@@ -291,7 +279,7 @@ static void check_no_lock(uint64_t n, uint64_t len, uint64_t m, uint64_t seed)
 		if (dc_sampler_tick(&s))
 			cnt[i % len]++;
 	double k = (double)s.samples, p = 1.0 / (double)len;
-	double bound = 5 * root(2 * k * p * (1 - p));
+	double bound = 5 * dc_unit_sqrt(2 * k * p * (1 - p));
 	for (uint64_t l = 0; l < len; l++) {
 		double dev = (double)cnt[l] - k * p;
 		if (cnt[l] == 0 || dev > bound || dev < -bound)

@@ -139,4 +139,8 @@ void dc_unit_check_walk(const char *file, int line, const char *name,
 			dc_unit_scenario *fn, void *ud);
 #define DC_ALLOC_WALK(fn, ud) dc_unit_check_walk(__FILE__, __LINE__, #fn, (fn), (ud))
 
+/* sqrt without libm (the unit binary does not link it), for the bounds of
+ * statistical checks. */
+double dc_unit_sqrt(double x);
+
 #endif
