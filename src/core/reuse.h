@@ -69,7 +69,7 @@
 struct dc_reuse_chunk;
 
 #define DC_REUSE_INIT_CAP 1024
-#define DC_REUSE_FRONT 8
+#define DC_REUSE_FRONT 4
 
 struct dc_reuse_result {
 	bool first;            /* the block was never accessed before */

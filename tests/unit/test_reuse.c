@@ -188,14 +188,14 @@ static void cycle(struct dc_reuse *r, unsigned k, unsigned rounds)
 		}
 }
 
-/* K = 5 < DC_REUSE_FRONT: the blocks never leave the front, so the tree is
+/* K = DC_REUSE_FRONT: the blocks never leave the front, so the tree is
  * never touched and never compacts. */
 DC_TEST(reuse, cyclic_in_front)
 {
 	struct dc_reuse r;
 
-	cycle(&r, 5, 1000);
-	CHECK_EQ(r.nfront, 5);
+	cycle(&r, DC_REUSE_FRONT, 1000);
+	CHECK_EQ(r.nfront, DC_REUSE_FRONT);
 	CHECK_EQ(r.marks, 0);
 	CHECK_EQ(r.compactions, 0);
 	dc_reuse_release(&r);
@@ -203,9 +203,9 @@ DC_TEST(reuse, cyclic_in_front)
 
 /* K = 20 > DC_REUSE_FRONT, 1000 rounds: every reuse comes from the tree
  * (distance 19 is past the front) and the block leaving the front takes a
- * new time index each access; with 12 marks live the 1024-slot tree
- * compacts in place every ~1012 accesses without growing: 20,000
- * accesses, at least 4 compactions. */
+ * new time index each access; with at most 20 marks live the 1024-slot
+ * tree compacts in place at least every ~1000 accesses without growing:
+ * 20,000 accesses, at least 4 compactions. */
 DC_TEST(reuse, cyclic_in_tree)
 {
 	struct dc_reuse r;
