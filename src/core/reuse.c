@@ -3,15 +3,6 @@
 #include "core/reuse.h"
 #include "core/util.h"
 
-/* One per block of every chunk touched; chunks never move, so the tree's
- * owner array can point at records. */
-struct dc_reuse_rec {
-	uint32_t idx;           /* time index of the latest access, IN_FRONT,
-				 * or 0: none yet (indices stay below MAX_CAP) */
-	uint32_t loc;           /* loc of the latest access */
-	uint64_t time;          /* real access number of the latest access */
-};
-
 struct dc_reuse_chunk {
 	uint64_t id;                 /* block >> CHUNK_BITS, plus 1; 0 = empty slot */
 	struct dc_reuse_rec *recs;   /* CHUNK_BLOCKS records */
@@ -116,6 +107,32 @@ static void mark_sub(struct dc_reuse *r, uint64_t i)
 	r->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
 	for (uint64_t k = (i >> 6) + 1; k <= nw; k += k & -k)
 		t[k]--;
+}
+
+/* mark_sub(from) and mark_add(to) in one: the two update paths climb to a
+ * common node, above which +1 and -1 cancel, so each walk stops there
+ * (a reuse of a recent block touches few nodes). */
+static void mark_move(struct dc_reuse *r, uint64_t from, uint64_t to)
+{
+	uint64_t nw = nwords(r->cap), a = (from >> 6) + 1, b = (to >> 6) + 1;
+	uint32_t *t = r->tree;
+
+	r->bits[from >> 6] &= ~((uint64_t)1 << (from & 63));
+	r->bits[to >> 6] |= (uint64_t)1 << (to & 63);
+	/* the smaller of a and b moves; once it is past nw, both are */
+	while (a != b) {
+		if (a < b) {
+			if (a > nw)
+				break;
+			t[a]--;
+			a += a & -a;
+		} else {
+			if (b > nw)
+				break;
+			t[b]++;
+			b += b & -b;
+		}
+	}
 }
 
 /* 1s at indices 0..i. */
@@ -257,43 +274,12 @@ static int compact(struct dc_reuse *r)
 	return 0;
 }
 
-/* Moves front entries 0..j-1 one place back and puts rec first. */
-static void front_push(struct dc_reuse *r, unsigned j, uint64_t block,
-		       struct dc_reuse_rec *rec)
+int dc_reuse_access_tree(struct dc_reuse *r, uint64_t block, uint32_t loc,
+			 struct dc_reuse_result *out)
 {
-	uint64_t *fb = r->front_block;
-	struct dc_reuse_rec **fr = r->front;
-
-	for (; j; j--) {
-		fb[j] = fb[j - 1];
-		fr[j] = fr[j - 1];
-	}
-	fb[0] = block;
-	fr[0] = rec;
-}
-
-int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc, struct dc_reuse_result *out)
-{
-	uint64_t block = addr >> r->block_bits, t = r->accesses + 1;
+	uint64_t t = r->accesses + 1;
 	struct dc_reuse_rec *rec;
-	unsigned j;
 
-	/* A block of the front: its place is its stack distance. */
-	for (j = 0; j < r->nfront; j++)
-		if (r->front_block[j] == block)
-			break;
-	if (j < r->nfront) {
-		rec = r->front[j];
-		out->first = false;
-		out->stack_dist = j;
-		out->time_dist = t - rec->time;
-		out->prev_loc = rec->loc;
-		front_push(r, j, block, rec);
-		rec->time = t;
-		rec->loc = loc;
-		r->accesses = t;
-		return 0;
-	}
 	/* Compaction first: it cannot be observed, so when the look-up below
 	 * then fails the state is still unchanged. */
 	if (r->next > r->cap) {
@@ -316,20 +302,30 @@ int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc, struct dc_r
 		out->stack_dist = r->nfront + r->marks - mark_prefix(r, rec->idx);
 		out->time_dist = t - rec->time;
 		out->prev_loc = rec->loc;
-		mark_sub(r, rec->idx);
-		r->marks--;
 	}
 	if (r->nfront == DC_REUSE_FRONT) {
-		/* the front's least recent block takes the newest mark */
-		struct dc_reuse_rec *old = r->front[DC_REUSE_FRONT - 1];
-		mark_add(r, r->next);
+		/* the front's least recent block takes the newest mark, in one
+		 * walk with clearing the reused block's */
+		struct dc_reuse_rec *old = r->front[dc_reuse_place(r, DC_REUSE_FRONT - 1)];
+		if (out->first) {
+			mark_add(r, r->next);
+			r->marks++;
+		} else {
+			mark_move(r, rec->idx, r->next);
+		}
 		r->owner[r->next] = old;
 		old->idx = (uint32_t)r->next++;
-		r->marks++;
 	} else {
+		if (!out->first) {
+			mark_sub(r, rec->idx);
+			r->marks--;
+		}
 		r->nfront++;
 	}
-	front_push(r, r->nfront - 1, block, rec);
+	/* the place before the head is free or the least recent block's */
+	r->fhead = (r->fhead - 1) & (DC_REUSE_FRONT - 1);
+	r->front_block[r->fhead] = block;
+	r->front[r->fhead] = rec;
 	rec->idx = IN_FRONT;
 	rec->time = t;
 	rec->loc = loc;

@@ -17,9 +17,10 @@
  *    consecutive blocks, found through a small hash table of chunks with
  *    the last chunk remembered, so a sweep reads records in order.
  *  - The front: the DC_REUSE_FRONT most recent distinct blocks, most recent
- *    first, an exact LRU stack: a block found at place j has stack distance
- *    j and moves to place 0, with no tree work — loops over a few arrays
- *    take this path for most accesses.
+ *    first, an exact LRU stack kept in a ring: a block found at place j has
+ *    stack distance j and moves to place 0, with no tree work — loops over
+ *    a few arrays take this path, inline in the caller, for most accesses;
+ *    a block entering from the tree takes the least recent one's place.
  *  - Every other block seen has a 1 at the time index of its latest
  *    access: a bit per index, and a Fenwick (binary indexed) tree over the
  *    bit words' counts, so a prefix count is a walk over 1/64 as many
@@ -69,7 +70,7 @@
 struct dc_reuse_chunk;
 
 #define DC_REUSE_INIT_CAP 1024
-#define DC_REUSE_FRONT 4
+#define DC_REUSE_FRONT 4         /* a power of two */
 
 struct dc_reuse_result {
 	bool first;            /* the block was never accessed before */
@@ -78,7 +79,15 @@ struct dc_reuse_result {
 	uint32_t prev_loc;     /* loc passed with the previous access to this block */
 };
 
-struct dc_reuse_rec;           /* private: one per distinct block (reuse.c) */
+/* One per block of every chunk touched; chunks never move, so the tree's
+ * owner array can point at records. */
+struct dc_reuse_rec {
+	uint32_t idx;           /* time index of the latest access, IN_FRONT,
+				 * or 0: none yet (indices stay below 2^31) */
+	uint32_t loc;           /* loc of the latest access */
+	uint64_t time;          /* real access number of the latest access */
+};
+
 
 struct dc_reuse {
 	const struct dc_env *env;
@@ -97,7 +106,8 @@ struct dc_reuse {
 	uint64_t compactions;          /* for tests and statistics */
 	uint64_t marks;                /* 1s in the tree: blocks seen, not in the front */
 	unsigned nfront;               /* the front: the most recent distinct blocks, */
-	uint64_t front_block[DC_REUSE_FRONT];      /* most recent first */
+	unsigned fhead;                /* a ring: place j is at (fhead + j) mod FRONT */
+	uint64_t front_block[DC_REUSE_FRONT];
 	struct dc_reuse_rec *front[DC_REUSE_FRONT];
 };
 
@@ -105,10 +115,51 @@ struct dc_reuse {
 int dc_reuse_init(struct dc_reuse *r, const struct dc_env *env, unsigned block_bits);
 void dc_reuse_release(struct dc_reuse *r);
 
+/* The array index of front place j (0: the most recent block). */
+static inline unsigned dc_reuse_place(const struct dc_reuse *r, unsigned j)
+{
+	return (r->fhead + j) & (DC_REUSE_FRONT - 1);
+}
+
+/* dc_reuse_access for a block not in the front. */
+int dc_reuse_access_tree(struct dc_reuse *r, uint64_t block, uint32_t loc,
+			 struct dc_reuse_result *out);
+
 /* One access at addr (block = addr >> block_bits) by code location loc.
  * Returns 0 or DC_ENOMEM (then out is not filled and the state is
- * unchanged).  When out->first, the distances and prev_loc are 0. */
-int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc, struct dc_reuse_result *out);
+ * unchanged).  When out->first, the distances and prev_loc are 0.  The
+ * front is searched inline (a fixed count of places: the compiler unrolls
+ * it), the rest out of line. */
+static inline int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc,
+				  struct dc_reuse_result *out)
+{
+	uint64_t block = addr >> r->block_bits, t = r->accesses + 1;
+	struct dc_reuse_rec *rec;
+	unsigned j, n = r->nfront;
+
+	/* a block of the front: its place is its stack distance */
+	for (j = 0; j < DC_REUSE_FRONT; j++)
+		if (j < n && r->front_block[dc_reuse_place(r, j)] == block)
+			break;
+	if (j == DC_REUSE_FRONT)
+		return dc_reuse_access_tree(r, block, loc, out);
+	rec = r->front[dc_reuse_place(r, j)];
+	out->first = false;
+	out->stack_dist = j;
+	out->time_dist = t - rec->time;
+	out->prev_loc = rec->loc;
+	for (; j; j--) {        /* places 0..j-1 move one back, the block to 0 */
+		unsigned to = dc_reuse_place(r, j), from = dc_reuse_place(r, j - 1);
+		r->front_block[to] = r->front_block[from];
+		r->front[to] = r->front[from];
+	}
+	r->front_block[r->fhead] = block;
+	r->front[r->fhead] = rec;
+	rec->time = t;
+	rec->loc = loc;
+	r->accesses = t;
+	return 0;
+}
 
 /* Histogram bin of a distance: bin 0 holds d < first; bin k >= 1 holds
  * [first*growth^(k-1), first*growth^k).  first >= 1, growth >= 2 (smaller
