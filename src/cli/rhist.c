@@ -286,10 +286,11 @@ void reuse_text_sampling(struct sbuf *out, const struct reuse_info *ri)
 		  " attribution\n%-10s", "sampling:", (long long)ri->period,
 		  (long long)ri->watchpoints, ri->watchpoints == 1 ? "" : "s", ri->watch,
 		  ri->replace, ri->attrib, "");
+	sbuf_adds(out, "uses sampled ");
 	fmt_thousands(out, ri->samples);
-	sbuf_adds(out, " uses sampled, ");
+	sbuf_adds(out, ", reuses caught ");
 	fmt_thousands(out, ri->traps);
-	sbuf_adds(out, " reuses caught, ");
+	sbuf_adds(out, ", uses not watched ");
 	fmt_thousands(out, ri->dropped);
-	sbuf_adds(out, " uses not watched\n");
+	sbuf_addc(out, '\n');
 }

@@ -687,7 +687,7 @@ class SampledTime(SampledTest):
                       "object:   whole program\n"
                       "sampling: a use every 2 accesses, 2 watchpoints (dr), reservoir,"
                       " proportional attribution\n"
-                      "          8 uses sampled, 4 reuses caught, 1 uses not watched\n"
+                      "          uses sampled 8, reuses caught 4, uses not watched 1\n"
                       "accesses: 16 (10 reuses, 6 never reused); time distances,"
                       " estimates\n\n", out)
         rows = text_rows(out, "time")
@@ -710,8 +710,8 @@ class SampledTime(SampledTest):
         out = self.run_dcprof("reuse", db, "--sampled", "--kind", "time")
         self.assertIn("\nsampling: a use every 100 accesses, 1 watchpoint (block), oldest,"
                       " none attribution\n"
-                      "          1,234,567 uses sampled, 23,456 reuses caught, 17 uses not"
-                      " watched\n", out)
+                      "          uses sampled 1,234,567, reuses caught 23,456, uses not"
+                      " watched 17\n", out)
 
     def test_csv(self):
         r = run([DCPROF, "reuse", self.db, "--sampled", "--kind", "time", "--format", "csv"])
