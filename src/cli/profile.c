@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 3 (docs/schema.md):
+ * Schema version 4 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -21,11 +21,13 @@
  *   reuse_first   bucket INTEGER PRIMARY KEY, count (version 3)
  *   reuse_pair    use_location, reuse_location, count, mean_stack REAL,
  *                 mean_time REAL; PRIMARY KEY(use_location, reuse_location) (version 3)
+ *   cache_use     bucket, location, thread, level, SpLoss, AcCost;
+ *                 PRIMARY KEY(bucket, location, thread, level) (version 4)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 3.
- *   Version 2 is version 3 without the tables marked (version 3); version 1
- *   also lacks those marked (version 2).
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 4.
+ *   Version 3 is version 4 without the tables marked (version 4); version 2
+ *   also lacks those marked (version 3), version 1 those marked (version 2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +71,9 @@ static const char schema_sql[] =
 	" hi INTEGER, count INTEGER, PRIMARY KEY(bucket, kind, bin));"
 	"CREATE TABLE reuse_first(bucket INTEGER PRIMARY KEY, count INTEGER);"
 	"CREATE TABLE reuse_pair(use_location INTEGER, reuse_location INTEGER, count INTEGER,"
-	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));";
+	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));"
+	"CREATE TABLE cache_use(bucket INTEGER, location INTEGER, thread INTEGER, level INTEGER,"
+	" SpLoss INTEGER, AcCost INTEGER, PRIMARY KEY(bucket, location, thread, level));";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -99,7 +103,7 @@ static void finalize_all(struct profile_writer *w)
 {
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
-				 &w->resid, &w->rhist, &w->rfirst, &w->rpair };
+				 &w->resid, &w->rhist, &w->rfirst, &w->rpair, &w->use };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -165,6 +169,9 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 		rc = prepare(w->db, &w->rfirst, "INSERT INTO reuse_first VALUES(?1, ?2)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->rpair, "INSERT INTO reuse_pair VALUES(?1, ?2, ?3, ?4, ?5)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->use,
+			     "INSERT INTO cache_use VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
@@ -331,6 +338,18 @@ int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count
 	sqlite3_bind_double(w->rpair, 4, (double)sumstack / (double)count);
 	sqlite3_bind_double(w->rpair, 5, (double)sumtime / (double)count);
 	return step(w->rpair);
+}
+
+int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int64_t thread,
+	   int64_t sploss, int64_t accost)
+{
+	sqlite3_bind_int64(w->use, 1, bucket);
+	sqlite3_bind_int64(w->use, 2, loc);
+	sqlite3_bind_int64(w->use, 3, thread);
+	sqlite3_bind_int64(w->use, 4, level);
+	sqlite3_bind_int64(w->use, 5, sploss);
+	sqlite3_bind_int64(w->use, 6, accost);
+	return step(w->use);
 }
 
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
@@ -537,8 +556,9 @@ int profile_has_rows(struct profile *p, const char *table)
 	char sql[128];
 	int64_t one;
 	int rc;
+	int since = !strcmp(table, "cache_use") ? 4 : !strncmp(table, "reuse_", 6) ? 3 : 2;
 
-	if (p->version < (strncmp(table, "reuse_", 6) ? 2 : 3))
+	if (p->version < since)
 		return 0;
 	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
 	rc = pragma_int(p->db, sql, &one);

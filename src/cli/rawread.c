@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 3) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 4) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -234,8 +234,8 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 3)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 3)",
+	if (v < 1 || v > 4)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 4)",
 			    (long long)v);
 	r->version = (int)v;
 	r->header = true;
@@ -497,6 +497,21 @@ static int rec_rpair(struct reader *r)
 	return rc ? sql_fail(r, rc, "rpair record (same locations)") : 0;
 }
 
+static int rec_use(struct reader *r)
+{
+	int64_t level, bucket, loc, thread, sploss, accost;
+	int rc;
+
+	if (want_fields(r, 7) || num(r, 1, &level) || ref(r, &r->buckets, 2, "bucket", &bucket) ||
+	    ref(r, &r->locs, 3, "location", &loc) || num(r, 4, &thread) || num(r, 5, &sploss) ||
+	    num(r, 6, &accost))
+		return -1;
+	if (level < 1 || level > r->s->nlevels)
+		return fail(r, "use record for level %lld, which is not declared", (long long)level);
+	rc = pw_use(r->w, (int)level, bucket, loc, thread, sploss, accost);
+	return rc ? sql_fail(r, rc, "use record (same level, bucket, location and thread)") : 0;
+}
+
 /* Sets lo and hi of every reuse_hist row from meta reuse_bins. */
 static int reuse_bounds(struct reader *r)
 {
@@ -610,6 +625,8 @@ static int record(struct reader *r, char *line, size_t len)
 		if (!strcmp(t, "rpair"))
 			return rec_rpair(r);
 	}
+	if (r->version >= 4 && !strcmp(t, "use"))
+		return rec_use(r);
 	return fail(r, "unknown record type '%s'", t);
 }
 

@@ -19,6 +19,7 @@
  *   rhist KIND BUCKET BIN COUNT                             (version 3)
  *   rfirst BUCKET COUNT                                     (version 3)
  *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
+ *   use LEVEL BUCKET LOC THREAD SPLOSS ACCOST               (version 4)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -219,6 +220,22 @@ void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
 void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
 {
 	cost_fields(o, "scost", c, nlevels);
+}
+
+void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
+{
+	for (int k = 0; k < nlevels; k++) {
+		if (!c->sploss[k] && !c->accost[k])
+			continue;
+		put_str(o, "use");
+		put_u64(o, (uint64_t)k + 1);
+		put_u64(o, c->bucket);
+		put_u64(o, c->loc);
+		put_u64(o, c->tid);
+		put_u64(o, c->sploss[k]);
+		put_u64(o, c->accost[k]);
+		put(o, '\n');
+	}
 }
 
 void dc_raw_evict(struct dc_rawout *o, const struct dc_evict *e, bool sampled)

@@ -11,7 +11,7 @@
 #include "core/costtab.h"
 #include "core/evtab.h"
 
-#define DC_RAW_VERSION 3
+#define DC_RAW_VERSION 4
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -37,6 +37,8 @@ void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *objec
 void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
 /* A sampled estimate: the fields of dc_raw_cost under record type scost. */
 void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
+/* The cache-use charges of c: one use record per level with any. */
+void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
 void dc_raw_evict(struct dc_rawout *o, const struct dc_evict *e, bool sampled);
 void dc_raw_fill(struct dc_rawout *o, uint32_t level, uint64_t fills, uint64_t empty,
 		 uint64_t evictions);

@@ -207,7 +207,20 @@ UInt dc_bucket_at_addr(Addr a)
 
 /* ---- helpers (the per-access path) ------------------------------------ */
 
-enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4 };
+enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_USE = 8 };
+
+/* The cost record of this access: the one cached in the dc_ins while the
+ * address is inside the cached object on the same thread (and, with
+ * REF_FRAMES, the same SP), else a fresh resolution. */
+static inline __attribute__((always_inline)) struct dc_cost *cost_of(struct dc_ins *in, Addr a,
+								     int mode)
+{
+	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid ||
+		     ((mode & REF_FRAMES) && in->obj == &dc.threads[dc.tid].stack &&
+		      VG_(get_SP)(dc.tid) != in->sp)))
+		return resolve(in, a);
+	return in->cost;
+}
 
 /* The per-access path, specialised at compile time by `mode` (each helper
  * below passes a constant), so the default helper carries none of the
@@ -218,19 +231,25 @@ enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4 };
  *    bookkeeping, out of line.
  *  - REF_SAMPLE (--sample alone): a counter per matching event; the sample
  *    itself is taken out of line.  Sampling every 10,000th event must cost
- *    next to nothing (issue 3). */
+ *    next to nothing (issue 3).
+ *  - REF_USE (--cache-use): the cache-use model replaces the plain one; the
+ *    cost record is resolved first, as the loader of the lines it loads. */
 static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a, int mode)
 {
-	int served = dc_cache_access(&dc.cache, a, in->size);
 	struct dc_cost *c;
+	int served;
 
-	if (UNLIKELY(!dc.collecting))
-		return;
-	c = in->cost;
-	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid ||
-		     ((mode & REF_FRAMES) && in->obj == &dc.threads[dc.tid].stack &&
-		      VG_(get_SP)(dc.tid) != in->sp)))
-		c = resolve(in, a);
+	if (mode & REF_USE) {
+		c = dc.collecting ? cost_of(in, a, mode) : NULL;
+		served = dc_cacheuse_access(&dc.use, a, in->size, c);
+		if (!c)
+			return;
+	} else {
+		served = dc_cache_access(&dc.cache, a, in->size);
+		if (UNLIKELY(!dc.collecting))
+			return;
+		c = cost_of(in, a, mode);
+	}
 	dc_cost_count(c, in->is_write, served, dc.lat);
 	if (mode & REF_TRACK)
 		dc_track_access(in, c, a, served);
@@ -261,9 +280,28 @@ static VG_REGPARM(2) void dc_ref_track(struct dc_ins *in, Addr a)
 	ref(in, a, REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
 }
 
+/* --cache-use alone. */
+static VG_REGPARM(2) void dc_ref_use(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_USE);
+}
+
+/* --cache-use with any other option. */
+static VG_REGPARM(2) void dc_ref_use_track(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_USE | REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
+}
+
 static VG_REGPARM(1) void dc_iref(struct dc_ins *in)
 {
 	dc_cache_ifetch(&dc.cache, in->ip, in->size);
+	if (dc.collecting)
+		dc.ir++;
+}
+
+static VG_REGPARM(1) void dc_iref_use(struct dc_ins *in)
+{
+	dc_cacheuse_ifetch(&dc.use, in->ip, in->size);
 	if (dc.collecting)
 		dc.ir++;
 }
@@ -343,7 +381,11 @@ static IRDirty *ref_call(const struct event *e)
 	void *fn = (void *)dc_ref;
 	const HChar *name = "dc_ref";
 
-	if (dc.opt.evictions || dc.opt.reuse || (dc.sampling && dc.opt.stack_frames)) {
+	if (dc.opt.cache_use) {
+		Bool more = dc.opt.evictions || dc.opt.reuse || dc.sampling || dc.opt.stack_frames;
+		fn = more ? (void *)dc_ref_use_track : (void *)dc_ref_use;
+		name = more ? "dc_ref_use_track" : "dc_ref_use";
+	} else if (dc.opt.evictions || dc.opt.reuse || (dc.sampling && dc.opt.stack_frames)) {
 		fn = (void *)dc_ref_track;
 		name = "dc_ref_track";
 	} else if (dc.sampling) {
@@ -366,7 +408,9 @@ static void flush(struct sbstate *s)
 
 		if (e->kind == EV_IR) {
 			struct dc_ins *in = new_ins(e->ip, (Int)e->isize, False);
-			di = unsafeIRDirty_0_N(1, "dc_iref", VG_(fnptr_to_fnentry)(&dc_iref),
+			void *fn = dc.opt.cache_use ? (void *)dc_iref_use : (void *)dc_iref;
+			di = unsafeIRDirty_0_N(1, dc.opt.cache_use ? "dc_iref_use" : "dc_iref",
+					       VG_(fnptr_to_fnentry)(fn),
 					       mkIRExprVec_1(mkIRExpr_HWord((HWord)in)));
 		} else {
 			di = ref_call(e);

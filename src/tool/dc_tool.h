@@ -13,6 +13,7 @@
 #include "pub_tool_tooliface.h"
 
 #include "core/cache.h"
+#include "core/cacheuse.h"
 #include "core/costtab.h"
 #include "core/evtab.h"
 #include "core/sampler.h"
@@ -88,6 +89,8 @@ struct dc_opts {
 	Bool collect_atstart;
 	Long max_block_records;
 	Bool evictions;           /* --evictions */
+	Bool cache_use;           /* --cache-use */
+	UInt cache_use_bits;      /* --cache-use-granularity: DC_USE_EXACT or _CALLGRIND */
 	const HChar *sample;      /* --sample=EVENT:N */
 	Long sample_seed;
 	Bool reuse;               /* --reuse */
@@ -104,6 +107,7 @@ struct dc_tool {
 	struct dc_level_cfg i1;
 	const HChar *cache_source, *cache_reason;
 	struct dc_cache cache;
+	struct dc_cacheuse use;       /* --cache-use: use records of cache's lines */
 	UInt lat[DC_MAX_LEVELS + 2];  /* lat[s] for serving level s */
 
 	struct dc_objmap objs;        /* globals, heap and user blocks */

@@ -24,14 +24,14 @@ class FinalizeTables(CliTest):
         con = sqlite3.connect(self.db)
         try:
             self.assertEqual(con.execute("PRAGMA application_id").fetchone()[0], 0x64637066)
-            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 3)
+            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 4)
         finally:
             con.close()
 
     def test_meta(self):
         m = meta(self.db)
         # dcprof's own keys
-        self.assertEqual(m["schema_version"], "3")
+        self.assertEqual(m["schema_version"], "4")
         self.assertEqual(m["dcprof_version"], makefile_version())
         self.assertEqual(m["complete"], "1")
         self.assertNotIn("incomplete_reason", m)
@@ -186,8 +186,8 @@ class FinalizeErrors(DumpErrors):
         self.check(bytes(range(256)) * 4, "NUL byte in line", 1)
 
     def test_newer_version(self):
-        self.check(b"dcprof-raw 4\n",
-                   "raw dump version 4 is not supported (this dcprof reads 1 to 3)", 1)
+        self.check(b"dcprof-raw 5\n",
+                   "raw dump version 5 is not supported (this dcprof reads 1 to 4)", 1)
 
     def test_truncated_before_levels(self):
         self.check(b"\n".join(self.GOOD[:4]) + b"\n", "no level records")
@@ -284,17 +284,17 @@ class FinalizeVersion2(CliTest):
         m = meta(self.db)
         self.assertEqual((m["schema_version"], m["evictions"], m["sample_event"],
                           m["sample_period"], m["sample_seed"], m["samples"]),
-                         ("3", "yes", "D1m", "100", "7", "100"))
+                         ("4", "yes", "D1m", "100", "7", "100"))
         # the summary counts the exact costs only
         r, _ = self.finalize(SAMPLED_EVICT, "q.db")
         self.assertEqual(r.stderr, "dcprof: wrote %s (6 buckets, Dr=15,200, Dw=5,000,"
                          " D1 misses=10,000, LL misses=4,100)\n" % self.path("q.db"))
 
     def test_version_1_profile_has_no_new_tables(self):
-        # a version 1 dump still gives a version 3 profile, with empty tables
+        # a version 1 dump still gives a version 4 profile, with empty tables
         db = self.profile(TWO_LEVEL)
         for table in ("cost_sampled", "eviction", "level_fill", "residency", "reuse_hist",
-                      "reuse_first", "reuse_pair"):
+                      "reuse_first", "reuse_pair", "cache_use"):
             self.assertEqual(query_bytes(db, "SELECT COUNT(*) FROM %s" % table), [(0,)])
 
 
@@ -393,3 +393,36 @@ class FinalizeMillionBlocks(CliTest):
         rows = query_bytes(db, "SELECT COUNT(*), COUNT(free_seq), SUM(size) FROM block")
         # every other block is still live (free_seq NULL)
         self.assertEqual(rows, [(1000000, 500000, 64000000)])
+
+
+class FinalizeCacheUse(DumpErrors):
+    """The version-4 use record: rows of cache_use, and its errors."""
+    GOOD = [b"dcprof-raw 4"] + fixture_lines(SAMPLED_EVICT)[1:]
+
+    def with_use(self, *records):
+        i = next(i for i, l in enumerate(self.GOOD) if l.startswith(b"end "))
+        lines = self.GOOD[:i] + list(records) + self.GOOD[i:]
+        return b"\n".join(lines) + b"\n", i + 1
+
+    def test_rows(self):
+        data, _ = self.with_use(b"use 1 0 0 1 4480 125000", b"use 2 0 0 1 0 1000")
+        r, db = self.finalize(self.write("u.raw", data))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(query_bytes(db, "SELECT bucket, location, thread, level, SpLoss,"
+                                     " AcCost FROM cache_use ORDER BY level"),
+                         [(0, 0, 1, 1, 4480, 125000), (0, 0, 1, 2, 0, 1000)])
+
+    def test_errors(self):
+        data, n = self.with_use(b"use 3 0 0 1 1 1")
+        self.check(data, "use record for level 3, which is not declared", n)
+        data, n = self.with_use(b"use 1 9 0 1 1 1")
+        self.check(data, "bucket 9 is not declared", n)
+        data, n = self.with_use(b"use 1 0 0 1 1")
+        self.check(data, "use record", n)
+        data, n = self.with_use(b"use 1 0 0 1 1 1", b"use 1 0 0 1 2 2")
+        self.check(data, "duplicate use record", n + 1)
+
+    def test_use_in_a_version_3_dump(self):
+        data, n = self.with_use(b"use 1 0 0 1 1 1")
+        self.check(data.replace(b"dcprof-raw 4", b"dcprof-raw 3", 1),
+                   "unknown record type 'use'", n)

@@ -67,11 +67,11 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 3);
+	CHECK_EQ(DC_RAW_VERSION, 4);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
-	finish_expect(o, &m, "dcprof-raw 3\nend 1\nend 0\n");
+	finish_expect(o, &m, "dcprof-raw 4\nend 1\nend 0\n");
 }
 
 DC_TEST(rawout, meta)
@@ -218,7 +218,7 @@ DC_TEST(rawout, whole_dump)
 	dc_raw_cost(o, &c, 1);
 	dc_raw_end(o, true);
 	finish_expect(o, &m,
-		      "dcprof-raw 3\n"
+		      "dcprof-raw 4\n"
 		      "meta cache_source option\n"
 		      "level 1 L1 1024 2 64 4\n"
 		      "memory 200\n"
@@ -442,4 +442,25 @@ DC_TEST(rawout, reuse_records)
 		      "rhist time 3 5 7\n"
 		      "rfirst 3 4\n"
 		      "rpair 10 11 4 12 16\n");
+}
+
+/* The version-4 cache-use record: one per level with a charge, levels
+ * without any are left out. */
+DC_TEST(rawout, use_records)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	struct dc_cost c;
+
+	memset(&c, 0, sizeof c);
+	c.bucket = 3;
+	c.loc = 4;
+	c.tid = 2;
+	c.sploss[0] = 4480;
+	c.accost[0] = 125000;
+	c.accost[2] = 1000;
+	dc_raw_use(o, &c, 3);
+	finish_expect(o, &m,
+		      "use 1 3 4 2 4480 125000\n"
+		      "use 3 3 4 2 0 1000\n");
 }
