@@ -44,6 +44,13 @@ static void add_metric_cols(struct table *t, int nlevels, struct metric_cols *m)
 	}
 }
 
+void view_add_use_sum(struct sbuf *sql, const char *metric, int level)
+{
+	sbuf_addf(sql, ", SUM((SELECT u.%s FROM cache_use u WHERE u.bucket = c.bucket"
+		  " AND u.location = c.location AND u.thread = c.thread AND u.level = %d))",
+		  metric, level);
+}
+
 /* MissLat and the shares, once every row and the totals are known. */
 static void derive(struct cell *row, const struct metric_cols *m, int64_t l1_latency,
 		   int64_t total_misslat, int64_t total_d1)
@@ -199,9 +206,7 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	for (int k = 1; rc && k <= p->nlevels; k++) {
 		for (int i = 0; i < 2; i++) {
 			table_add_col(t, use_names[k - 1][i], NULL, COL_INT, false);
-			sbuf_addf(&sql, ", SUM((SELECT u.%s FROM cache_use u WHERE u.bucket = c.bucket"
-				  " AND u.location = c.location AND u.thread = c.thread"
-				  " AND u.level = %d))", i ? "AcCost" : "SpLoss", k);
+			view_add_use_sum(&sql, i ? "AcCost" : "SpLoss", k);
 		}
 	}
 	sbuf_addf(&sql, " FROM %s c JOIN bucket b ON b.id = c.bucket"
