@@ -1,0 +1,92 @@
+/* callstack.h — shadow call stacks and inclusive costs of call arcs
+ * (seeds/001 §2, method 3: differences of a global counter).
+ *
+ * Notes:
+ *  - One stack per thread.  Its bottom frame is the thread's root; a
+ *    signal delivery pushes a signal root, popped when the handler
+ *    returns (dc_callstack_signal_end).  Roots are barriers: unwinding
+ *    never pops them.
+ *  - A frame remembers the stack pointer at the callee's entry (after the
+ *    return address was pushed) and a snapshot of the thread's counters.
+ *    A call first pops the frames whose stack pointer is at or below the
+ *    new frame's (frames left by longjmp or unwinding: a live caller's is
+ *    above); a return pops the frames below the stack pointer after it.
+ *    So longjmp, exceptions and frames left without a return are popped at
+ *    the next call or return above them, as Callgrind does by comparing
+ *    stack pointers.
+ *  - Popping a frame counts one call of its arc (call site, callee) and
+ *    adds the counters' growth since the push to the arc's inclusive
+ *    costs, unless the callee is active below it on the same tree
+ *    (recursion): then only the outermost activation adds, so no cost is
+ *    counted twice.
+ *  - Signal handlers are new roots: their costs go to the signal root's
+ *    arc, and the frames below it get their snapshots raised by the same
+ *    amount, so the interrupted calls' inclusive costs exclude the handler.
+ *    The thread root plus its signal roots add up to the thread's costs.
+ *  - Tail calls (a jump into another function) are not seen: the callee's
+ *    costs stay in the jumping function's activation.
+ */
+#ifndef DC_CALLSTACK_H
+#define DC_CALLSTACK_H
+
+#include "core/costtab.h"
+#include "core/rectab.h"
+
+#define DC_CALL_NONE 0xffffffffu   /* site or callee of a root */
+
+enum { DC_ARC_CALL, DC_ARC_THREAD, DC_ARC_SIGNAL };
+
+/* A call arc; the key is the first four words. */
+struct dc_arc {
+	uint32_t site, callee, tid, kind;
+	uint64_t count;
+	struct dc_cost incl;      /* only the counters: acc, miss, lat */
+};
+
+struct dc_frame {
+	uint32_t site, callee, kind;
+	bool nested;              /* callee active below, on the same tree */
+	uint64_t sp;
+	struct dc_cost snap;
+};
+
+struct dc_callstack {
+	struct dc_frame *f;
+	uint32_t n, cap, tid;
+};
+
+struct dc_calls {
+	struct dc_rectab arcs;
+	const struct dc_env *env;
+};
+
+int dc_calls_init(struct dc_calls *c, const struct dc_env *env);
+void dc_calls_release(struct dc_calls *c);
+
+/* A thread's stack with its root frame, snapshot `now`. */
+int dc_callstack_init(struct dc_callstack *s, const struct dc_calls *c, uint32_t tid,
+		      const struct dc_cost *now);
+void dc_callstack_release(struct dc_callstack *s, const struct dc_calls *c);
+
+/* A call from `site` to `callee`, sp = the stack pointer at its entry. */
+int dc_callstack_call(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
+		      uint32_t callee, uint64_t sp, const struct dc_cost *now);
+/* A return; sp = the stack pointer after it. */
+int dc_callstack_ret(struct dc_calls *c, struct dc_callstack *s, uint64_t sp,
+		     const struct dc_cost *now);
+/* A signal handler starts / returns. */
+int dc_callstack_signal(struct dc_calls *c, struct dc_callstack *s, const struct dc_cost *now);
+int dc_callstack_signal_end(struct dc_calls *c, struct dc_callstack *s,
+			    const struct dc_cost *now);
+/* Pops every frame, roots included (at exit). */
+int dc_callstack_finish(struct dc_calls *c, struct dc_callstack *s, const struct dc_cost *now);
+/* A forked child counts from zero: every snapshot becomes zero. */
+void dc_callstack_zero(struct dc_callstack *s);
+
+/* Calls fn on every arc; stops at non-zero. */
+int dc_calls_each(const struct dc_calls *c, int (*fn)(void *ud, const struct dc_arc *a),
+		  void *ud);
+/* Zeroes counts and costs, keeping the arcs. */
+void dc_calls_zero(struct dc_calls *c);
+
+#endif
