@@ -20,6 +20,7 @@
 #include "cli/rhist.h"
 #include "cli/sample.h"
 #include "cli/spawn.h"
+#include "core/cacheuse.h"
 #include "core/hier.h"
 
 #define TOOL_NAME "dcprof-amd64-linux"
@@ -294,10 +295,11 @@ static int check_hierarchy(const struct record *r)
 				  " (Cachegrind's D1 and LL)", r->cache);
 			return -1;
 		}
-		for (int k = 1; r->cache_use && k < h.nlevels; k++)
-			if (h.lv[k].line != h.lv[0].line) {
+		for (int k = 0; r->cache_use && k < h.nlevels; k++)
+			if (h.lv[k].line != h.lv[0].line || h.lv[k].assoc > DC_USE_MAX_ASSOC) {
 				cli_error("invalid --cache '%s': --cache-use needs one line size at"
-					  " every level", r->cache);
+					  " every level and at most %d ways", r->cache,
+					  DC_USE_MAX_ASSOC);
 				return -1;
 			}
 	} else {

@@ -3,11 +3,14 @@
  *
  * Notes:
  *  - Runs the cache model of cache.h on the same tag arrays, with the same
- *    results (hit, miss, nfill, victim[]); each level keeps beside its tags
- *    a slot number per way, moved with the tag, that names the line's use
- *    record in its set.  A use record holds the touched-bit mask, the
- *    access count since the line was loaded and the loader (the cost
- *    record of the access that loaded it; NULL: not charged).
+ *    results (hit, miss, nfill, victim[]).  The top 8 bits of each tag word
+ *    hold a slot number that moves with the tag and names the line's use
+ *    record in its set (so at most 256 ways); the low 56 bits are the
+ *    block, DC_USE_EMPTY for an empty way.  A use record holds the
+ *    touched-bit mask, the access count since the line was loaded and the
+ *    loader (the cost record of the access that loaded it; NULL: not
+ *    charged).  Keeping the slot in the tag word, rather than beside it,
+ *    halved the cost: the set is read once.
  *  - Mask granularity: a level with line size L has min(L, B) mask bits of
  *    L / min(L, B) bytes each, B = 64 (exact bytes up to 64-byte lines) or
  *    B = 32 (Callgrind's mask: 2-byte units on 64-byte lines).
@@ -23,7 +26,10 @@
  *    consulted for every line of an access that missed level 1, also for
  *    a line that hit there).  A deeper line loaded by a data access starts
  *    with that access.  So each deeper residency gets exactly the accesses
- *    made while it lasted.  Callgrind passes level-1 use on only at
+ *    made while it lasted.  A level-1 record remembers the deeper records
+ *    of its line (set when a deeper level is consulted for it, looked up
+ *    otherwise, checked against the record's block before use), so
+ *    passing rarely searches a deeper set.  Callgrind passes level-1 use on only at
  *    level-1 eviction, to the LL slot found at load time; when LL evicted
  *    the line first, it charges that residency without the level-1
  *    accesses (nothing at all if it had none) and later passes them to
@@ -43,17 +49,30 @@
 
 enum { DC_USE_EXACT = 64, DC_USE_CALLGRIND = 32 };   /* mask bits per line, at most */
 
+#define DC_USE_BLOCK (((uint64_t)1 << 56) - 1)    /* block bits of a tag word */
+#define DC_USE_EMPTY DC_USE_BLOCK                 /* the block of an empty way */
+#define DC_USE_MAX_ASSOC 256
+
+/* A line's use at a deeper level. */
 struct dc_use_line {
-	uint64_t mask;
-	uint64_t pmask;           /* level 1: bits not passed deeper yet */
+	uint64_t mask, block;
 	uint32_t count;
-	uint32_t passed;          /* level 1: count already passed deeper */
 	struct dc_cost *loader;
 };
 
+/* A line's use at level 1, and what it has not passed deeper yet. */
+struct dc_use_l1 {
+	uint64_t mask, pmask;
+	uint32_t count, passed;
+	struct dc_cost *loader;
+	/* dep[k]: the line's record at level k, NULL when the level lacks
+	 * it, DC_USE_UNKNOWN until known; valid while dep[k]->block matches. */
+	struct dc_use_line *dep[DC_MAX_LEVELS];
+};
+#define DC_USE_UNKNOWN ((struct dc_use_line *)1)
+
 struct dc_use_level {
-	uint32_t *slot;           /* per way, in the order of the tags */
-	struct dc_use_line *line; /* per slot: set * assoc + slot */
+	void *rec;                /* per slot: set * assoc + slot */
 	uint32_t unit_bits;       /* log2(bytes per mask bit) */
 	uint32_t nbits;           /* mask bits per line */
 };
@@ -63,18 +82,21 @@ struct dc_cacheuse {
 	struct dc_use_level lv[DC_MAX_LEVELS];
 };
 
-/* c must be initialised; maxbits is DC_USE_EXACT or DC_USE_CALLGRIND.
- * Returns DC_EINVAL when the levels' line sizes differ. */
+/* c must be initialised and still empty; maxbits is DC_USE_EXACT or
+ * DC_USE_CALLGRIND.  Rewrites c's tag words.  Returns DC_EINVAL when the
+ * levels' line sizes differ or a level has more than 256 ways. */
 int dc_cacheuse_init(struct dc_cacheuse *u, struct dc_cache *c, uint32_t maxbits,
 		     const struct dc_env *env);
 void dc_cacheuse_release(struct dc_cacheuse *u, const struct dc_env *env);
 
-/* Ends residency r of `block` at level k: passes level-1 use on, charges. */
-void dc_cacheuse_evict(struct dc_cacheuse *u, int k, uint64_t block, struct dc_use_line *r);
-/* Level k >= 1 loaded `block`: passes level-1 use on to the other
- * levels; true when level 1 holds the line (the access is a data access
- * that counts for the new line). */
-bool dc_cacheuse_deep_load(struct dc_cacheuse *u, int k, uint64_t block);
+/* A miss at level k put `block` into the slot whose line `victim` (or
+ * DC_EMPTY_TAG) held: ends that residency (passes level-1 use on,
+ * charges) and starts the new one; `mask` is the access's bits, NULL
+ * `loader` for instruction fetches.  Out of line: misses only. */
+void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t victim,
+		      uint32_t slot, uint64_t mask, struct dc_cost *loader);
+/* Level k >= 1 was consulted for `block` and holds it in `slot`. */
+void dc_cacheuse_deep_hit(struct dc_cacheuse *u, int k, uint64_t block, uint32_t slot);
 /* Ends every residency still in the cache (at exit).  The cache keeps its
  * lines; their use starts again from zero with no loader. */
 void dc_cacheuse_finish(struct dc_cacheuse *u);
@@ -92,40 +114,33 @@ static inline uint64_t dc_cacheuse_mask(const struct dc_cache_level *l,
 	return (~(uint64_t)0 >> (63 - b1)) & (~(uint64_t)0 << b0);
 }
 
-/* dc_cache_line_ref with the slot numbers moved along; *slot is the use
- * record's slot of `block` afterwards (on a miss, the evicted line's). */
-static inline bool dc_cacheuse_line_ref(struct dc_cache_level *l, struct dc_use_level *ul,
-					uint64_t block, uint64_t *evicted, uint32_t *slot)
+/* dc_cache_line_ref on tag words: *slot is the use record's slot of
+ * `block` afterwards (on a miss, the evicted line's, reused). */
+static inline bool dc_cacheuse_line_ref(struct dc_cache_level *l, uint64_t block,
+					uint64_t *evicted, uint32_t *slot)
 {
-	size_t base = (size_t)(block & l->set_mask) * l->assoc;
-	uint64_t *set = l->tags + base;
-	uint32_t *ss = ul->slot + base;
+	uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
 	uint64_t prev, cur;
-	uint32_t sprev, scur, i;
+	uint32_t i;
 
-	if (set[0] == block) {
-		*slot = ss[0];
+	if ((set[0] & DC_USE_BLOCK) == block) {
+		*slot = (uint32_t)(set[0] >> 56);
 		return true;
 	}
 	prev = set[0];
-	sprev = ss[0];
-	set[0] = block;
 	for (i = 1; i < l->assoc; i++) {
 		cur = set[i];
-		scur = ss[i];
 		set[i] = prev;
-		ss[i] = sprev;
-		if (cur == block) {
-			ss[0] = scur;
-			*slot = scur;
+		if ((cur & DC_USE_BLOCK) == block) {
+			set[0] = cur;
+			*slot = (uint32_t)(cur >> 56);
 			return true;
 		}
 		prev = cur;
-		sprev = scur;
 	}
-	ss[0] = sprev;
-	*slot = sprev;
-	*evicted = prev;
+	set[0] = block | (prev & ~DC_USE_BLOCK);
+	*slot = (uint32_t)(prev >> 56);
+	*evicted = (prev & DC_USE_BLOCK) == DC_USE_EMPTY ? DC_EMPTY_TAG : prev & DC_USE_BLOCK;
 	return false;
 }
 
@@ -135,33 +150,33 @@ static inline bool dc_cacheuse_line(struct dc_cacheuse *u, int k, uint64_t block
 				    uint64_t *victim)
 {
 	struct dc_cache_level *l = &u->c->lv[k];
-	struct dc_use_level *ul = &u->lv[k];
+	const struct dc_use_level *ul = &u->lv[k];
 	uint32_t s;
-	struct dc_use_line *r;
-	bool hit = dc_cacheuse_line_ref(l, ul, block, victim, &s);
+	bool hit;
 
-	r = ul->line + (size_t)(block & l->set_mask) * l->assoc + s;
-	if (hit) {
-		if (k == 0) {
-			uint64_t m = dc_cacheuse_mask(l, ul, block, addr, size);
-			r->count++;
-			r->mask |= m;
-			r->pmask |= m;
-		}
-		return false;
+	/* A miss replaces the last way: fetch its use record while the set is
+	 * searched (deeper records are rarely in the host's cache). */
+	if (k > 0) {
+		size_t base = (size_t)(block & l->set_mask) * l->assoc;
+		__builtin_prefetch((struct dc_use_line *)ul->rec + base +
+				   (l->tags[base + l->assoc - 1] >> 56));
 	}
-	if (*victim != DC_EMPTY_TAG)
-		dc_cacheuse_evict(u, k, *victim, r);
-	r->loader = loader;
-	r->passed = 0;
-	if (k == 0 || dc_cacheuse_deep_load(u, k, block)) {
-		r->count = 1;
-		r->mask = r->pmask = dc_cacheuse_mask(l, ul, block, addr, size);
+	hit = dc_cacheuse_line_ref(l, block, victim, &s);
+
+	if (!hit) {
+		dc_cacheuse_fill(u, k, block, *victim, s, dc_cacheuse_mask(l, ul, block, addr, size),
+				 loader);
+	} else if (k == 0) {
+		struct dc_use_l1 *r = (struct dc_use_l1 *)ul->rec +
+				      (size_t)(block & l->set_mask) * l->assoc + s;
+		uint64_t m = dc_cacheuse_mask(l, ul, block, addr, size);
+		r->count++;
+		r->mask |= m;
+		r->pmask |= m;
 	} else {
-		r->count = 0;
-		r->mask = r->pmask = 0;
+		dc_cacheuse_deep_hit(u, k, block, s);
 	}
-	return true;
+	return !hit;
 }
 
 /* dc_cache_level_miss with use tracking. */

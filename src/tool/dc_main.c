@@ -176,7 +176,8 @@ static void configure_hierarchy(void)
 	if (dc.opt.cache_use) {
 		Int rc = dc_cacheuse_init(&dc.use, &dc.cache, dc.opt.cache_use_bits, &dc.env);
 		if (rc == DC_EINVAL)
-			VG_(fmsg_bad_option)("--cache-use", "needs one line size at every level\n");
+			VG_(fmsg_bad_option)("--cache-use", "needs one line size at every level "
+					     "and at most %d ways\n", DC_USE_MAX_ASSOC);
 		if (rc)
 			VG_(tool_panic)("cannot allocate the cache-use records");
 	}

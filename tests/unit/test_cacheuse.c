@@ -307,8 +307,9 @@ static void compare_with_reference(const char *spec, uint32_t maxbits, uint64_t 
 		CHECK_EQ(got, want);
 		for (int k = 0; k < h.nlevels; k++) {
 			struct dc_cache_level *l = &plain.lv[k];
-			CHECK_EQ(memcmp(l->tags, x.c.lv[k].tags,
-					(l->set_mask + 1) * l->assoc * sizeof *l->tags), 0);
+			for (uint64_t w = 0; w < (l->set_mask + 1) * l->assoc; w++)
+				CHECK_EQ(x.c.lv[k].tags[w] & DC_USE_BLOCK,
+					 l->tags[w] == DC_EMPTY_TAG ? DC_USE_EMPTY : l->tags[w]);
 			if (k < want - 1)
 				for (uint32_t j = 0; j < l->nfill; j++) {
 					CHECK_EQ(x.c.lv[k].victim[j], l->victim[j]);
@@ -380,8 +381,9 @@ DC_TEST(cacheuse, matches_reference_deeper_levels)
 			       DC_USE_CALLGRIND, 13, 8000);
 }
 
-/* Levels exchange masks, so their lines must have one size. */
-DC_TEST(cacheuse, rejects_mixed_line_sizes)
+/* Levels exchange masks, so their lines must have one size; slots take 8
+ * bits of the tag word, so at most 256 ways. */
+DC_TEST(cacheuse, rejects_mixed_line_sizes_and_wide_sets)
 {
 	struct dc_hier h;
 	struct dc_cache c;
@@ -391,6 +393,15 @@ DC_TEST(cacheuse, rejects_mixed_line_sizes)
 	CHECK_EQ(dc_hier_parse_cache(&h, "L1=1K:2:32,L2=4K:4:64", err, sizeof err), 0);
 	CHECK_EQ(dc_cache_init(&c, &h, NULL, dc_env_libc()), 0);
 	CHECK_EQ(dc_cacheuse_init(&u, &c, DC_USE_EXACT, dc_env_libc()), DC_EINVAL);
+	dc_cache_release(&c, dc_env_libc());
+	CHECK_EQ(dc_hier_parse_cache(&h, "L1=32K:512:64", err, sizeof err), 0);
+	CHECK_EQ(dc_cache_init(&c, &h, NULL, dc_env_libc()), 0);
+	CHECK_EQ(dc_cacheuse_init(&u, &c, DC_USE_EXACT, dc_env_libc()), DC_EINVAL);
+	dc_cache_release(&c, dc_env_libc());
+	CHECK_EQ(dc_hier_parse_cache(&h, "L1=16K:256:64", err, sizeof err), 0);
+	CHECK_EQ(dc_cache_init(&c, &h, NULL, dc_env_libc()), 0);
+	CHECK_EQ(dc_cacheuse_init(&u, &c, DC_USE_EXACT, dc_env_libc()), 0);
+	dc_cacheuse_release(&u, dc_env_libc());
 	dc_cache_release(&c, dc_env_libc());
 }
 
