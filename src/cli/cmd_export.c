@@ -94,51 +94,90 @@ static int parse(struct export *e, int argc, char **argv)
 	return 0;
 }
 
-/* Names already written, by kind, as a growing bitmap of ids. */
-struct seen {
-	unsigned char *bits;
-	size_t n;
+/* Callgrind's name compression: one table per kind (ob, fl, fn) from the
+ * escaped name to its id; "(id) name" the first time, "(id)" later. */
+struct names {
+	char **key;
+	size_t cap, n;
 };
 
-static bool seen_test_set(struct seen *s, int64_t id)
+static uint64_t hash_str(const char *s)
 {
-	size_t i = (size_t)id / 8;
-	bool was;
-
-	if (i >= s->n) {
-		size_t n = s->n ? s->n : 64;
-		while (n <= i)
-			n *= 2;
-		s->bits = xrealloc(s->bits, n);
-		memset(s->bits + s->n, 0, n - s->n);
-		s->n = n;
-	}
-	was = s->bits[i] >> (id % 8) & 1;
-	s->bits[i] |= (unsigned char)(1u << (id % 8));
-	return was;
+	uint64_t h = 1469598103934665603ULL;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
 }
 
-/* "key=(id)" or, the first time, "key=(id) name". */
-static void put_name(struct sbuf *out, const char *key, struct seen *s, int64_t id,
-		     const char *name, size_t len)
+/* The id of name (1-based); *fresh when it is new. */
+static size_t names_id(struct names *t, const char *name, bool *fresh)
 {
-	sbuf_addf(out, "%s=(%lld)", key, (long long)id);
-	if (!seen_test_set(s, id)) {
-		sbuf_adds(out, " ");
-		if (len)
-			fmt_text(out, name, len);
-		else
-			sbuf_adds(out, "???");
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap) {
+		struct names old = *t;
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->key = xcalloc(t->cap, sizeof *t->key);
+		for (size_t j = 0; j < old.cap; j++) {
+			if (!old.key[j])
+				continue;
+			for (i = hash_str(old.key[j]) & (t->cap - 1); t->key[i];
+			     i = (i + 1) & (t->cap - 1))
+				;
+			t->key[i] = old.key[j];
+		}
+		free(old.key);
 	}
-	sbuf_adds(out, "\n");
+	for (i = hash_str(name) & (t->cap - 1); t->key[i]; i = (i + 1) & (t->cap - 1)) {
+		if (!strcmp(t->key[i] + sizeof(size_t), name)) {
+			*fresh = false;
+			return *(size_t *)t->key[i];
+		}
+	}
+	/* The id is stored in front of the name. */
+	t->key[i] = xmalloc(sizeof(size_t) + strlen(name) + 1);
+	*(size_t *)t->key[i] = ++t->n;
+	strcpy(t->key[i] + sizeof(size_t), name);
+	*fresh = true;
+	return t->n;
 }
 
-static const char *col_text(sqlite3_stmt *st, int i, size_t *len)
+static void names_release(struct names *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->key[i]);
+	free(t->key);
+}
+
+/* "key=(id)" or, the first time, "key=(id) name"; name escaped as text,
+ * "???" when empty, suffix appended (escaped) when not NULL. */
+static void put_name(struct sbuf *out, const char *key, struct names *t, const char *name,
+		     size_t len, const char *suffix)
+{
+	struct sbuf esc;
+	size_t id;
+	bool fresh;
+
+	sbuf_init(&esc);
+	if (len)
+		fmt_text(&esc, name, len);
+	else
+		sbuf_adds(&esc, "???");
+	if (suffix) {
+		sbuf_adds(&esc, " [");
+		fmt_text(&esc, suffix, strlen(suffix));
+		sbuf_adds(&esc, "]");
+	}
+	id = names_id(t, esc.buf, &fresh);
+	sbuf_addf(out, "%s=(%zu)%s%s\n", key, id, fresh ? " " : "", fresh ? esc.buf : "");
+	sbuf_release(&esc);
+}
+
+static char *col_dup(sqlite3_stmt *st, int i)
 {
 	const char *s = (const char *)sqlite3_column_text(st, i);
 
-	*len = s ? (size_t)sqlite3_column_bytes(st, i) : 0;
-	return s ? s : "";
+	return xmemdup(s ? s : "", s ? (size_t)sqlite3_column_bytes(st, i) : 0);
 }
 
 struct events {
@@ -163,17 +202,36 @@ static void event_names(const struct profile *p, bool use, struct events *ev)
 	}
 }
 
-/* Rows: obid, ob, kind, fnid, fn, flid, fl, line, then the events, ordered
- * by object and function, their files and lines. */
-static void build_sql(struct sbuf *sql, const struct profile *p, bool use, bool by_object)
+/* One row of either query: the function it belongs to (object or bucket
+ * and kind, function), its file and line, and its numbers. */
+struct row {
+	char *ob, *kind, *fn, *fl;
+	int64_t line;
+	/* calls: the callee and its first line, the call count */
+	char *cob, *cfn, *cfl;
+	int64_t cline, count;
+	int64_t v[4 + 4 * DC_MAX_LEVELS];
+};
+
+static void row_release(struct row *r)
+{
+	free(r->ob);
+	free(r->kind);
+	free(r->fn);
+	free(r->fl);
+	free(r->cob);
+	free(r->cfn);
+	free(r->cfl);
+}
+
+/* Cost rows: ob, kind, fn, fl, line, then the events, ordered by object
+ * and function, their files and lines; summed per bucket with by_object. */
+static void cost_sql(struct sbuf *sql, const struct profile *p, bool use, bool by_object)
 {
 	const char *ob = by_object ? "b.name" : "l.object";
 
-	sbuf_addf(sql, "SELECT DENSE_RANK() OVER (ORDER BY %s%s), %s, %s,"
-		  " DENSE_RANK() OVER (ORDER BY %s%s, l.object, l.function),"
-		  " l.function, DENSE_RANK() OVER (ORDER BY l.file), l.file, l.line,"
-		  " SUM(c.Dr), SUM(c.Dw)", ob, by_object ? ", b.kind" : "", ob,
-		  by_object ? "b.kind" : "''", ob, by_object ? ", b.kind" : "");
+	sbuf_addf(sql, "SELECT %s, %s, l.function, l.file, l.line, SUM(c.Dr), SUM(c.Dw)", ob,
+		  by_object ? "b.kind" : "NULL");
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
 	sbuf_adds(sql, ", SUM(c.Lat)");
@@ -181,87 +239,192 @@ static void build_sql(struct sbuf *sql, const struct profile *p, bool use, bool 
 		view_add_use_sum(sql, "SpLoss", k);
 		view_add_use_sum(sql, "AcCost", k);
 	}
-	sbuf_adds(sql, " FROM cost c JOIN location l ON l.id = c.location"
-		  " JOIN bucket b ON b.id = c.bucket");
-	sbuf_addf(sql, " GROUP BY %sl.object, l.function, l.file, l.line"
-		  " ORDER BY %sl.object, l.function, l.file, l.line",
-		  by_object ? "c.bucket, " : "", by_object ? "c.bucket, " : "");
+	sbuf_addf(sql, " FROM cost c JOIN location l ON l.id = c.location"
+		  " JOIN bucket b ON b.id = c.bucket"
+		  " GROUP BY %s, l.object, l.function, l.file, l.line"
+		  " ORDER BY %s%s, l.function, l.file, l.line", by_object ? "c.bucket" : "l.object",
+		  ob, by_object ? ", b.kind, c.bucket" : "");
 }
 
-/* The cost lines and name records of every row; totals summed. */
-static int write_body(struct profile *p, const struct export *e, const struct events *ev,
-		      bool use, struct sbuf *body, int64_t *totals)
+/* Call rows: the caller's object, function, the site's file and line, the
+ * callee's object, function, file and first line, count, inclusive costs. */
+static void call_sql(struct sbuf *sql, const struct profile *p)
 {
-	struct seen obs = { 0 }, fns = { 0 }, fls = { 0 };
-	int64_t cur_ob = -1, cur_fn = -1, fn_fl = -1, cur_fl = -1;
-	struct sbuf sql;
-	sqlite3_stmt *st = NULL;
-	int rc;
+	sbuf_adds(sql, "SELECT sl.object, NULL, sl.function, sl.file, sl.line, cl.object,"
+		  " cl.function, cl.file, cl.line, SUM(a.count), SUM(a.Dr), SUM(a.Dw)");
+	for (int k = 1; k <= p->nlevels; k++)
+		sbuf_addf(sql, ", SUM(a.D%dmr), SUM(a.D%dmw)", k, k);
+	sbuf_adds(sql, ", SUM(a.Lat) FROM call_arc a JOIN location sl ON sl.id = a.site"
+		  " JOIN location cl ON cl.id = a.callee WHERE a.kind = 'call'"
+		  " GROUP BY 1, 3, 4, 5, 6, 7, 8, 9 ORDER BY 1, 3, 4, 5, 6, 7, 8, 9");
+}
 
-	sbuf_init(&sql);
-	build_sql(&sql, p, use, e->by_object);
-	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
-	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
-		if ((rc = sqlite3_step(st)) != SQLITE_ROW)
-			break;
-		int64_t obid = sqlite3_column_int64(st, 0), fnid = sqlite3_column_int64(st, 3);
-		int64_t flid = sqlite3_column_int64(st, 5), v[4 + 4 * DC_MAX_LEVELS];
-		size_t len, klen;
-		const char *s;
-		int last = 0;
+/* Steps st into r; false at the end (or on error: rc says). */
+static bool next_row(sqlite3_stmt *st, bool call, int nv, struct row *r, int *rc)
+{
+	int i = 5;
 
-		if (obid != cur_ob) {
-			s = col_text(st, 1, &len);
-			if (e->by_object && !seen_test_set(&obs, obid)) {
-				const char *kind = col_text(st, 2, &klen);
-				sbuf_addf(body, "ob=(%lld) ", (long long)obid);
-				fmt_text(body, s, len);
-				sbuf_adds(body, " [");
-				fmt_text(body, kind, klen);
-				sbuf_adds(body, "]\n");
-			} else if (e->by_object) {
-				sbuf_addf(body, "ob=(%lld)\n", (long long)obid);
-			} else {
-				put_name(body, "ob", &obs, obid, s, len);
-			}
-			cur_ob = obid;
-			cur_fn = -1;
-		}
-		if (fnid != cur_fn) {
-			s = col_text(st, 6, &len);
-			put_name(body, "fl", &fls, flid, s, len);
-			s = col_text(st, 4, &len);
-			put_name(body, "fn", &fns, fnid, s, len);
-			cur_fn = fnid;
-			fn_fl = cur_fl = flid;
-		}
-		if (flid != cur_fl) {
-			s = col_text(st, 6, &len);
-			put_name(body, flid == fn_fl ? "fe" : "fi", &fls, flid, s, len);
-			cur_fl = flid;
-		}
-		for (int i = 0; i < ev->n; i++) {
-			v[i] = sqlite3_column_int64(st, 8 + i);
-			totals[i] += v[i];
-			if (v[i])
-				last = i + 1;
-		}
-		sbuf_addf(body, "%lld", (long long)sqlite3_column_int64(st, 7));
-		for (int i = 0; i < last; i++)
-			sbuf_addf(body, " %lld", (long long)v[i]);
-		sbuf_adds(body, "\n");
+	row_release(r);
+	memset(r, 0, sizeof *r);
+	if (!st || (*rc = sqlite3_step(st)) != SQLITE_ROW)
+		return false;
+	r->ob = col_dup(st, 0);
+	r->kind = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL : col_dup(st, 1);
+	r->fn = col_dup(st, 2);
+	r->fl = col_dup(st, 3);
+	r->line = sqlite3_column_int64(st, 4);
+	if (call) {
+		r->cob = col_dup(st, 5);
+		r->cfn = col_dup(st, 6);
+		r->cfl = col_dup(st, 7);
+		r->cline = sqlite3_column_int64(st, 8);
+		r->count = sqlite3_column_int64(st, 9);
+		i = 10;
 	}
-	if (rc != SQLITE_DONE) {
+	for (int j = 0; j < nv; j++)
+		r->v[j] = sqlite3_column_int64(st, i + j);
+	return true;
+}
+
+/* The order of both queries (SQLite's BINARY collation is memcmp). */
+static int fn_cmp(const struct row *a, const struct row *b)
+{
+	int c = strcmp(a->ob, b->ob);
+	return c ? c : strcmp(a->fn, b->fn);
+}
+
+static void put_costs(struct sbuf *out, int64_t line, const int64_t *v, int n)
+{
+	int last = 0;
+
+	for (int i = 0; i < n; i++)
+		if (v[i])
+			last = i + 1;
+	sbuf_addf(out, "%lld", (long long)line);
+	for (int i = 0; i < last; i++)
+		sbuf_addf(out, " %lld", (long long)v[i]);
+	sbuf_adds(out, "\n");
+}
+
+struct writer {
+	struct sbuf *out;
+	struct names ob, fl, fn;
+	const struct row *cur;     /* the function written last */
+	char *cur_fl;              /* the file of the last cost line */
+};
+
+/* ob=, fl= and fn= for r's function unless it is the current one. */
+static void enter_function(struct writer *w, const struct row *r, bool force_ob)
+{
+	if (w->cur && !fn_cmp(w->cur, r) && !force_ob)
+		return;
+	if (force_ob || !w->cur || strcmp(w->cur->ob, r->ob) ||
+	    (r->kind && strcmp(w->cur->kind ? w->cur->kind : "", r->kind)))
+		put_name(w->out, "ob", &w->ob, r->ob, strlen(r->ob), r->kind);
+	put_name(w->out, "fl", &w->fl, r->fl, strlen(r->fl), NULL);
+	put_name(w->out, "fn", &w->fn, r->fn, strlen(r->fn), NULL);
+	free(w->cur_fl);
+	w->cur_fl = xmemdup(r->fl, strlen(r->fl));
+}
+
+static void write_cost(struct writer *w, const struct row *r, const char *fn_fl, int n)
+{
+	if (strcmp(w->cur_fl, r->fl)) {
+		put_name(w->out, strcmp(r->fl, fn_fl) ? "fi" : "fe", &w->fl, r->fl,
+			 strlen(r->fl), NULL);
+		free(w->cur_fl);
+		w->cur_fl = xmemdup(r->fl, strlen(r->fl));
+	}
+	put_costs(w->out, r->line, r->v, n);
+}
+
+static void write_call(struct writer *w, const struct row *r, const char *fn_fl, int n)
+{
+	if (strcmp(w->cur_fl, r->fl)) {
+		put_name(w->out, strcmp(r->fl, fn_fl) ? "fi" : "fe", &w->fl, r->fl,
+			 strlen(r->fl), NULL);
+		free(w->cur_fl);
+		w->cur_fl = xmemdup(r->fl, strlen(r->fl));
+	}
+	if (strcmp(r->cob, r->ob))
+		put_name(w->out, "cob", &w->ob, r->cob, strlen(r->cob), NULL);
+	put_name(w->out, "cfi", &w->fl, r->cfl, strlen(r->cfl), NULL);
+	put_name(w->out, "cfn", &w->fn, r->cfn, strlen(r->cfn), NULL);
+	sbuf_addf(w->out, "calls=%lld %lld\n", (long long)r->count, (long long)r->cline);
+	put_costs(w->out, r->line, r->v, n);
+}
+
+/* The cost lines of every function, each followed by its calls (not with
+ * --by-object: a call's inclusive costs cover every bucket); totals. */
+static int write_body(struct profile *p, const struct export *e, const struct events *ev,
+		      bool use, bool calls, struct sbuf *body, int64_t *totals)
+{
+	struct writer w = { body, { 0 }, { 0 }, { 0 }, NULL, NULL };
+	struct sbuf sql1, sql2;
+	sqlite3_stmt *cs = NULL, *ks = NULL;
+	struct row c = { 0 }, k = { 0 }, cur = { 0 };
+	int rc = SQLITE_DONE, rc2 = SQLITE_DONE, nk = 4 + 2 * p->nlevels - 1;
+	bool hc, hk;
+	char *fn_fl = NULL;
+
+	sbuf_init(&sql1);
+	sbuf_init(&sql2);
+	cost_sql(&sql1, p, use, e->by_object);
+	call_sql(&sql2, p);
+	if (sqlite3_prepare_v2(p->db, sql1.buf, -1, &cs, NULL) != SQLITE_OK ||
+	    (calls && !e->by_object &&
+	     sqlite3_prepare_v2(p->db, sql2.buf, -1, &ks, NULL) != SQLITE_OK)) {
+		rc = SQLITE_ERROR;
+		goto out;
+	}
+	hc = next_row(cs, false, ev->n, &c, &rc);
+	hk = next_row(ks, true, nk, &k, &rc2);
+	while (hc || hk) {
+		/* the next function: the smaller of the two heads */
+		bool take_cost = hc && (!hk || fn_cmp(&c, &k) <= 0);
+		struct row *head = take_cost ? &c : &k;
+		bool new_ob = e->by_object && cur.ob &&
+			      (strcmp(cur.ob, head->ob) || strcmp(cur.kind, head->kind));
+
+		if (!cur.ob || fn_cmp(&cur, head) || new_ob) {
+			enter_function(&w, head, new_ob || !cur.ob);
+			row_release(&cur);
+			cur.ob = xmemdup(head->ob, strlen(head->ob));
+			cur.fn = xmemdup(head->fn, strlen(head->fn));
+			cur.kind = head->kind ? xmemdup(head->kind, strlen(head->kind)) : NULL;
+			w.cur = &cur;
+			free(fn_fl);
+			fn_fl = xmemdup(head->fl, strlen(head->fl));
+		}
+		if (take_cost) {
+			write_cost(&w, &c, fn_fl, ev->n);
+			for (int i = 0; i < ev->n; i++)
+				totals[i] += c.v[i];
+			hc = next_row(cs, false, ev->n, &c, &rc);
+		} else {
+			write_call(&w, &k, fn_fl, nk);
+			hk = next_row(ks, true, nk, &k, &rc2);
+		}
+	}
+out:
+	if (rc != SQLITE_DONE || rc2 != SQLITE_DONE) {
 		char err[DC_ERRLEN];
 		profile_read_error(p, err, sizeof err);
 		cli_error("%s", err);
 	}
-	sqlite3_finalize(st);
-	sbuf_release(&sql);
-	free(obs.bits);
-	free(fns.bits);
-	free(fls.bits);
-	return rc == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(cs);
+	sqlite3_finalize(ks);
+	row_release(&c);
+	row_release(&k);
+	row_release(&cur);
+	free(fn_fl);
+	free(w.cur_fl);
+	names_release(&w.ob);
+	names_release(&w.fl);
+	names_release(&w.fn);
+	sbuf_release(&sql1);
+	sbuf_release(&sql2);
+	return rc == SQLITE_DONE && rc2 == SQLITE_DONE ? 0 : -1;
 }
 
 static void write_header(struct sbuf *out, struct profile *p, const struct header *h,
@@ -315,7 +478,7 @@ int cmd_export(int argc, char **argv)
 	struct sbuf head, body, tail;
 	int64_t totals[4 + 4 * DC_MAX_LEVELS] = { 0 };
 	char err[DC_ERRLEN];
-	int rc, use;
+	int rc, use, calls;
 
 	rc = parse(&e, argc, argv);
 	if (rc)
@@ -334,8 +497,14 @@ int cmd_export(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
+	calls = profile_has_rows(&p, "call_arc");
+	if (calls < 0) {
+		profile_read_error(&p, err, sizeof err);
+		cli_error("%s", err);
+		goto out;
+	}
 	event_names(&p, use, &ev);
-	if (write_body(&p, &e, &ev, use, &body, totals))
+	if (write_body(&p, &e, &ev, use, calls, &body, totals))
 		goto out;
 	write_header(&head, &p, &h, &ev, use, totals);
 	sbuf_adds(&tail, "\ntotals:");

@@ -29,7 +29,7 @@
 enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
        OPT_COMPAT, OPT_HEAP_NAMES, OPT_ALLOC_FN, OPT_STACK_FRAMES, OPT_COLLECT_ATSTART,
        OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED, OPT_REUSE,
-       OPT_REUSE_BLOCK, OPT_REUSE_BINS, OPT_CACHE_USE, OPT_CACHE_USE_GRAN };
+       OPT_REUSE_BLOCK, OPT_REUSE_BINS, OPT_CACHE_USE, OPT_CACHE_USE_GRAN, OPT_CALLS };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -50,6 +50,7 @@ static const struct opt_def record_opts[] = {
 	{ OPT_MAX_BLOCK_RECORDS, 0, "max-block-records", OPT_REQUIRED },
 	{ OPT_EVICTIONS, 0, "evictions", OPT_OPTIONAL },
 	{ OPT_CACHE_USE, 0, "cache-use", OPT_OPTIONAL },
+	{ OPT_CALLS, 0, "calls", OPT_OPTIONAL },
 	{ OPT_CACHE_USE_GRAN, 0, "cache-use-granularity", OPT_REQUIRED },
 	{ OPT_SAMPLE, 0, "sample", OPT_REQUIRED },
 	{ OPT_SAMPLE_SEED, 0, "sample-seed", OPT_REQUIRED },
@@ -95,6 +96,8 @@ void cmd_record_usage(FILE *f)
 		"  --max-block-records=N      heap blocks recorded one by one (default: 100000)\n"
 		"  --evictions[=yes|no]       record who evicts whom at every level, fills and\n"
 		"                             residency (default: no)\n"
+		"  --calls[=yes|no]           track calls per thread and record call arcs with\n"
+		"                             inclusive costs (default: no)\n"
 		"  --cache-use[=yes|no]       spatial loss (SpLoss) and accesses per residency\n"
 		"                             (AcCost) of every line at every level, charged\n"
 		"                             to the access that loaded it (default: no)\n"
@@ -204,6 +207,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 	case OPT_EVICTIONS:
 	case OPT_REUSE:
 	case OPT_CACHE_USE:
+	case OPT_CALLS:
 		if (v && opt_parse_yesno(v) < 0)
 			goto yesno;
 		v = !v || opt_parse_yesno(v) == 1 ? "yes" : "no";

@@ -23,6 +23,8 @@
  *                 mean_time REAL; PRIMARY KEY(use_location, reuse_location) (version 3)
  *   cache_use     bucket, location, thread, level, SpLoss, AcCost;
  *                 PRIMARY KEY(bucket, location, thread, level) (version 4)
+ *   call_arc      kind, site, callee, thread, count, Dr, Dw, D1mr, ... D4mw, Lat
+ *                 (version 4)
  *   indexes       cost(location), block(bucket)
  *
  *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 4.
@@ -73,7 +75,10 @@ static const char schema_sql[] =
 	"CREATE TABLE reuse_pair(use_location INTEGER, reuse_location INTEGER, count INTEGER,"
 	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));"
 	"CREATE TABLE cache_use(bucket INTEGER, location INTEGER, thread INTEGER, level INTEGER,"
-	" SpLoss INTEGER, AcCost INTEGER, PRIMARY KEY(bucket, location, thread, level));";
+	" SpLoss INTEGER, AcCost INTEGER, PRIMARY KEY(bucket, location, thread, level));"
+	"CREATE TABLE call_arc(kind TEXT NOT NULL, site INTEGER, callee INTEGER, thread INTEGER,"
+	" count INTEGER, Dr INTEGER, Dw INTEGER, D1mr INTEGER, D1mw INTEGER, D2mr INTEGER,"
+	" D2mw INTEGER, D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER);";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -103,7 +108,7 @@ static void finalize_all(struct profile_writer *w)
 {
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
-				 &w->resid, &w->rhist, &w->rfirst, &w->rpair, &w->use };
+				 &w->resid, &w->rhist, &w->rfirst, &w->rpair, &w->use, &w->call };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -172,6 +177,9 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->use,
 			     "INSERT INTO cache_use VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->call, "INSERT INTO call_arc VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
+			     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
@@ -350,6 +358,25 @@ int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int
 	sqlite3_bind_int64(w->use, 5, sploss);
 	sqlite3_bind_int64(w->use, 6, accost);
 	return step(w->use);
+}
+
+int pw_call(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
+	    int64_t thread, int64_t count, const int64_t v[COST_NCOLS])
+{
+	sqlite3_bind_text(w->call, 1, kind, -1, SQLITE_STATIC);
+	if (site < 0)
+		sqlite3_bind_null(w->call, 2);
+	else
+		sqlite3_bind_int64(w->call, 2, site);
+	if (callee < 0)
+		sqlite3_bind_null(w->call, 3);
+	else
+		sqlite3_bind_int64(w->call, 3, callee);
+	sqlite3_bind_int64(w->call, 4, thread);
+	sqlite3_bind_int64(w->call, 5, count);
+	for (int i = 0; i < COST_NCOLS; i++)
+		sqlite3_bind_int64(w->call, i + 6, v[i]);
+	return step(w->call);
 }
 
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
@@ -556,7 +583,7 @@ int profile_has_rows(struct profile *p, const char *table)
 	char sql[128];
 	int64_t one;
 	int rc;
-	int since = !strcmp(table, "cache_use") ? 4 : !strncmp(table, "reuse_", 6) ? 3 : 2;
+	int since = !strcmp(table, "cache_use") || !strcmp(table, "call_arc") ? 4 : !strncmp(table, "reuse_", 6) ? 3 : 2;
 
 	if (p->version < since)
 		return 0;

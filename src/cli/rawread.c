@@ -512,6 +512,47 @@ static int rec_use(struct reader *r)
 	return rc ? sql_fail(r, rc, "use record (same level, bucket, location and thread)") : 0;
 }
 
+/* A location field of a call record: an ID, or "-" (a root) as -1. */
+static int loc_or_none(struct reader *r, int i, int64_t *id)
+{
+	if (!strcmp(r->f[i], "-")) {
+		*id = -1;
+		return 0;
+	}
+	return ref(r, &r->locs, i, "location", id);
+}
+
+static int rec_call(struct reader *r)
+{
+	static const char *const arc_kinds[] = { "call", "thread", "signal" };
+	int n = r->s->nlevels;
+	int64_t site, callee, thread, count, v[COST_NCOLS] = { 0 };
+	size_t kind;
+	int rc;
+
+	if (n == 0)
+		return fail(r, "call record before any level record");
+	if (want_fields(r, 9 + 2 * n))
+		return -1;
+	for (kind = 0; kind < 3 && strcmp(r->f[1], arc_kinds[kind]); kind++)
+		;
+	if (kind == 3)
+		return fail(r, "call record of unknown kind '%s'", r->f[1]);
+	if (loc_or_none(r, 2, &site) || loc_or_none(r, 3, &callee) || num(r, 4, &thread) ||
+	    num(r, 5, &count))
+		return -1;
+	if ((kind == 0) != (site >= 0 && callee >= 0))
+		return fail(r, "call record: a %s arc %s", arc_kinds[kind],
+			    kind ? "has no site or callee" : "needs a site and a callee");
+	for (int i = 0; i < 2 + 2 * n; i++)
+		if (num(r, 6 + i, &v[COST_DR + i]))
+			return -1;
+	if (num(r, 8 + 2 * n, &v[COST_LAT]))
+		return -1;
+	rc = pw_call(r->w, arc_kinds[kind], site, callee, thread, count, v);
+	return rc ? sql_fail(r, rc, "call record") : 0;
+}
+
 /* Sets lo and hi of every reuse_hist row from meta reuse_bins. */
 static int reuse_bounds(struct reader *r)
 {
@@ -627,6 +668,8 @@ static int record(struct reader *r, char *line, size_t len)
 	}
 	if (r->version >= 4 && !strcmp(t, "use"))
 		return rec_use(r);
+	if (r->version >= 4 && !strcmp(t, "call"))
+		return rec_call(r);
 	return fail(r, "unknown record type '%s'", t);
 }
 

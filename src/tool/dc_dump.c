@@ -59,6 +59,7 @@ static void write_header(void)
 	dc_raw_meta(o, "stack_frames", dc.opt.stack_frames ? "yes" : "no");
 	dc_raw_meta(o, "collect_atstart", dc.opt.collect_atstart ? "yes" : "no");
 	dc_raw_meta(o, "cache_use", dc.opt.cache_use ? "yes" : "no");
+	dc_raw_meta(o, "calls", dc.opt.calls ? "yes" : "no");
 	if (dc.opt.cache_use)
 		dc_raw_meta(o, "cache_use_granularity",
 			    dc.opt.cache_use_bits == DC_USE_EXACT ? "exact" : "callgrind");
@@ -98,6 +99,8 @@ void dc_dump_reopen_child(void)
 	open_file();
 	dc_costtab_zero(&dc.costs);
 	dc_track_reset_child();
+	if (dc.opt.calls)
+		dc_calls_reset_child();
 	VG_(memset)(&dc.lost, 0, sizeof dc.lost);
 	dc.ir = 0;
 	dc.block_records = 0;
@@ -135,6 +138,8 @@ void dc_dump_finish(Bool complete, Int exitcode)
 	dc_names_dump(o);
 	if (dc.opt.cache_use)
 		dc_cacheuse_finish(&dc.use);
+	if (dc.opt.calls)
+		dc_calls_dump(o);
 	dc_costtab_each(&dc.costs, cost_cb, NULL);
 	dc_track_dump(o);
 	if (dc.lost.acc[0] || dc.lost.acc[1])

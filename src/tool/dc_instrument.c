@@ -207,7 +207,7 @@ UInt dc_bucket_at_addr(Addr a)
 
 /* ---- helpers (the per-access path) ------------------------------------ */
 
-enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_USE = 8 };
+enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_USE = 8, REF_CALLS = 16 };
 
 /* The cost record of this access: the one cached in the dc_ins while the
  * address is inside the cached object on the same thread (and, with
@@ -233,7 +233,9 @@ static inline __attribute__((always_inline)) struct dc_cost *cost_of(struct dc_i
  *    itself is taken out of line.  Sampling every 10,000th event must cost
  *    next to nothing (issue 3).
  *  - REF_USE (--cache-use): the cache-use model replaces the plain one; the
- *    cost record is resolved first, as the loader of the lines it loads. */
+ *    cost record is resolved first, as the loader of the lines it loads.
+ *  - REF_CALLS (--calls): the thread's counters for inclusive costs also
+ *    count the access (dc_calls.c). */
 static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a, int mode)
 {
 	struct dc_cost *c;
@@ -251,6 +253,8 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 		c = cost_of(in, a, mode);
 	}
 	dc_cost_count(c, in->is_write, served, dc.lat);
+	if (mode & REF_CALLS)
+		dc_cost_count(&dc.threads[dc.tid].now, in->is_write, served, dc.lat);
 	if (mode & REF_TRACK)
 		dc_track_access(in, c, a, served);
 	if ((mode & REF_SAMPLE) && dc_sample_event_matches(in, served) &&
@@ -284,6 +288,17 @@ static VG_REGPARM(2) void dc_ref_track(struct dc_ins *in, Addr a)
 static VG_REGPARM(2) void dc_ref_use(struct dc_ins *in, Addr a)
 {
 	ref(in, a, REF_USE);
+}
+
+/* --calls alone, and with --cache-use alone. */
+static VG_REGPARM(2) void dc_ref_calls(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_CALLS);
+}
+
+static VG_REGPARM(2) void dc_ref_use_calls(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_USE | REF_CALLS);
 }
 
 /* --cache-use with any other option. */
@@ -381,10 +396,17 @@ static IRDirty *ref_call(const struct event *e)
 	void *fn = (void *)dc_ref;
 	const HChar *name = "dc_ref";
 
-	if (dc.opt.cache_use) {
-		Bool more = dc.opt.evictions || dc.opt.reuse || dc.sampling || dc.opt.stack_frames;
+	Bool more = dc.opt.evictions || dc.opt.reuse || dc.sampling || dc.opt.stack_frames;
+
+	if (dc.opt.calls && !more) {
+		fn = dc.opt.cache_use ? (void *)dc_ref_use_calls : (void *)dc_ref_calls;
+		name = dc.opt.cache_use ? "dc_ref_use_calls" : "dc_ref_calls";
+	} else if (dc.opt.cache_use) {
 		fn = more ? (void *)dc_ref_use_track : (void *)dc_ref_use;
 		name = more ? "dc_ref_use_track" : "dc_ref_use";
+	} else if (dc.opt.calls) {
+		fn = (void *)dc_ref_track;
+		name = "dc_ref_track";
 	} else if (dc.opt.evictions || dc.opt.reuse || (dc.sampling && dc.opt.stack_frames)) {
 		fn = (void *)dc_ref_track;
 		name = "dc_ref_track";
@@ -471,6 +493,14 @@ static Bool is_tool_code(Addr ip)
 	       VG_(strstr)(obj, "/vgpreload_") != NULL;
 }
 
+static Addr last_imark(const IRSB *sb)
+{
+	for (Int i = sb->stmts_used - 1; i >= 0; i--)
+		if (sb->stmts[i]->tag == Ist_IMark)
+			return sb->stmts[i]->Ist.IMark.addr;
+	return 0;
+}
+
 IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 		    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 		    IRType gWordTy, IRType hWordTy)
@@ -488,6 +518,8 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	    is_tool_code(in->stmts[i]->Ist.IMark.addr)) {
 		for (; i < in->stmts_used; i++)
 			addStmtToIRSB(s.out, in->stmts[i]);
+		if (dc.opt.calls)
+			dc_calls_instrument(s.out, in, layout, last_imark(in), gWordTy);
 		return s.out;
 	}
 
@@ -571,5 +603,7 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		addStmtToIRSB(s.out, st);
 	}
 	flush(&s);
+	if (dc.opt.calls)
+		dc_calls_instrument(s.out, in, layout, ip, gWordTy);
 	return s.out;
 }

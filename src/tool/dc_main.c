@@ -39,6 +39,7 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 	} else if VG_BINT_CLO(arg, "--max-block-records", dc.opt.max_block_records, 0,
 			      1000000000000LL) {
 	} else if VG_BOOL_CLO(arg, "--evictions", dc.opt.evictions) {
+	} else if VG_BOOL_CLO(arg, "--calls", dc.opt.calls) {
 	} else if VG_BOOL_CLO(arg, "--cache-use", dc.opt.cache_use) {
 	} else if VG_STR_CLO(arg, "--cache-use-granularity", tmp) {
 		if (VG_(strcmp)(tmp, "exact") == 0)
@@ -97,6 +98,7 @@ static void dc_print_usage(void)
 "    --collect-atstart=yes|no     collect from the start [yes]\n"
 "    --max-block-records=<n>      heap blocks recorded individually [100000]\n"
 "    --evictions=no|yes           count who evicts whom at every level [no]\n"
+"    --calls=no|yes               call arcs with inclusive costs [no]\n"
 "    --cache-use=no|yes           spatial loss and accesses per residency of every\n"
 "                                 line (SpLoss, AcCost) [no]\n"
 "    --cache-use-granularity=exact|callgrind  bytes of the touched-byte mask:\n"
@@ -250,6 +252,12 @@ static void dc_post_clo_init(void)
 		VG_(tool_panic)("out of memory");
 	dc_names_init();
 	dc_track_init();
+	if (dc.opt.calls) {
+		/* A superblock must end at each call and return, as in Callgrind:
+		 * no translation across them. */
+		VG_(clo_vex_control).guest_chase = False;
+		dc_calls_start();
+	}
 	dc.threads = VG_(calloc)("dc.main.threads", VG_N_THREADS, sizeof *dc.threads);
 	dc.collecting = dc.opt.collect_atstart;
 	dc_dump_open();
@@ -268,6 +276,18 @@ static void dc_pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs
 static void dc_post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs,
 			    SysRes res)
 {
+}
+
+static void dc_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack)
+{
+	if (dc.opt.calls)
+		dc_calls_pre_signal(tid, sigNo, alt_stack);
+}
+
+static void dc_post_signal(ThreadId tid, Int sigNo)
+{
+	if (dc.opt.calls)
+		dc_calls_post_signal(tid, sigNo);
 }
 
 static void dc_fini(Int exitcode)
@@ -295,6 +315,8 @@ static void dc_pre_clo_init(void)
 	VG_(track_new_mem_mmap)(dc_track_mmap);
 	VG_(track_die_mem_munmap)(dc_track_munmap);
 	VG_(track_start_client_code)(dc_thread_switch);
+	VG_(track_pre_deliver_signal)(dc_pre_signal);
+	VG_(track_post_deliver_signal)(dc_post_signal);
 
 	dc_port_init(&dc.env);
 	dc.opt.collect_atstart = True;

@@ -201,6 +201,8 @@ static void track_reuse(const struct dc_cost *c, Addr a)
 void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 {
 	dc.now++;
+	if (dc.opt.calls)
+		dc_cost_count(&dc.threads[dc.tid].now, in->is_write, served, dc.lat);
 	if (dc.opt.reuse)
 		track_reuse(c, a);
 	if (dc.opt.evictions)

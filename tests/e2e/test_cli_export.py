@@ -10,7 +10,7 @@ import unittest
 
 from harness import DCPROF, run
 from test_cli_common import EVIL, SAMPLED_EVICT, CliTest
-from test_engine_common import CACHE_2, LAT, Recorded, report_json
+from test_engine_common import CACHE_2, LAT, Recorded, query, report_json
 
 EVENTS = ["Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw", "Lat", "SpLoss1", "AcCost1",
           "SpLoss2", "AcCost2"]
@@ -82,6 +82,34 @@ class Export(Recorded):
         hydro = [b for b in blocks if b.split("\n", 1)[0].endswith(" hydro_m [global]")]
         self.assertEqual(len(hydro), 1)
         self.assertEqual(re.findall(r"^fn=\(\d+\) ?(.*)$", hydro[0], re.M), ["column_sum"])
+
+
+class ExportCalls(Recorded):
+    """calls= lines carry the inclusive costs of call arcs: with
+    --inclusive=yes, callgrind_annotate's inclusive cost of a function is
+    its own plus that of its calls, which must be the profile's inclusive
+    cost of the arc that called it (calls_tree: main -> level1 -> level2 ->
+    level3, each called once)."""
+    WORKLOAD = "calls_tree"
+    OPTS = (CACHE_2, LAT, "--calls")
+
+    def test_inclusive(self):
+        out = os.path.join(self.tmpdir, "calls.out")
+        r = run([DCPROF, "export", self.db, "--format=callgrind", "-o", out])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            text = f.read()
+        self.assertIn("\ncalls=1 ", text)
+        events, totals, fns = annotate(out, "--inclusive=yes")
+        self.assertEqual(events[:2], ["Dr", "Dw"])
+        got = {name.split(" [")[0]: costs for costs, name in fns}
+        for f in ("level1", "level2", "level3"):
+            row = query(self.db, "SELECT SUM(a.Dr), SUM(a.Dw), SUM(a.Lat) FROM call_arc a"
+                        " JOIN location cl ON cl.id = a.callee WHERE cl.function = ?", f)[0]
+            costs = got["calls_tree.c:" + f]
+            self.assertEqual((costs[0], costs[1], costs[events.index("Lat")]), row, f)
+        # the program's total is the root's: nothing counted twice
+        self.assertEqual(totals[0], query(self.db, "SELECT SUM(Dr) FROM cost")[0][0])
 
 
 class ExportNames(CliTest):
