@@ -247,14 +247,22 @@ static void cost_sql(struct sbuf *sql, const struct profile *p, bool use, bool b
 }
 
 /* Call rows: the caller's object, function, the site's file and line, the
- * callee's object, function, file and first line, count, inclusive costs. */
-static void call_sql(struct sbuf *sql, const struct profile *p)
+ * callee's object, function, file and first line, count, inclusive costs
+ * (back-dated SpLoss/AcCost from call_use with use). */
+static void call_sql(struct sbuf *sql, const struct profile *p, bool use)
 {
 	sbuf_adds(sql, "SELECT sl.object, NULL, sl.function, sl.file, sl.line, cl.object,"
 		  " cl.function, cl.file, cl.line, SUM(a.count), SUM(a.Dr), SUM(a.Dw)");
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(sql, ", SUM(a.D%dmr), SUM(a.D%dmw)", k, k);
-	sbuf_adds(sql, ", SUM(a.Lat) FROM call_arc a JOIN location sl ON sl.id = a.site"
+	sbuf_adds(sql, ", SUM(a.Lat)");
+	for (int k = 1; use && k <= p->nlevels; k++)
+		for (int i = 0; i < 2; i++)
+			sbuf_addf(sql, ", SUM((SELECT u.%s FROM call_use u WHERE u.kind = a.kind"
+				  " AND u.site = a.site AND u.callee = a.callee"
+				  " AND u.thread = a.thread AND u.level = %d))",
+				  i ? "AcCost" : "SpLoss", k);
+	sbuf_adds(sql, " FROM call_arc a JOIN location sl ON sl.id = a.site"
 		  " JOIN location cl ON cl.id = a.callee WHERE a.kind = 'call'"
 		  " GROUP BY 1, 3, 4, 5, 6, 7, 8, 9 ORDER BY 1, 3, 4, 5, 6, 7, 8, 9");
 }
@@ -363,14 +371,14 @@ static int write_body(struct profile *p, const struct export *e, const struct ev
 	struct sbuf sql1, sql2;
 	sqlite3_stmt *cs = NULL, *ks = NULL;
 	struct row c = { 0 }, k = { 0 }, cur = { 0 };
-	int rc = SQLITE_DONE, rc2 = SQLITE_DONE, nk = 4 + 2 * p->nlevels - 1;
+	int rc = SQLITE_DONE, rc2 = SQLITE_DONE, nk = ev->n;
 	bool hc, hk;
 	char *fn_fl = NULL;
 
 	sbuf_init(&sql1);
 	sbuf_init(&sql2);
 	cost_sql(&sql1, p, use, e->by_object);
-	call_sql(&sql2, p);
+	call_sql(&sql2, p, use);
 	if (sqlite3_prepare_v2(p->db, sql1.buf, -1, &cs, NULL) != SQLITE_OK ||
 	    (calls && !e->by_object &&
 	     sqlite3_prepare_v2(p->db, sql2.buf, -1, &ks, NULL) != SQLITE_OK)) {

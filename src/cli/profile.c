@@ -25,6 +25,7 @@
  *                 PRIMARY KEY(bucket, location, thread, level) (version 4)
  *   call_arc      kind, site, callee, thread, count, Dr, Dw, D1mr, ... D4mw, Lat
  *                 (version 4)
+ *   call_use      kind, site, callee, thread, level, SpLoss, AcCost (version 4)
  *   indexes       cost(location), block(bucket)
  *
  *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 4.
@@ -78,7 +79,9 @@ static const char schema_sql[] =
 	" SpLoss INTEGER, AcCost INTEGER, PRIMARY KEY(bucket, location, thread, level));"
 	"CREATE TABLE call_arc(kind TEXT NOT NULL, site INTEGER, callee INTEGER, thread INTEGER,"
 	" count INTEGER, Dr INTEGER, Dw INTEGER, D1mr INTEGER, D1mw INTEGER, D2mr INTEGER,"
-	" D2mw INTEGER, D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER);";
+	" D2mw INTEGER, D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER);"
+	"CREATE TABLE call_use(kind TEXT NOT NULL, site INTEGER, callee INTEGER, thread INTEGER,"
+	" level INTEGER, SpLoss INTEGER, AcCost INTEGER);";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -108,7 +111,7 @@ static void finalize_all(struct profile_writer *w)
 {
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
-				 &w->resid, &w->rhist, &w->rfirst, &w->rpair, &w->use, &w->call };
+				 &w->resid, &w->rhist, &w->rfirst, &w->rpair, &w->use, &w->call, &w->calluse };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -180,6 +183,9 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->call, "INSERT INTO call_arc VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
 			     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->calluse,
+			     "INSERT INTO call_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
@@ -360,23 +366,38 @@ int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int
 	return step(w->use);
 }
 
+static void bind_loc_or_null(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
 int pw_call(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
 	    int64_t thread, int64_t count, const int64_t v[COST_NCOLS])
 {
 	sqlite3_bind_text(w->call, 1, kind, -1, SQLITE_STATIC);
-	if (site < 0)
-		sqlite3_bind_null(w->call, 2);
-	else
-		sqlite3_bind_int64(w->call, 2, site);
-	if (callee < 0)
-		sqlite3_bind_null(w->call, 3);
-	else
-		sqlite3_bind_int64(w->call, 3, callee);
+	bind_loc_or_null(w->call, 2, site);
+	bind_loc_or_null(w->call, 3, callee);
 	sqlite3_bind_int64(w->call, 4, thread);
 	sqlite3_bind_int64(w->call, 5, count);
 	for (int i = 0; i < COST_NCOLS; i++)
 		sqlite3_bind_int64(w->call, i + 6, v[i]);
 	return step(w->call);
+}
+
+int pw_calluse(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
+	       int64_t thread, int level, int64_t sploss, int64_t accost)
+{
+	sqlite3_bind_text(w->calluse, 1, kind, -1, SQLITE_STATIC);
+	bind_loc_or_null(w->calluse, 2, site);
+	bind_loc_or_null(w->calluse, 3, callee);
+	sqlite3_bind_int64(w->calluse, 4, thread);
+	sqlite3_bind_int64(w->calluse, 5, level);
+	sqlite3_bind_int64(w->calluse, 6, sploss);
+	sqlite3_bind_int64(w->calluse, 7, accost);
+	return step(w->calluse);
 }
 
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,

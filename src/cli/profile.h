@@ -28,7 +28,7 @@ enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, CO
 struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
-		*fill, *resid, *rhist, *rfirst, *rpair, *use, *call;
+		*fill, *resid, *rhist, *rfirst, *rpair, *use, *call, *calluse;
 };
 
 /* Creates a new profile at path (which must not exist) and begins the
@@ -77,6 +77,9 @@ int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int
 /* One call_arc row; site and callee < 0 for NULL (roots). */
 int pw_call(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
 	    int64_t thread, int64_t count, const int64_t v[COST_NCOLS]);
+/* One call_use row (site, callee < 0 for NULL). */
+int pw_calluse(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
+	       int64_t thread, int level, int64_t sploss, int64_t accost);
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
 		    const int64_t *hi, const bool *hi_inf);
 const char *profile_writer_errmsg(const struct profile_writer *w);

@@ -105,13 +105,29 @@ static void pass_on(struct dc_cacheuse *u, struct dc_use_l1 *r1, uint64_t block,
 	r1->pmask = 0;
 }
 
+/* Ends a residency: its loader and its tree node get SpLoss and AcCost. */
 static void charge(struct dc_cacheuse *u, int k, uint64_t mask, uint32_t count,
-		   struct dc_cost *c)
+		   struct dc_cost *c, struct dc_bdnode *node)
 {
-	if (!c || !count)
-		return;
-	c->sploss[k] += (uint64_t)(u->lv[k].nbits - popcount64(mask)) << u->lv[k].unit_bits;
-	c->accost[k] += 1000 / count;
+	uint64_t sp = 0, ac = 0;
+
+	if (c && count) {
+		sp = (uint64_t)(u->lv[k].nbits - popcount64(mask)) << u->lv[k].unit_bits;
+		ac = 1000 / count;
+		c->sploss[k] += sp;
+		c->accost[k] += ac;
+	}
+	if (node)
+		dc_bdtree_charge(u->calls, node, k, sp, ac);
+}
+
+/* The node a line loaded by `loader` references. */
+static struct dc_bdnode *load_node(struct dc_cacheuse *u, const struct dc_cost *loader)
+{
+	if (!loader || !u->calls || !u->node)
+		return NULL;
+	dc_bdtree_ref(u->node);
+	return u->node;
 }
 
 void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t victim,
@@ -123,12 +139,13 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 		struct dc_use_l1 *r = (struct dc_use_l1 *)u->lv[0].rec + i;
 		if (victim != DC_EMPTY_TAG) {
 			pass_on(u, r, victim, -1, NULL);
-			charge(u, 0, r->mask, r->count, r->loader);
+			charge(u, 0, r->mask, r->count, r->loader, r->node);
 		}
 		r->mask = r->pmask = mask;
 		r->count = 1;
 		r->passed = 0;
 		r->loader = loader;
+		r->node = load_node(u, loader);
 		for (int j = 1; j < DC_MAX_LEVELS; j++)
 			r->dep[j] = DC_USE_UNKNOWN;
 	} else {
@@ -138,7 +155,7 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 			r1 = find_l1(u, victim);
 			if (r1)
 				pass_on(u, r1, victim, k, r);
-			charge(u, k, r->mask, r->count, r->loader);
+			charge(u, k, r->mask, r->count, r->loader, r->node);
 		}
 		/* A data access has the line in level 1 (loaded or hit there);
 		 * what level 1 counted before goes to the other levels. */
@@ -149,6 +166,7 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 		}
 		r->block = block;
 		r->loader = loader;
+		r->node = load_node(u, loader);
 		r->count = r1 ? 1 : 0;
 		r->mask = r1 ? mask : 0;
 	}
@@ -177,14 +195,16 @@ void dc_cacheuse_finish(struct dc_cacheuse *u)
 			if (k == 0) {
 				struct dc_use_l1 *r1 = (struct dc_use_l1 *)u->lv[0].rec + r;
 				pass_on(u, r1, block, -1, NULL);
-				charge(u, 0, r1->mask, r1->count, r1->loader);
+				charge(u, 0, r1->mask, r1->count, r1->loader, r1->node);
 				r1->loader = NULL;
+				r1->node = NULL;
 				r1->count = r1->passed = 0;
 				r1->mask = r1->pmask = 0;
 			} else {
 				struct dc_use_line *rd = (struct dc_use_line *)u->lv[k].rec + r;
-				charge(u, k, rd->mask, rd->count, rd->loader);
+				charge(u, k, rd->mask, rd->count, rd->loader, rd->node);
 				rd->loader = NULL;
+				rd->node = NULL;
 				rd->count = 0;
 				rd->mask = 0;
 			}

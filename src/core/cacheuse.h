@@ -45,6 +45,7 @@
 #define DC_CACHEUSE_H
 
 #include "core/cache.h"
+#include "core/callstack.h"
 #include "core/costtab.h"
 
 enum { DC_USE_EXACT = 64, DC_USE_CALLGRIND = 32 };   /* mask bits per line, at most */
@@ -58,6 +59,7 @@ struct dc_use_line {
 	uint64_t mask, block;
 	uint32_t count;
 	struct dc_cost *loader;
+	struct dc_bdnode *node;   /* back-dating tree node of the load */
 };
 
 /* A line's use at level 1, and what it has not passed deeper yet. */
@@ -65,6 +67,7 @@ struct dc_use_l1 {
 	uint64_t mask, pmask;
 	uint32_t count, passed;
 	struct dc_cost *loader;
+	struct dc_bdnode *node;
 	/* dep[k]: the line's record at level k, NULL when the level lacks
 	 * it, DC_USE_UNKNOWN until known; valid while dep[k]->block matches. */
 	struct dc_use_line *dep[DC_MAX_LEVELS];
@@ -80,6 +83,10 @@ struct dc_use_level {
 struct dc_cacheuse {
 	struct dc_cache *c;
 	struct dc_use_level lv[DC_MAX_LEVELS];
+	/* Back-dating (callstack.h): when calls is set, lines loaded with a
+	 * loader reference `node`, which the caller keeps up to date. */
+	struct dc_calls *calls;
+	struct dc_bdnode *node;
 };
 
 /* c must be initialised and still empty; maxbits is DC_USE_EXACT or

@@ -2,9 +2,11 @@
  * callstack.h Notes). */
 #include "core/callstack.h"
 
-int dc_calls_init(struct dc_calls *c, const struct dc_env *env)
+int dc_calls_init(struct dc_calls *c, const struct dc_env *env, bool tree)
 {
+	memset(c, 0, sizeof *c);
 	c->env = env;
+	c->tree = tree;
 	return dc_rectab_init(&c->arcs, env, sizeof(struct dc_arc), 4 * sizeof(uint32_t),
 			      "calls.arcs");
 }
@@ -25,7 +27,76 @@ static void add_diff(struct dc_cost *d, const struct dc_cost *a, const struct dc
 	d->lat += a->lat - b->lat;
 }
 
-static int push(const struct dc_calls *c, struct dc_callstack *s, uint32_t site,
+/* Prunes node and then its ancestors while they are inactive leaves that
+ * no line references (callstack.h Notes). */
+static void prune(struct dc_calls *c, struct dc_bdnode *node)
+{
+	while (node && !node->active && !node->refs && !node->child) {
+		struct dc_bdnode *p = node->parent;
+		for (int k = 0; k < DC_MAX_LEVELS; k++) {
+			if (!node->nested) {
+				node->arc->sploss[k] += node->sploss[k];
+				node->arc->accost[k] += node->accost[k];
+			}
+			if (p) {
+				p->sploss[k] += node->sploss[k];
+				p->accost[k] += node->accost[k];
+			}
+		}
+		if (node->prev)
+			node->prev->next = node->next;
+		else if (p)
+			p->child = node->next;
+		if (node->next)
+			node->next->prev = node->prev;
+		dc_free(c->env, node);
+		c->nodes--;
+		node = p;
+	}
+}
+
+void dc_bdtree_charge(struct dc_calls *c, struct dc_bdnode *node, int k, uint64_t sploss,
+		      uint64_t accost)
+{
+	node->sploss[k] += sploss;
+	node->accost[k] += accost;
+	node->refs--;
+	prune(c, node);
+}
+
+/* The node of a frame for (site, callee, kind) under parent (NULL: a new
+ * root): the existing child for that arc, or a new one. */
+static struct dc_bdnode *node_for(struct dc_calls *c, struct dc_bdnode *parent,
+				  const uint32_t key[4], bool nested)
+{
+	struct dc_bdnode *n;
+
+	for (n = parent ? parent->child : NULL; n; n = n->next)
+		if (n->arc->site == key[0] && n->arc->callee == key[1] && n->arc->kind == key[3])
+			return n;
+	n = dc_alloc(c->env, sizeof *n, "calls.node");
+	if (!n)
+		return NULL;
+	memset(n, 0, sizeof *n);
+	n->arc = dc_rectab_get(&c->arcs, key);
+	if (!n->arc) {
+		dc_free(c->env, n);
+		return NULL;
+	}
+	n->nested = nested;
+	n->parent = parent;
+	if (parent) {
+		n->next = parent->child;
+		if (n->next)
+			n->next->prev = n;
+		parent->child = n;
+	}
+	if (++c->nodes > c->max_nodes)
+		c->max_nodes = c->nodes;
+	return n;
+}
+
+static int push(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
 		uint32_t callee, uint32_t kind, uint64_t sp, const struct dc_cost *now)
 {
 	struct dc_frame *f;
@@ -57,6 +128,16 @@ static int push(const struct dc_calls *c, struct dc_callstack *s, uint32_t site,
 				f->nested = true;
 				break;
 			}
+	if (c->tree) {
+		uint32_t key[4] = { site, callee, s->tid, kind };
+		f->node = node_for(c, kind == DC_ARC_CALL ? s->f[s->n - 1].node : NULL, key,
+				   f->nested);
+		if (!f->node)
+			return DC_ENOMEM;
+		f->node->active = true;
+		c->node_sum += c->nodes;
+		c->node_samples++;
+	}
 	s->n++;
 	return 0;
 }
@@ -65,13 +146,19 @@ static int pop(struct dc_calls *c, struct dc_callstack *s, const struct dc_cost 
 {
 	struct dc_frame *f = &s->f[--s->n];
 	uint32_t key[4] = { f->site, f->callee, s->tid, f->kind };
-	struct dc_arc *a = dc_rectab_get(&c->arcs, key);
+	/* A frame's node holds its arc already: with the tree, popping
+	 * cannot fail. */
+	struct dc_arc *a = f->node ? f->node->arc : dc_rectab_get(&c->arcs, key);
 
 	if (!a)
 		return DC_ENOMEM;
 	a->count++;
 	if (!f->nested)
 		add_diff(&a->incl, now, &f->snap);
+	if (f->node) {
+		f->node->active = false;
+		prune(c, f->node);
+	}
 	return 0;
 }
 
@@ -89,7 +176,7 @@ static int unwind(struct dc_calls *c, struct dc_callstack *s, uint64_t sp, bool 
 	return 0;
 }
 
-int dc_callstack_init(struct dc_callstack *s, const struct dc_calls *c, uint32_t tid,
+int dc_callstack_init(struct dc_callstack *s, struct dc_calls *c, uint32_t tid,
 		      const struct dc_cost *now)
 {
 	memset(s, 0, sizeof *s);
@@ -153,10 +240,25 @@ int dc_callstack_finish(struct dc_calls *c, struct dc_callstack *s, const struct
 	return 0;
 }
 
+static void zero_tree(struct dc_bdnode *n)
+{
+	for (; n; n = n->next) {
+		memset(n->sploss, 0, sizeof n->sploss);
+		memset(n->accost, 0, sizeof n->accost);
+		zero_tree(n->child);
+	}
+}
+
 void dc_callstack_zero(struct dc_callstack *s)
 {
-	for (uint32_t i = 0; i < s->n; i++)
+	for (uint32_t i = 0; i < s->n; i++) {
 		memset(&s->f[i].snap, 0, sizeof s->f[i].snap);
+		if (s->f[i].kind != DC_ARC_CALL && s->f[i].node) {
+			memset(s->f[i].node->sploss, 0, sizeof s->f[i].node->sploss);
+			memset(s->f[i].node->accost, 0, sizeof s->f[i].node->accost);
+			zero_tree(s->f[i].node->child);
+		}
+	}
 }
 
 struct each {
@@ -182,6 +284,8 @@ static int zero_cb(void *ud, void *rec)
 	struct dc_arc *a = rec;
 	a->count = 0;
 	memset(&a->incl, 0, sizeof a->incl);
+	memset(a->sploss, 0, sizeof a->sploss);
+	memset(a->accost, 0, sizeof a->accost);
 	return 0;
 }
 

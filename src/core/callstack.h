@@ -25,6 +25,17 @@
  *    The thread root plus its signal roots add up to the thread's costs.
  *  - Tail calls (a jump into another function) are not seen: the callee's
  *    costs stay in the jumping function's activation.
+ *  - Back-dating tree (seeds/001 §3; with dc_calls.tree): metrics charged
+ *    later than the access they belong to (SpLoss, AcCost at eviction) get
+ *    inclusive costs through a reference-counted partial call tree.  Each
+ *    frame has a node (a child of its caller's node per call arc, reused
+ *    when it exists; roots start new trees).  A line loaded while a node
+ *    is on top references it (dc_bdtree_ref); its charge at eviction goes
+ *    to the node (dc_bdtree_charge).  A node that is not on the stack, has
+ *    no references and no children is pruned: its costs go to its parent
+ *    and to its arc's back-dated inclusive costs (unless it is a recursive
+ *    activation, as above), and the parent is tried in turn.  At exit,
+ *    after every line was charged, popping all frames prunes every tree.
  */
 #ifndef DC_CALLSTACK_H
 #define DC_CALLSTACK_H
@@ -41,6 +52,16 @@ struct dc_arc {
 	uint32_t site, callee, tid, kind;
 	uint64_t count;
 	struct dc_cost incl;      /* only the counters: acc, miss, lat */
+	/* back-dated inclusive costs, from the tree */
+	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS];
+};
+
+struct dc_bdnode {
+	struct dc_bdnode *parent, *child, *prev, *next;   /* children: a list */
+	struct dc_arc *arc;
+	uint64_t refs;            /* lines (per level) loaded while on top */
+	bool active, nested;
+	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS];
 };
 
 struct dc_frame {
@@ -48,6 +69,7 @@ struct dc_frame {
 	bool nested;              /* callee active below, on the same tree */
 	uint64_t sp;
 	struct dc_cost snap;
+	struct dc_bdnode *node;   /* with the tree */
 };
 
 struct dc_callstack {
@@ -58,14 +80,20 @@ struct dc_callstack {
 struct dc_calls {
 	struct dc_rectab arcs;
 	const struct dc_env *env;
+	bool tree;                /* keep the back-dating tree */
+	uint64_t nodes, max_nodes;          /* live tree nodes, most at once */
+	uint64_t node_sum, node_samples;    /* live nodes summed at each call */
 };
 
-int dc_calls_init(struct dc_calls *c, const struct dc_env *env);
+/* tree: also keep the back-dating tree. */
+int dc_calls_init(struct dc_calls *c, const struct dc_env *env, bool tree);
 void dc_calls_release(struct dc_calls *c);
 
 /* A thread's stack with its root frame, snapshot `now`. */
-int dc_callstack_init(struct dc_callstack *s, const struct dc_calls *c, uint32_t tid,
+int dc_callstack_init(struct dc_callstack *s, struct dc_calls *c, uint32_t tid,
 		      const struct dc_cost *now);
+/* With the tree: after dc_callstack_finish, once no line references a
+ * node (else the nodes are not freed). */
 void dc_callstack_release(struct dc_callstack *s, const struct dc_calls *c);
 
 /* A call from `site` to `callee`, sp = the stack pointer at its entry. */
@@ -80,8 +108,26 @@ int dc_callstack_signal_end(struct dc_calls *c, struct dc_callstack *s,
 			    const struct dc_cost *now);
 /* Pops every frame, roots included (at exit). */
 int dc_callstack_finish(struct dc_calls *c, struct dc_callstack *s, const struct dc_cost *now);
-/* A forked child counts from zero: every snapshot becomes zero. */
+/* A forked child counts from zero: every snapshot, and the costs of the
+ * trees of s's roots, become zero. */
 void dc_callstack_zero(struct dc_callstack *s);
+
+/* The node on top of s (NULL without the tree). */
+static inline struct dc_bdnode *dc_callstack_node(const struct dc_callstack *s)
+{
+	return s->n ? s->f[s->n - 1].node : NULL;
+}
+
+/* A line was loaded while `node` was on top. */
+static inline void dc_bdtree_ref(struct dc_bdnode *node)
+{
+	node->refs++;
+}
+
+/* The residency of a line that referenced node ended, charged `sploss`
+ * and `accost` at level k; may prune the node. */
+void dc_bdtree_charge(struct dc_calls *c, struct dc_bdnode *node, int k, uint64_t sploss,
+		      uint64_t accost);
 
 /* Calls fn on every arc; stops at non-zero. */
 int dc_calls_each(const struct dc_calls *c, int (*fn)(void *ud, const struct dc_arc *a),

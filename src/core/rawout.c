@@ -21,6 +21,7 @@
  *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
  *   use LEVEL BUCKET LOC THREAD SPLOSS ACCOST               (version 4)
  *   call KIND SITE CALLEE THREAD COUNT DR DW M1R ... LAT    (version 4)
+ *   calluse KIND SITE CALLEE THREAD LEVEL SPLOSS ACCOST     (version 4)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -251,6 +252,19 @@ void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels)
 	}
 	put_u64(o, a->incl.lat);
 	put(o, '\n');
+	for (int k = 0; k < nlevels; k++) {
+		if (!a->sploss[k] && !a->accost[k])
+			continue;
+		put_str(o, "calluse ");
+		put_str(o, kinds[a->kind]);
+		put_loc_or_none(o, a->site);
+		put_loc_or_none(o, a->callee);
+		put_u64(o, a->tid);
+		put_u64(o, (uint64_t)k + 1);
+		put_u64(o, a->sploss[k]);
+		put_u64(o, a->accost[k]);
+		put(o, '\n');
+	}
 }
 
 void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels)

@@ -39,7 +39,9 @@ void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
 /* A sampled estimate: the fields of dc_raw_cost under record type scost. */
 void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
 /* One call arc: call KIND SITE CALLEE THREAD COUNT, then its inclusive
- * counts as in cost (DR DW M1R M1W ... LAT); SITE and CALLEE "-" for roots. */
+ * counts as in cost (DR DW M1R M1W ... LAT); SITE and CALLEE "-" for roots.
+ * Then, per level with back-dated costs, calluse KIND SITE CALLEE THREAD
+ * LEVEL SPLOSS ACCOST. */
 void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels);
 /* The cache-use charges of c: one use record per level with any. */
 void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels);

@@ -13,10 +13,16 @@
  *  - The counters are the thread's own accesses while collecting (Dr, Dw,
  *    misses, latency), so a call's inclusive cost is the growth of its
  *    thread's counters while it was active.
+ *  - With --cache-use the back-dating tree is kept too: the helpers set the
+ *    cache-use model's current node to the top frame's before each access,
+ *    and the dump charges every resident line (dc_cacheuse_finish) before
+ *    popping the frames, so every tree is pruned into its root's arc.
+ *    Tree statistics (live nodes, sampled at each call) go to the meta.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_tooliface.h"
@@ -34,8 +40,8 @@ static void oom(int rc)
 		VG_(tool_panic)("out of memory for call tracking");
 }
 
-/* The thread's stack, made at its first call: its root starts from zero,
- * so it also covers the accesses made before that call. */
+/* The thread's stack, made when it is first scheduled: its root covers
+ * every access the thread makes, and lines it loads reference a node. */
 static struct dc_thread *thread(ThreadId tid)
 {
 	static const struct dc_cost zero;
@@ -48,9 +54,16 @@ static struct dc_thread *thread(ThreadId tid)
 	return th;
 }
 
+void dc_calls_thread_ready(ThreadId tid)
+{
+	thread(tid);
+}
+
 void dc_calls_start(void)
 {
-	oom(dc_calls_init(&dc.calls, &dc.env));
+	oom(dc_calls_init(&dc.calls, &dc.env, dc.opt.cache_use));
+	if (dc.opt.cache_use)
+		dc.use.calls = &dc.calls;
 }
 
 static VG_REGPARM(3) void dc_call(struct call_site *site, Addr target, Addr sp)
@@ -126,8 +139,17 @@ static int arc_cb(void *ud, const struct dc_arc *a)
 /* Ends every activation (the roots included), then writes the arcs. */
 void dc_calls_dump(struct dc_rawout *o)
 {
+	HChar avg[32];
+
 	for (ThreadId t = 1; t < VG_N_THREADS; t++)
 		if (dc.threads[t].calls_ready)
 			oom(dc_callstack_finish(&dc.calls, &dc.threads[t].cs, &dc.threads[t].now));
 	dc_calls_each(&dc.calls, arc_cb, o);
+	if (dc.calls.tree) {
+		ULong n = dc.calls.node_samples ? dc.calls.node_samples : 1;
+		dc_raw_meta_u64(o, "bdtree_nodes_max", dc.calls.max_nodes);
+		VG_(snprintf)(avg, sizeof avg, "%llu.%02llu", dc.calls.node_sum / n,
+			      dc.calls.node_sum % n * 100 / n);
+		dc_raw_meta(o, "bdtree_nodes_avg", avg);
+	}
 }

@@ -243,6 +243,8 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 
 	if (mode & REF_USE) {
 		c = dc.collecting ? cost_of(in, a, mode) : NULL;
+		if ((mode & REF_CALLS) || ((mode & REF_TRACK) && dc.opt.calls))
+			dc.use.node = dc_callstack_node(&dc.threads[dc.tid].cs);
 		served = dc_cacheuse_access(&dc.use, a, in->size, c);
 		if (!c)
 			return;
@@ -337,6 +339,8 @@ void dc_thread_switch(ThreadId tid, ULong blocks_done)
 	dc.tid = tid;
 	if (tid > dc.max_tid)
 		dc.max_tid = tid;
+	if (dc.opt.calls)
+		dc_calls_thread_ready(tid);
 	if (hi != th->stack_hi || lo != th->stack_lo) {
 		th->stack_hi = hi;
 		th->stack_lo = lo;

@@ -201,6 +201,8 @@ void dc_thread_switch(ThreadId tid, ULong blocks_done);
 
 /* dc_calls.c */
 void dc_calls_start(void);
+/* Makes thread tid's stack if it has none yet (at every scheduling). */
+void dc_calls_thread_ready(ThreadId tid);
 /* Adds the call/return helper a superblock ending in a call or return
  * needs (ip = its last instruction). */
 void dc_calls_instrument(IRSB *out, IRSB *in, const VexGuestLayout *layout, Addr ip,

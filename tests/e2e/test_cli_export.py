@@ -91,7 +91,7 @@ class ExportCalls(Recorded):
     cost of the arc that called it (calls_tree: main -> level1 -> level2 ->
     level3, each called once)."""
     WORKLOAD = "calls_tree"
-    OPTS = (CACHE_2, LAT, "--calls")
+    OPTS = (CACHE_2, LAT, "--calls", "--cache-use")
 
     def test_inclusive(self):
         out = os.path.join(self.tmpdir, "calls.out")
@@ -108,6 +108,12 @@ class ExportCalls(Recorded):
                         " JOIN location cl ON cl.id = a.callee WHERE cl.function = ?", f)[0]
             costs = got["calls_tree.c:" + f]
             self.assertEqual((costs[0], costs[1], costs[events.index("Lat")]), row, f)
+            # back-dated inclusive costs (seeds/001 §3) the same way
+            use = query(self.db, "SELECT SUM(a.SpLoss), SUM(a.AcCost) FROM call_use a"
+                        " JOIN location cl ON cl.id = a.callee WHERE cl.function = ?"
+                        " AND a.level = 1", f)[0]
+            self.assertEqual((costs[events.index("SpLoss1")], costs[events.index("AcCost1")]),
+                             use, f)
         # the program's total is the root's: nothing counted twice
         self.assertEqual(totals[0], query(self.db, "SELECT SUM(Dr) FROM cost")[0][0])
 

@@ -18,7 +18,7 @@ N = 4096
 
 class CallTree(Recorded):
     WORKLOAD = "calls_tree"
-    OPTS = (CACHE_2, LAT, "--calls")
+    OPTS = (CACHE_2, LAT, "--calls", "--cache-use")
 
     def arcs(self, caller=None, callee=None, kind="call", thread=None):
         """Summed (count, metrics...) of the arcs that match."""
@@ -134,6 +134,70 @@ class CallTree(Recorded):
             own = self.self_cost(f)
             for m in METRICS:
                 self.assertGreaterEqual(incl[m], own[m], "%s %s" % (f, m))
+
+    # -- back-dated inclusive costs (seeds/001 §3), --cache-use
+
+    def use(self, kind="call", caller=None, callee=None, thread=None, level=1):
+        """(SpLoss, AcCost) of call_use rows that match."""
+        where, args = ["a.kind = ?", "a.level = ?"], [kind, level]
+        for col, v in (("sl.function", caller), ("cl.function", callee),
+                       ("a.thread", thread)):
+            if v is not None:
+                where.append(col + " = ?")
+                args.append(v)
+        return query(self.db, "SELECT COALESCE(SUM(a.SpLoss), 0), COALESCE(SUM(a.AcCost), 0)"
+                     " FROM call_use a LEFT JOIN location sl ON sl.id = a.site"
+                     " LEFT JOIN location cl ON cl.id = a.callee WHERE " +
+                     " AND ".join(where), *args)[0]
+
+    def own_use(self, function, level=1, bucket=None):
+        sql = ("SELECT COALESCE(SUM(u.SpLoss), 0), COALESCE(SUM(u.AcCost), 0) FROM cache_use u"
+               " JOIN location l ON l.id = u.location JOIN bucket b ON b.id = u.bucket"
+               " WHERE l.function = ? AND u.level = ?")
+        args = [function, level]
+        if bucket is not None:
+            sql += " AND b.name = ?"
+            args.append(bucket)
+        return query(self.db, sql, *args)[0]
+
+    def test_backdated_roots_add_up(self):
+        for thread in (1, 2):
+            for level in (1, 2):
+                t = self.use("thread", thread=thread, level=level)
+                s = self.use("signal", thread=thread, level=level)
+                total = query(self.db, "SELECT SUM(SpLoss), SUM(AcCost) FROM cache_use"
+                              " WHERE thread = ? AND level = ?", thread, level)[0]
+                self.assertEqual((t[0] + s[0], t[1] + s[1]), total, (thread, level))
+
+    def test_backdated_three_levels(self):
+        # known traffic: t3's 256 lines are read whole, 16 ints each, by
+        # level3 alone: no loss, 1000 / 16 = 62 per residency, at both levels
+        # (t1..t3 are 48 KiB > L1, but each line is read out before eviction)
+        for level in (1, 2):
+            self.assertEqual(self.own_use("level3", level, "t3"), (0, 256 * 62))
+        for level in (1, 2):
+            l3 = self.use(caller="level2", callee="level3", level=level)
+            l2 = self.use(caller="level1", callee="level2", level=level)
+            l1 = self.use(caller="main", callee="level1", level=level)
+            self.assertEqual(l3, self.own_use("level3", level))
+            o2, o1 = self.own_use("level2", level), self.own_use("level1", level)
+            self.assertEqual(l2, (o2[0] + l3[0], o2[1] + l3[1]))
+            self.assertEqual(l1, (o1[0] + l2[0], o1[1] + l2[1]))
+            self.assertGreaterEqual(l1[1], 3 * 256 * 62)
+
+    def test_backdated_recursion_and_signal(self):
+        self.assertEqual(self.use(caller="recurse", callee="recurse"), (0, 0))
+        self.assertEqual(self.use(caller="main", callee="recurse"), self.own_use("recurse"))
+        # the handler's lines (t_sig) are in the signal root, not in raise()
+        sig = self.use("signal")
+        self.assertGreaterEqual(sig[1], self.own_use("sum", 1, "t_sig")[1])
+        self.assertEqual(self.own_use("sum", 1, "t_sig"), (0, 256 * 62))
+
+    def test_tree_statistics(self):
+        m = dict(query(self.db, "SELECT key, value FROM meta WHERE key LIKE 'bdtree%'"))
+        # main -> level1 -> level2 -> level3 below the root and libc's frames
+        self.assertGreaterEqual(int(m["bdtree_nodes_max"]), 5)
+        self.assertLessEqual(float(m["bdtree_nodes_avg"]), int(m["bdtree_nodes_max"]))
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ DC_TEST(callstack, three_levels)
 	struct dc_callstack s;
 	struct dc_cost now = { 0 };
 
-	CHECK_EQ(dc_calls_init(&c, dc_env_libc()), 0);
+	CHECK_EQ(dc_calls_init(&c, dc_env_libc(), false), 0);
 	CHECK_EQ(dc_callstack_init(&s, &c, 1, &now), 0);
 	now.acc[0] += 2;
 	CHECK_EQ(dc_callstack_call(&c, &s, 1, 100, 1000, &now), 0);
@@ -77,7 +77,7 @@ DC_TEST(callstack, recursion_counts_outermost_only)
 	struct dc_callstack s;
 	struct dc_cost now = { 0 };
 
-	dc_calls_init(&c, dc_env_libc());
+	dc_calls_init(&c, dc_env_libc(), false);
 	dc_callstack_init(&s, &c, 1, &now);
 	dc_callstack_call(&c, &s, 5, 100, 1000, &now);
 	now.acc[0] += 4;
@@ -106,7 +106,7 @@ DC_TEST(callstack, longjmp_popped_at_next_call)
 	struct dc_callstack s;
 	struct dc_cost now = { 0 };
 
-	dc_calls_init(&c, dc_env_libc());
+	dc_calls_init(&c, dc_env_libc(), false);
 	dc_callstack_init(&s, &c, 1, &now);
 	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
 	dc_callstack_call(&c, &s, 2, 200, 900, &now);
@@ -138,7 +138,7 @@ DC_TEST(callstack, signal_handler_is_a_new_root)
 	struct dc_callstack s;
 	struct dc_cost now = { 0 };
 
-	dc_calls_init(&c, dc_env_libc());
+	dc_calls_init(&c, dc_env_libc(), false);
 	dc_callstack_init(&s, &c, 1, &now);
 	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
 	now.acc[0] += 1;
@@ -169,7 +169,7 @@ DC_TEST(callstack, finish_pops_everything)
 	struct dc_callstack s;
 	struct dc_cost now = { 0 };
 
-	dc_calls_init(&c, dc_env_libc());
+	dc_calls_init(&c, dc_env_libc(), false);
 	dc_callstack_init(&s, &c, 2, &now);
 	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
 	now.acc[0] += 3;
@@ -191,15 +191,18 @@ static int calls_scenario(const struct dc_env *env, void *ud)
 	struct dc_calls c;
 	struct dc_callstack s;
 	struct dc_cost now = { 0 };
-	int rc = dc_calls_init(&c, env);
+	int rc = dc_calls_init(&c, env, true);
 
 	if (rc)
 		return rc;
 	rc = dc_callstack_init(&s, &c, 1, &now);
 	for (uint32_t i = 0; !rc && i < 100; i++)   /* deeper than one frame array */
 		rc = dc_callstack_call(&c, &s, i, 100 + i, 10000 - 16 * i, &now);
-	if (!rc)
-		rc = dc_callstack_finish(&c, &s, &now);
+	/* With the tree, finishing cannot fail and frees the nodes. */
+	if (s.f) {
+		int rc2 = dc_callstack_finish(&c, &s, &now);
+		rc = rc ? rc : rc2;
+	}
 	dc_callstack_release(&s, &c);
 	dc_calls_release(&c);
 	return rc;
@@ -208,4 +211,98 @@ static int calls_scenario(const struct dc_env *env, void *ud)
 DC_TEST(callstack, alloc_walk)
 {
 	DC_ALLOC_WALK(calls_scenario, NULL);
+}
+
+/* ---- the back-dating tree (seeds/001 §3) ----------------------------------- */
+
+/* root -> A (site 1) -> B (site 2).  A line loaded in B is charged (SpLoss
+ * 48, AcCost 500 at level 1) only after B and A returned: B's node lives
+ * on while the line references it, then the charge prunes B (its arc gets
+ * 48/500), then A (an inactive leaf now: its arc gets them too), and the
+ * root keeps them until the end, when the thread arc gets them.  A line
+ * loaded in A and charged while A is active stays in A's node until A
+ * returns. */
+DC_TEST(callstack, backdating_tree_prunes_lazily)
+{
+	struct dc_calls c;
+	struct dc_callstack s;
+	struct dc_cost now = { 0 };
+	struct dc_bdnode *a, *b;
+
+	dc_calls_init(&c, dc_env_libc(), true);
+	dc_callstack_init(&s, &c, 1, &now);
+	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
+	a = dc_callstack_node(&s);
+	dc_bdtree_ref(a);
+	dc_bdtree_charge(&c, a, 0, 8, 1000);          /* charged while A is on top */
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[0], 0);
+	dc_callstack_call(&c, &s, 2, 200, 900, &now);
+	b = dc_callstack_node(&s);
+	dc_bdtree_ref(b);
+	CHECK_EQ(c.nodes, 3);
+	dc_callstack_ret(&c, &s, 908, &now);
+	dc_callstack_ret(&c, &s, 1008, &now);
+	/* A was pruned? no: B, its child, is still referenced */
+	CHECK_EQ(c.nodes, 3);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[0], 0);
+	dc_bdtree_charge(&c, b, 0, 48, 500);
+	CHECK_EQ(c.nodes, 1);
+	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->sploss[0], 48);
+	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->accost[0], 500);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[0], 56);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->accost[0], 1500);
+	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->sploss[0], 0);
+	dc_callstack_finish(&c, &s, &now);
+	CHECK_EQ(c.nodes, 0);
+	CHECK_EQ(c.max_nodes, 3);
+	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->sploss[0], 56);
+	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->accost[0], 1500);
+	dc_callstack_release(&s, &c);
+	dc_calls_release(&c);
+}
+
+/* Calling B twice from A uses one node (the tree is per call arc, not per
+ * call); a recursive A -> A node passes its costs to the outer A but not
+ * to the A -> A arc (the outermost activation counts, as for immediate
+ * costs); a signal handler's lines go to its own root. */
+DC_TEST(callstack, backdating_tree_reuse_recursion_signal)
+{
+	struct dc_calls c;
+	struct dc_callstack s;
+	struct dc_cost now = { 0 };
+	struct dc_bdnode *n;
+
+	dc_calls_init(&c, dc_env_libc(), true);
+	dc_callstack_init(&s, &c, 1, &now);
+	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
+	dc_callstack_call(&c, &s, 2, 200, 900, &now);
+	n = dc_callstack_node(&s);
+	dc_bdtree_ref(n);
+	dc_callstack_ret(&c, &s, 908, &now);
+	dc_callstack_call(&c, &s, 2, 200, 900, &now);
+	CHECK(dc_callstack_node(&s) == n);
+	dc_callstack_ret(&c, &s, 908, &now);
+	dc_bdtree_charge(&c, n, 1, 10, 20);
+	dc_callstack_call(&c, &s, 3, 100, 800, &now);          /* A -> A */
+	n = dc_callstack_node(&s);
+	dc_bdtree_ref(n);
+	dc_callstack_ret(&c, &s, 808, &now);
+	dc_bdtree_charge(&c, n, 1, 5, 7);
+	dc_callstack_signal(&c, &s, &now);
+	n = dc_callstack_node(&s);
+	dc_bdtree_ref(n);
+	dc_callstack_signal_end(&c, &s, &now);
+	dc_bdtree_charge(&c, n, 0, 3, 4);
+	dc_callstack_ret(&c, &s, 1008, &now);
+	dc_callstack_finish(&c, &s, &now);
+	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->sploss[1], 10);
+	CHECK_EQ(arc(&c, 3, 100, DC_ARC_CALL)->sploss[1], 0);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[1], 15);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->accost[1], 27);
+	CHECK_EQ(arc(&c, N, N, DC_ARC_SIGNAL)->sploss[0], 3);
+	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->sploss[1], 15);
+	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->sploss[0], 0);
+	CHECK_EQ(c.nodes, 0);
+	dc_callstack_release(&s, &c);
+	dc_calls_release(&c);
 }

@@ -6,7 +6,8 @@
  * times, each level reading t_rec[depth]; a longjmp from deep2 (called by
  * deep1) back into main; a SIGUSR1 handler that reads t_sig (4096 ints)
  * while main is inside raise(); and a second thread whose worker reads
- * t_thr (4096 ints).  Built -O1 (no sibling calls), -fno-inline.
+ * t_thr (4096 ints).  Built -O1 (no sibling calls), -fno-inline.  The
+ * arrays are 64-byte aligned: 256 lines each, every byte of which is read.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -14,7 +15,9 @@
 
 #define N 4096
 
-int t1[N], t2[N], t3[N], t_sig[N], t_thr[N], t_rec[8];
+int t1[N] __attribute__((aligned(64))), t2[N] __attribute__((aligned(64)));
+int t3[N] __attribute__((aligned(64))), t_sig[N] __attribute__((aligned(64)));
+int t_thr[N] __attribute__((aligned(64))), t_rec[8];
 volatile int sink;
 static jmp_buf env;
 
