@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/features.sh — what optional engine features cost: `dcprof record`
-# with --sample, --evictions and --cache-use against the same command without
-# them.
+# with --sample, --evictions, --cache-use and --calls against the same command
+# without them.
 #
 #   sh bench/features.sh [-n RUNS] [WORKLOAD...]
 #
@@ -12,6 +12,8 @@
 #   sample-a  dcprof record -q --sample=Da:10000 -o OUT.db -- W
 #   evict     dcprof record -q --evictions=yes -o OUT.db -- W
 #   use       dcprof record -q --cache-use=yes -o OUT.db -- W
+#   calls     dcprof record -q --calls=yes -o OUT.db -- W
+#   both      dcprof record -q --cache-use=yes --calls=yes -o OUT.db -- W
 # and prints the median CPU time (user + system, GNU time's %U and %S) of each
 # and its ratio to base as a Markdown table.  CPU time rather than wall time:
 # on shared virtual machines the wall time of identical runs varies by tens
@@ -27,7 +29,7 @@ ONLY=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) shift; RUNS=$1 ;;
-	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
 	-*) echo "bench/features.sh: unknown option '$1'" >&2; exit 2 ;;
 	*) ONLY="$ONLY $1" ;;
 	esac
@@ -56,11 +58,11 @@ run() {
 
 echo "$("$DCPROF" --version | head -1), $(nproc) CPUs, $RUNS run(s) each, median CPU seconds"
 echo
-echo "| workload | base s | --sample=D1m:10000 | --sample=Da:10000 | --evictions=yes | --cache-use=yes |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| workload | base s | --sample=D1m:10000 | --sample=Da:10000 | --evictions=yes | --cache-use=yes | --calls=yes | both |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for w in $ONLY; do
 	prog="$ROOT/build/w/$w"
-	: >"$TMP/base"; : >"$TMP/s1"; : >"$TMP/sa"; : >"$TMP/ev"; : >"$TMP/cu"
+	: >"$TMP/base"; : >"$TMP/s1"; : >"$TMP/sa"; : >"$TMP/ev"; : >"$TMP/cu"; : >"$TMP/ca"; : >"$TMP/bo"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		run >>"$TMP/base"
@@ -68,10 +70,12 @@ for w in $ONLY; do
 		run --sample=Da:10000 >>"$TMP/sa"
 		run --evictions=yes >>"$TMP/ev"
 		run --cache-use=yes >>"$TMP/cu"
+		run --calls=yes >>"$TMP/ca"
+		run --cache-use=yes --calls=yes >>"$TMP/bo"
 		i=$((i + 1))
 	done
 	b=$(median <"$TMP/base"); s1=$(median <"$TMP/s1"); sa=$(median <"$TMP/sa"); ev=$(median <"$TMP/ev")
-	cu=$(median <"$TMP/cu")
-	echo "$w $b $s1 $sa $ev $cu" | awk '{ printf "| %s | %.2f | %.2f (%.2fx) | %.2f (%.2fx) | %.2f (%.2fx) | %.2f (%.2fx) |\n",
-		$1, $2, $3, $3 / $2, $4, $4 / $2, $5, $5 / $2, $6, $6 / $2 }'
+	cu=$(median <"$TMP/cu"); ca=$(median <"$TMP/ca"); bo=$(median <"$TMP/bo")
+	echo "$w $b $s1 $sa $ev $cu $ca $bo" | awk '{ printf "| %s | %.2f | %.2f (%.2fx) | %.2f (%.2fx) | %.2f (%.2fx) | %.2f (%.2fx) | %.2f (%.2fx) | %.2f (%.2fx) |\n",
+		$1, $2, $3, $3 / $2, $4, $4 / $2, $5, $5 / $2, $6, $6 / $2, $7, $7 / $2, $8, $8 / $2 }'
 done

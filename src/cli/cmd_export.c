@@ -335,25 +335,26 @@ static void enter_function(struct writer *w, const struct row *r, bool force_ob)
 	w->cur_fl = xmemdup(r->fl, strlen(r->fl));
 }
 
+/* fi= (a file other than the function's, fn_fl) or fe= (back to it)
+ * before a line of r's file, when it is not the current one. */
+static void switch_file(struct writer *w, const struct row *r, const char *fn_fl)
+{
+	if (!strcmp(w->cur_fl, r->fl))
+		return;
+	put_name(w->out, strcmp(r->fl, fn_fl) ? "fi" : "fe", &w->fl, r->fl, strlen(r->fl), NULL);
+	free(w->cur_fl);
+	w->cur_fl = xmemdup(r->fl, strlen(r->fl));
+}
+
 static void write_cost(struct writer *w, const struct row *r, const char *fn_fl, int n)
 {
-	if (strcmp(w->cur_fl, r->fl)) {
-		put_name(w->out, strcmp(r->fl, fn_fl) ? "fi" : "fe", &w->fl, r->fl,
-			 strlen(r->fl), NULL);
-		free(w->cur_fl);
-		w->cur_fl = xmemdup(r->fl, strlen(r->fl));
-	}
+	switch_file(w, r, fn_fl);
 	put_costs(w->out, r->line, r->v, n);
 }
 
 static void write_call(struct writer *w, const struct row *r, const char *fn_fl, int n)
 {
-	if (strcmp(w->cur_fl, r->fl)) {
-		put_name(w->out, strcmp(r->fl, fn_fl) ? "fi" : "fe", &w->fl, r->fl,
-			 strlen(r->fl), NULL);
-		free(w->cur_fl);
-		w->cur_fl = xmemdup(r->fl, strlen(r->fl));
-	}
+	switch_file(w, r, fn_fl);
 	if (strcmp(r->cob, r->ob))
 		put_name(w->out, "cob", &w->ob, r->cob, strlen(r->cob), NULL);
 	put_name(w->out, "cfi", &w->fl, r->cfl, strlen(r->cfl), NULL);

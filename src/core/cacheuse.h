@@ -9,8 +9,8 @@
  *    block, DC_USE_EMPTY for an empty way.  A use record holds the
  *    touched-bit mask, the access count since the line was loaded and the
  *    loader (the cost record of the access that loaded it; NULL: not
- *    charged).  Keeping the slot in the tag word, rather than beside it,
- *    halved the cost: the set is read once.
+ *    charged).  With the slot in the tag word a set search reads one
+ *    array, as the plain model does.
  *  - Mask granularity: a level with line size L has min(L, B) mask bits of
  *    L / min(L, B) bytes each, B = 64 (exact bytes up to 64-byte lines) or
  *    B = 32 (Callgrind's mask: 2-byte units on 64-byte lines).
@@ -29,15 +29,16 @@
  *    made while it lasted.  A level-1 record remembers the deeper records
  *    of its line (set when a deeper level is consulted for it, looked up
  *    otherwise, checked against the record's block before use), so
- *    passing rarely searches a deeper set.  Callgrind passes level-1 use on only at
- *    level-1 eviction, to the LL slot found at load time; when LL evicted
- *    the line first, it charges that residency without the level-1
- *    accesses (nothing at all if it had none) and later passes them to
- *    whatever the slot holds then.
+ *    passing rarely searches a deeper set.  Callgrind passes level-1 use
+ *    on only at level-1 eviction, to the LL slot found at load time; when
+ *    LL evicted the line first, it charges that residency without the
+ *    level-1 accesses (nothing at all if it had none) and later passes
+ *    them to whatever the slot holds then.
  *  - A residency ends at eviction or at dc_cacheuse_finish; then, if its
  *    count is not 0 and it has a loader, level k of the loader gets
  *    SpLoss += (mask bits not set) x bytes per bit and
- *    AcCost += 1000 / count (integer division), as Callgrind does.
+ *    AcCost += 1000 / count (integer division), as Callgrind does, and so
+ *    does the back-dating tree node the line references, if any.
  *  - Instruction fetches (an I1 for --cachegrind-compat) reach the last
  *    level through dc_cacheuse_ifetch; the lines they load have no loader.
  */
