@@ -127,10 +127,11 @@ def read_text(path):
 
 
 def downgrade_to_v3(db):
-    """Turns a profile into schema version 3: version 4 minus its table."""
+    """Turns a profile into schema version 3: version 4 minus its tables."""
     con = sqlite3.connect(db)
     try:
-        con.execute("DROP TABLE cache_use")
+        for table in ("cache_use", "call_arc", "call_use"):
+            con.execute("DROP TABLE %s" % table)
         con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
         con.execute("PRAGMA user_version = 3")
         con.commit()

@@ -9,7 +9,8 @@ import tempfile
 import unittest
 
 from harness import DCPROF, run
-from test_cli_common import EVIL, SAMPLED_EVICT, CliTest
+from test_cli_common import (EVIL, SAMPLED_EVICT, CliTest, downgrade_to_v1,
+                             downgrade_to_v3)
 from test_engine_common import CACHE_2, LAT, Recorded, query, report_json
 
 EVENTS = ["Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw", "Lat", "SpLoss1", "AcCost1",
@@ -133,6 +134,17 @@ class ExportNames(CliTest):
         self.assertIn(b'evil,"q"\\x0a\\x1b[31m\\xff\xc3\xa9 [user]', data)
         self.assertFalse(re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", data))
         annotate(out)
+
+    def test_older_profiles(self):
+        # version 1 and 3 profiles lack cache_use and call_arc: plain events
+        for downgrade in (downgrade_to_v3, downgrade_to_v1):
+            db = self.profile(SAMPLED_EVICT)
+            downgrade(db)
+            out = self.path("old.out")
+            self.run_dcprof("export", db, "--format=callgrind", "-o", out)
+            events, totals, _ = annotate(out)
+            self.assertEqual(events, ["Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw", "Lat"])
+            os.remove(db)
 
     def test_errors(self):
         db = self.profile(SAMPLED_EVICT)
