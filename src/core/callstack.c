@@ -198,6 +198,14 @@ int dc_callstack_call(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
 	return rc ? rc : push(c, s, site, callee, DC_ARC_CALL, sp, now);
 }
 
+int dc_callstack_tailcall(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
+			  uint32_t callee, uint64_t sp, const struct dc_cost *now)
+{
+	int rc = unwind(c, s, sp, false, now);
+
+	return rc ? rc : push(c, s, site, callee, DC_ARC_CALL, sp, now);
+}
+
 int dc_callstack_ret(struct dc_calls *c, struct dc_callstack *s, uint64_t sp,
 		     const struct dc_cost *now)
 {

@@ -23,8 +23,11 @@
  *    arc, and the frames below it get their snapshots raised by the same
  *    amount, so the interrupted calls' inclusive costs exclude the handler.
  *    The thread root plus its signal roots add up to the thread's costs.
- *  - Tail calls (a jump into another function) are not seen: the callee's
- *    costs stay in the jumping function's activation.
+ *  - Tail calls (a jump to another function's entry, seen by the engine)
+ *    push a frame like a call but without popping the jumping function's,
+ *    whose stack pointer it shares (its frame is gone): the return pops
+ *    both, so the tail-calling function's inclusive costs include the
+ *    callee's, as Callgrind counts them.
  *  - Back-dating tree (seeds/001 §3; with dc_calls.tree): metrics charged
  *    later than the access they belong to (SpLoss, AcCost at eviction) get
  *    inclusive costs through a reference-counted partial call tree.  Each
@@ -99,6 +102,9 @@ void dc_callstack_release(struct dc_callstack *s, const struct dc_calls *c);
 /* A call from `site` to `callee`, sp = the stack pointer at its entry. */
 int dc_callstack_call(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
 		      uint32_t callee, uint64_t sp, const struct dc_cost *now);
+/* A jump from `site` to the entry of another function `callee`. */
+int dc_callstack_tailcall(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
+			  uint32_t callee, uint64_t sp, const struct dc_cost *now);
 /* A return; sp = the stack pointer after it. */
 int dc_callstack_ret(struct dc_calls *c, struct dc_callstack *s, uint64_t sp,
 		     const struct dc_cost *now);

@@ -7,7 +7,9 @@
  *    pointer then (the return address pushed: the callee's entry SP); one
  *    that ends in a return (Ijk_Ret) a helper with the stack pointer after
  *    the return.  Stack pointers are compared to pop frames left by
- *    longjmp or unwinding (callstack.h).
+ *    longjmp or unwinding (callstack.h).  A superblock that ends in a
+ *    direct jump (Ijk_Boring to a constant) to the entry of another
+ *    function is a tail call; indirect jumps (PLT stubs) are not followed.
  *  - Signal handlers: Valgrind's pre/post delivery events push and pop a
  *    signal root.
  *  - The counters are the thread's own accesses while collecting (Dr, Dw,
@@ -20,6 +22,7 @@
  *    Tree statistics (live nodes, sampled at each call) go to the meta.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
@@ -75,6 +78,34 @@ static VG_REGPARM(3) void dc_call(struct call_site *site, Addr target, Addr sp)
 	oom(dc_callstack_call(&dc.calls, &th->cs, site->loc, dc_loc_get(target), sp, &th->now));
 }
 
+static VG_REGPARM(3) void dc_tailcall(struct call_site *site, Addr target, Addr sp)
+{
+	struct dc_thread *th = thread(dc.tid);
+
+	if (site->loc == DC_NO_LOC)
+		site->loc = dc_loc_get(site->ip);
+	oom(dc_callstack_tailcall(&dc.calls, &th->cs, site->loc, dc_loc_get(target), sp,
+				  &th->now));
+}
+
+/* A direct jump from ip to the entry of another function. */
+static Bool is_tail_call(const IRSB *in, Addr ip)
+{
+	DiEpoch ep = VG_(current_DiEpoch)();
+	const HChar *name;
+	HChar callee[256];
+	Addr target;
+
+	if (in->jumpkind != Ijk_Boring || in->next->tag != Iex_Const)
+		return False;
+	target = (Addr)in->next->Iex.Const.con->Ico.U64;
+	if (!VG_(get_fnname_if_entry)(ep, target, &name))
+		return False;
+	VG_(strncpy)(callee, name, sizeof callee - 1);
+	callee[sizeof callee - 1] = 0;
+	return !VG_(get_fnname)(ep, ip, &name) || VG_(strcmp)(name, callee) != 0;
+}
+
 static VG_REGPARM(1) void dc_ret(Addr sp)
 {
 	struct dc_thread *th = thread(dc.tid);
@@ -85,17 +116,21 @@ static VG_REGPARM(1) void dc_ret(Addr sp)
 void dc_calls_instrument(IRSB *out, IRSB *in, const VexGuestLayout *layout, Addr ip,
 			 IRType gWordTy)
 {
-	IRTemp sp = newIRTemp(out->tyenv, gWordTy);
+	IRTemp sp;
 	IRDirty *di;
+	Bool tail = is_tail_call(in, ip);
 
-	if (in->jumpkind != Ijk_Call && in->jumpkind != Ijk_Ret)
+	if (in->jumpkind != Ijk_Call && in->jumpkind != Ijk_Ret && !tail)
 		return;
+	sp = newIRTemp(out->tyenv, gWordTy);
 	addStmtToIRSB(out, IRStmt_WrTmp(sp, IRExpr_Get(layout->offset_SP, gWordTy)));
-	if (in->jumpkind == Ijk_Call) {
+	if (in->jumpkind == Ijk_Call || tail) {
 		struct call_site *site = VG_(malloc)("dc.calls.site", sizeof *site);
 		site->ip = ip;
 		site->loc = DC_NO_LOC;
-		di = unsafeIRDirty_0_N(3, "dc_call", VG_(fnptr_to_fnentry)(dc_call),
+		di = unsafeIRDirty_0_N(3, tail ? "dc_tailcall" : "dc_call",
+				       VG_(fnptr_to_fnentry)(tail ? (void *)dc_tailcall
+								  : (void *)dc_call),
 				       mkIRExprVec_3(mkIRExpr_HWord((HWord)site), in->next,
 						     IRExpr_RdTmp(sp)));
 	} else {

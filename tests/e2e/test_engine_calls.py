@@ -1,6 +1,6 @@
 """Call arcs and inclusive costs (--calls; seeds/001 §2, method 3) on
 calls_tree (see its header): a three-level call tree with known traffic,
-recursion, a longjmp, a signal handler and a second thread.
+recursion, a tail call, a longjmp, a signal handler and a second thread.
 
 Every check compares two independent accountings of the engine: the cost
 table (each access charged to its instruction's location, hence function)
@@ -95,6 +95,16 @@ class CallTree(Recorded):
         self.assertEqual(inner, dict.fromkeys(METRICS, 0))
         self.assertEqual(outer, self.self_cost("recurse"))
 
+    def test_tail_call(self):
+        # tail1 jumps to tail2: an arc tail1 -> tail2 whose inclusive is
+        # tail2's own, inside main -> tail1's, both counted once
+        n2, t2 = self.arcs("tail1", "tail2")
+        n1, t1 = self.arcs("main", "tail1")
+        self.assertEqual((n1, n2), (1, 1))
+        self.assertEqual(self.self_cost("tail2", bucket="t_tail")["Dr"], N)
+        self.assertEqual(t2, self.self_cost("tail2"))
+        self.assertEqual(t1, self.add(self.self_cost("tail1"), t2))
+
     def test_longjmp(self):
         # deep2 never returns: its frame and deep1's are popped at main's
         # next call; each was still counted once, inclusive >= self
@@ -129,7 +139,7 @@ class CallTree(Recorded):
     def test_inclusive_at_least_self(self):
         # every function of the workload that is only entered by calls
         for f in ("level1", "level2", "level3", "recurse", "deep1", "deep2", "sum",
-                  "worker"):
+                  "worker", "tail1", "tail2"):
             _, incl = self.arcs(callee=f)
             own = self.self_cost(f)
             for m in METRICS:

@@ -306,3 +306,33 @@ DC_TEST(callstack, backdating_tree_reuse_recursion_signal)
 	dc_callstack_release(&s, &c);
 	dc_calls_release(&c);
 }
+
+/* A (sp 1000) reads 1, tail-calls T (a jump: T's frame has A's stack
+ * pointer), T reads 4 and returns to A's caller: the return pops T and A.
+ * A's inclusive includes T's; a later call from the root at the same stack
+ * pointer is not confused with them. */
+DC_TEST(callstack, tail_call_returns_with_its_caller)
+{
+	struct dc_calls c;
+	struct dc_callstack s;
+	struct dc_cost now = { 0 };
+
+	dc_calls_init(&c, dc_env_libc(), false);
+	dc_callstack_init(&s, &c, 1, &now);
+	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
+	now.acc[0] += 1;
+	CHECK_EQ(dc_callstack_tailcall(&c, &s, 2, 200, 1000, &now), 0);
+	CHECK_EQ(s.n, 3);
+	now.acc[0] += 4;
+	dc_callstack_ret(&c, &s, 1008, &now);
+	CHECK_EQ(s.n, 1);
+	dc_callstack_call(&c, &s, 3, 300, 1000, &now);
+	now.acc[0] += 2;
+	dc_callstack_ret(&c, &s, 1008, &now);
+	dc_callstack_finish(&c, &s, &now);
+	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->incl.acc[0], 4);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->incl.acc[0], 5);
+	CHECK_EQ(arc(&c, 3, 300, DC_ARC_CALL)->incl.acc[0], 2);
+	dc_callstack_release(&s, &c);
+	dc_calls_release(&c);
+}
