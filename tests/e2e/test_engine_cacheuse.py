@@ -27,22 +27,16 @@ accesses, at L1 and L2 alike (L2 gets the L1 residency's use):
 import unittest
 
 from test_engine_common import (CACHE_2, LAT, Recorded, marker_line, meta, query,
-                                report_json, json_row)
+                                report_json, json_row, use_totals)
 
 N2 = 512 * 512
 LINES = 65536 // 8
 
 
 def use(db, bucket, line=None):
-    """{level: (SpLoss, AcCost)} of the cache_use rows of BUCKET (and LINE)."""
-    sql = ("SELECT u.level, SUM(u.SpLoss), SUM(u.AcCost) FROM cache_use u"
-           " JOIN bucket b ON b.id = u.bucket JOIN location l ON l.id = u.location"
-           " WHERE b.name = ?")
-    args = [bucket]
-    if line is not None:
-        sql += " AND l.line = ?"
-        args.append(line)
-    return {r[0]: (r[1], r[2]) for r in query(db, sql + " GROUP BY u.level", *args)}
+    """{level: (SpLoss, AcCost)} of BUCKET (and LINE), levels with rows."""
+    return {lv: use_totals(db, bucket, line=line, level=lv) for lv in (1, 2)
+            if query(db, "SELECT 1 FROM cache_use WHERE level = ? LIMIT 1", lv)}
 
 
 class Hydro(Recorded):

@@ -10,7 +10,8 @@ return).  Known traffic: level_k reads its array t_k of 4096 ints once, so
 reads t_k."""
 import unittest
 
-from test_engine_common import CACHE_2, LAT, Recorded, marker_line, query
+from test_engine_common import (CACHE_2, LAT, Recorded, marker_line, query, totals,
+                                use_totals)
 
 METRICS = ["Dr", "Dw", "D1mr", "D1mw", "D2mr", "D2mw", "Lat"]
 N = 4096
@@ -40,17 +41,8 @@ class CallTree(Recorded):
         return row[0], dict(zip(METRICS, row[1:]))
 
     def self_cost(self, function, thread=None, bucket=None):
-        sql = ("SELECT " + ", ".join("COALESCE(SUM(c.%s), 0)" % m for m in METRICS) +
-               " FROM cost c JOIN location l ON l.id = c.location"
-               " JOIN bucket b ON b.id = c.bucket WHERE l.function = ?")
-        args = [function]
-        if thread is not None:
-            sql += " AND c.thread = ?"
-            args.append(thread)
-        if bucket is not None:
-            sql += " AND b.name = ?"
-            args.append(bucket)
-        return dict(zip(METRICS, query(self.db, sql, *args)[0]))
+        t = totals(self.db, bucket=bucket, function=function, thread=thread)
+        return {m: t[m] for m in METRICS}
 
     def total(self, thread=None):
         sql = "SELECT " + ", ".join("SUM(%s)" % m for m in METRICS) + " FROM cost"
@@ -161,14 +153,7 @@ class CallTree(Recorded):
                      " AND ".join(where), *args)[0]
 
     def own_use(self, function, level=1, bucket=None):
-        sql = ("SELECT COALESCE(SUM(u.SpLoss), 0), COALESCE(SUM(u.AcCost), 0) FROM cache_use u"
-               " JOIN location l ON l.id = u.location JOIN bucket b ON b.id = u.bucket"
-               " WHERE l.function = ? AND u.level = ?")
-        args = [function, level]
-        if bucket is not None:
-            sql += " AND b.name = ?"
-            args.append(bucket)
-        return query(self.db, sql, *args)[0]
+        return use_totals(self.db, bucket, function, level=level)
 
     def test_backdated_roots_add_up(self):
         for thread in (1, 2):
