@@ -321,12 +321,11 @@ struct writer {
 	char *cur_fl;              /* the file of the last cost line */
 };
 
-/* ob=, fl= and fn= for r's function unless it is the current one. */
+/* fl= and fn= for r's function, after ob= when the object changes (or
+ * force_ob: the first function, a new bucket with --by-object). */
 static void enter_function(struct writer *w, const struct row *r, bool force_ob)
 {
-	if (w->cur && !fn_cmp(w->cur, r) && !force_ob)
-		return;
-	if (force_ob || !w->cur || strcmp(w->cur->ob, r->ob) ||
+	if (force_ob || strcmp(w->cur->ob, r->ob) ||
 	    (r->kind && strcmp(w->cur->kind ? w->cur->kind : "", r->kind)))
 		put_name(w->out, "ob", &w->ob, r->ob, strlen(r->ob), r->kind);
 	put_name(w->out, "fl", &w->fl, r->fl, strlen(r->fl), NULL);
