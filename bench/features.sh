@@ -1,40 +1,62 @@
 #!/bin/sh
 # bench/features.sh — what optional engine features cost: `dcprof record`
-# with --sample, --evictions, --reuse and --reuse-sample against the same
-# command without them.
+# with each feature's options against the same command without them.
 #
-#   sh bench/features.sh [-n RUNS] [WORKLOAD...]
+#   sh bench/features.sh [-n RUNS] [-f FEATURE]... [WORKLOAD...]
 #
-# For each workload in bench/workloads/ it runs, alternately, RUNS times each
-# (default 5):
-#   base      dcprof record -q -o OUT.db -- W
-#   sample    dcprof record -q --sample=D1m:10000 -o OUT.db -- W
-#   sample-a  dcprof record -q --sample=Da:10000 -o OUT.db -- W
-#   evict     dcprof record -q --evictions=yes -o OUT.db -- W
-#   reuse     dcprof record -q --reuse=yes -o OUT.db -- W
-#   rdx       dcprof record -q --reuse-sample=10000 -o OUT.db -- W
-# and prints the median CPU time (user + system, GNU time's %U and %S) of each
-# and its ratio to base as a Markdown table.  CPU time rather than wall time:
-# on shared virtual machines the wall time of identical runs varies by tens
-# of percent, which hides a 5 % effect; CPU time varies far less.  Targets:
-# sampling at a period of 10,000 or more adds under 5 % (issue 3); exact
-# reuse at most doubles the time, sampled reuse at a period of 10,000 adds
-# at most 10 % (issue 5).  Nothing here is a test.
+# For each workload in bench/workloads/ (or those named) it runs, alternately,
+# RUNS times each (default 5), `dcprof record -q -o OUT.db -- W` (base) and
+# the same with the options of every feature (or of those named with -f):
+#   sample-m   --sample=D1m:10000
+#   sample-a   --sample=Da:10000
+#   evict      --evictions=yes
+#   reuse      --reuse=yes
+#   rdx        --reuse-sample=10000
+#   use        --cache-use=yes
+#   calls      --calls=yes
+#   use-calls  --cache-use=yes --calls=yes
+# and prints the median CPU time (user + system, GNU time's %U and %S) of
+# each and its ratio to base as a Markdown table.  CPU time rather than wall
+# time: on shared virtual machines the wall time of identical runs varies by
+# tens of percent, which hides a 5 % effect; CPU time varies far less.
+# Targets: sampling at a period of 10,000 or more adds under 5 % (issue 3);
+# cache use and inclusive costs together at most 30 % (issue 4); exact reuse
+# at most doubles the time, sampled reuse at a period of 10,000 adds at most
+# 10 % (issue 5).  Nothing here is a test.
 set -eu
 
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 RUNS=5
 ONLY=""
+PICK=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) shift; RUNS=$1 ;;
-	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+	-f) shift; PICK="$PICK $1" ;;
+	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
 	-*) echo "bench/features.sh: unknown option '$1'" >&2; exit 2 ;;
 	*) ONLY="$ONLY $1" ;;
 	esac
 	shift
 done
+
+# feature name -> options
+opts() {
+	case "$1" in
+	sample-m) echo "--sample=D1m:10000" ;;
+	sample-a) echo "--sample=Da:10000" ;;
+	evict) echo "--evictions=yes" ;;
+	reuse) echo "--reuse=yes" ;;
+	rdx) echo "--reuse-sample=10000" ;;
+	use) echo "--cache-use=yes" ;;
+	calls) echo "--calls=yes" ;;
+	use-calls) echo "--cache-use=yes --calls=yes" ;;
+	*) echo "bench/features.sh: unknown feature '$1'" >&2; exit 2 ;;
+	esac
+}
+[ -n "$PICK" ] || PICK="sample-m sample-a evict reuse rdx use calls use-calls"
+for f in $PICK; do opts "$f" >/dev/null; done
 
 make -s all >&2
 DCPROF="$ROOT/build/bin/dcprof"
@@ -58,23 +80,32 @@ run() {
 
 echo "$("$DCPROF" --version | head -1), $(nproc) CPUs, $RUNS run(s) each, median CPU seconds"
 echo
-echo "| workload | base s | --sample=D1m:10000 | --sample=Da:10000 | --evictions=yes | --reuse=yes | --reuse-sample=10000 |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+head="| workload | base s |"
+rule="| --- | ---: |"
+for f in $PICK; do
+	head="$head $(opts "$f") |"
+	rule="$rule ---: |"
+done
+echo "$head"
+echo "$rule"
 for w in $ONLY; do
 	prog="$ROOT/build/w/$w"
-	: >"$TMP/base"; : >"$TMP/s1"; : >"$TMP/sa"; : >"$TMP/ev"; : >"$TMP/ru"; : >"$TMP/rs"
+	: >"$TMP/base"
+	for f in $PICK; do : >"$TMP/$f"; done
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		run >>"$TMP/base"
-		run --sample=D1m:10000 >>"$TMP/s1"
-		run --sample=Da:10000 >>"$TMP/sa"
-		run --evictions=yes >>"$TMP/ev"
-		run --reuse=yes >>"$TMP/ru"
-		run --reuse-sample=10000 >>"$TMP/rs"
+		for f in $PICK; do
+			# shellcheck disable=SC2046 # the options are words
+			run $(opts "$f") >>"$TMP/$f"
+		done
 		i=$((i + 1))
 	done
-	b=$(median <"$TMP/base"); s1=$(median <"$TMP/s1"); sa=$(median <"$TMP/sa"); ev=$(median <"$TMP/ev")
-	ru=$(median <"$TMP/ru"); rs=$(median <"$TMP/rs")
-	echo "$w $b $s1 $sa $ev $ru $rs" | awk '{ printf "| %s | %.2f | %.2f (%.2fx) | %.2f (%.2fx) | %.2f (%.2fx) | %.2f (%.2fx) | %.2f (%.2fx) |\n",
-		$1, $2, $3, $3 / $2, $4, $4 / $2, $5, $5 / $2, $6, $6 / $2, $7, $7 / $2 }'
+	b=$(median <"$TMP/base")
+	line="| $w | $b |"
+	for f in $PICK; do
+		m=$(median <"$TMP/$f")
+		line="$line $(echo "$m $b" | awk '{ printf "%.2f (%.2fx)", $1, $1 / $2 }') |"
+	done
+	echo "$line"
 done

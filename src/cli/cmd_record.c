@@ -20,6 +20,7 @@
 #include "cli/rhist.h"
 #include "cli/sample.h"
 #include "cli/spawn.h"
+#include "core/cacheuse.h"
 #include "core/hier.h"
 #include "core/rdx.h"
 
@@ -30,7 +31,8 @@ enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
        OPT_COMPAT, OPT_HEAP_NAMES, OPT_ALLOC_FN, OPT_STACK_FRAMES, OPT_COLLECT_ATSTART,
        OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED, OPT_REUSE,
        OPT_REUSE_BLOCK, OPT_REUSE_BINS, OPT_REUSE_SAMPLE, OPT_REUSE_WATCHPOINTS,
-       OPT_REUSE_WATCH, OPT_REUSE_REPLACE, OPT_REUSE_ATTRIB };
+       OPT_REUSE_WATCH, OPT_REUSE_REPLACE, OPT_REUSE_ATTRIB, OPT_CACHE_USE,
+       OPT_CACHE_USE_GRAN, OPT_CALLS };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -50,6 +52,9 @@ static const struct opt_def record_opts[] = {
 	{ OPT_COLLECT_ATSTART, 0, "collect-atstart", OPT_REQUIRED },
 	{ OPT_MAX_BLOCK_RECORDS, 0, "max-block-records", OPT_REQUIRED },
 	{ OPT_EVICTIONS, 0, "evictions", OPT_OPTIONAL },
+	{ OPT_CACHE_USE, 0, "cache-use", OPT_OPTIONAL },
+	{ OPT_CALLS, 0, "calls", OPT_OPTIONAL },
+	{ OPT_CACHE_USE_GRAN, 0, "cache-use-granularity", OPT_REQUIRED },
 	{ OPT_SAMPLE, 0, "sample", OPT_REQUIRED },
 	{ OPT_SAMPLE_SEED, 0, "sample-seed", OPT_REQUIRED },
 	{ OPT_REUSE, 0, "reuse", OPT_OPTIONAL },
@@ -85,8 +90,9 @@ void cmd_record_usage(FILE *f)
 		"                             L2=1M:16:64,L3=32M:16:64)\n"
 		"  --latency=L1=C,...,MEM=C   hit latency of each level and of memory in\n"
 		"                             cycles (default: L1=%u,L2=%u,L3=%u,L4=%u,MEM=%u)\n"
-		"  --cachegrind-compat        simulate Cachegrind's D1/LL configuration on\n"
-		"                             this host; not with --cache (default: no)\n"
+		"  --cachegrind-compat        simulate Cachegrind's I1/D1/LL configuration on\n"
+		"                             this host; with --cache, two levels replace D1\n"
+		"                             and LL, as Cachegrind's --D1/--LL (default: no)\n"
 		"  --heap-names=fn:N|site     name heap buckets by N calling functions\n"
 		"                             (1..16) or by the whole allocation site\n"
 		"                             (default: fn:3)\n"
@@ -98,6 +104,14 @@ void cmd_record_usage(FILE *f)
 		"  --max-block-records=N      heap blocks recorded one by one (default: 100000)\n"
 		"  --evictions[=yes|no]       record who evicts whom at every level, fills and\n"
 		"                             residency (default: no)\n"
+		"  --calls[=yes|no]           track calls per thread and record call arcs with\n"
+		"                             inclusive costs (default: no)\n"
+		"  --cache-use[=yes|no]       spatial loss (SpLoss) and accesses per residency\n"
+		"                             (AcCost) of every line at every level, charged\n"
+		"                             to the access that loaded it (default: no)\n"
+		"  --cache-use-granularity=exact|callgrind\n"
+		"                             bytes of the touched-byte mask: exact, or\n"
+		"                             Callgrind's 32 bits per line (default: exact)\n"
 		"  --sample=EVENT:N           also sample one in N events (on average) and\n"
 		"                             record the sampled estimates; EVENT is D1m..D4m\n"
 		"                             or DLm (misses at a level), Dr, Dw or Da (reads,\n"
@@ -148,6 +162,8 @@ struct record {
 	const char *reuse_sub;  /* --reuse-block or --reuse-bins, given */
 	bool reuse_sample;      /* --reuse-sample=N, N > 0 */
 	const char *rdx_sub;    /* an option of sampled reuse, given */
+	bool cache_use;         /* --cache-use=yes */
+	bool use_gran;          /* --cache-use-granularity given */
 	char *engine_args[MAX_ENGINE_ARGS];
 	int nengine;
 	char **prog;            /* the program and its arguments, NULL-terminated */
@@ -214,6 +230,8 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 	case OPT_COMPAT:
 	case OPT_EVICTIONS:
 	case OPT_REUSE:
+	case OPT_CACHE_USE:
+	case OPT_CALLS:
 		if (v && opt_parse_yesno(v) < 0)
 			goto yesno;
 		v = !v || opt_parse_yesno(v) == 1 ? "yes" : "no";
@@ -221,6 +239,15 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			r->compat = v[0] == 'y';
 		if (id == OPT_REUSE)
 			r->reuse = v[0] == 'y';
+		if (id == OPT_CACHE_USE)
+			r->cache_use = v[0] == 'y';
+		break;
+	case OPT_CACHE_USE_GRAN:
+		if (strcmp(v, "exact") && strcmp(v, "callgrind")) {
+			cli_error("invalid --cache-use-granularity value '%s' (exact or callgrind)", v);
+			return -1;
+		}
+		r->use_gran = true;
 		break;
 	case OPT_REUSE_BLOCK:
 		if (opt_parse_u64(v, REUSE_BLOCK_MAX, &n) || n == 0 || (n & (n - 1))) {
@@ -316,15 +343,23 @@ static int check_hierarchy(const struct record *r)
 	char err[256];
 	int level;
 
-	if (r->compat && r->cache) {
-		cli_error("--cachegrind-compat cannot be combined with --cache");
-		return -1;
-	}
 	if (r->cache) {
 		if (dc_hier_parse_cache(&h, r->cache, err, sizeof err)) {
 			cli_error("invalid --cache '%s': %s", r->cache, err);
 			return -1;
 		}
+		if (r->compat && h.nlevels != 2) {
+			cli_error("invalid --cache '%s': with --cachegrind-compat, give two levels"
+				  " (Cachegrind's D1 and LL)", r->cache);
+			return -1;
+		}
+		for (int k = 0; r->cache_use && k < h.nlevels; k++)
+			if (h.lv[k].line != h.lv[0].line || h.lv[k].assoc > DC_USE_MAX_ASSOC) {
+				cli_error("invalid --cache '%s': --cache-use needs one line size at"
+					  " every level and at most %d ways", r->cache,
+					  DC_USE_MAX_ASSOC);
+				return -1;
+			}
 	} else {
 		/* The engine picks the hierarchy; check against the most
 		 * levels it may pick (two for Cachegrind's D1/LL). */
@@ -388,6 +423,10 @@ static int parse(struct record *r, int argc, char **argv)
 	}
 	if (r->rdx_sub && !r->reuse_sample) {
 		cli_error("%s needs --reuse-sample", r->rdx_sub);
+		return -1;
+	}
+	if (r->use_gran && !r->cache_use) {
+		cli_error("--cache-use-granularity needs --cache-use");
 		return -1;
 	}
 	return check_hierarchy(r);

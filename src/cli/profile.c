@@ -22,6 +22,11 @@
  *   reuse_pair    use_location, reuse_location, count, mean_stack REAL,
  *                 mean_time REAL; PRIMARY KEY(use_location, reuse_location) (version 3)
  *   reuse_unseen  bucket INTEGER PRIMARY KEY, count (version 4)
+ *   cache_use     bucket, location, thread, level, SpLoss, AcCost;
+ *                 PRIMARY KEY(bucket, location, thread, level) (version 4)
+ *   call_arc      kind, site, callee, thread, count, Dr, Dw, D1mr, ... D4mw, Lat
+ *                 (version 4)
+ *   call_use      kind, site, callee, thread, level, SpLoss, AcCost (version 4)
  *   indexes       cost(location), block(bucket)
  *
  *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 4.
@@ -71,7 +76,14 @@ static const char schema_sql[] =
 	"CREATE TABLE reuse_first(bucket INTEGER PRIMARY KEY, count INTEGER);"
 	"CREATE TABLE reuse_unseen(bucket INTEGER PRIMARY KEY, count INTEGER);"
 	"CREATE TABLE reuse_pair(use_location INTEGER, reuse_location INTEGER, count INTEGER,"
-	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));";
+	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));"
+	"CREATE TABLE cache_use(bucket INTEGER, location INTEGER, thread INTEGER, level INTEGER,"
+	" SpLoss INTEGER, AcCost INTEGER, PRIMARY KEY(bucket, location, thread, level));"
+	"CREATE TABLE call_arc(kind TEXT NOT NULL, site INTEGER, callee INTEGER, thread INTEGER,"
+	" count INTEGER, Dr INTEGER, Dw INTEGER, D1mr INTEGER, D1mw INTEGER, D2mr INTEGER,"
+	" D2mw INTEGER, D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER);"
+	"CREATE TABLE call_use(kind TEXT NOT NULL, site INTEGER, callee INTEGER, thread INTEGER,"
+	" level INTEGER, SpLoss INTEGER, AcCost INTEGER);";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -101,7 +113,8 @@ static void finalize_all(struct profile_writer *w)
 {
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
-				 &w->resid, &w->rhist, &w->rfirst, &w->runseen, &w->rpair };
+				 &w->resid, &w->rhist, &w->rfirst, &w->runseen, &w->rpair, &w->use,
+				 &w->call, &w->calluse };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -169,6 +182,15 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 		rc = prepare(w->db, &w->runseen, "INSERT INTO reuse_unseen VALUES(?1, ?2)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->rpair, "INSERT INTO reuse_pair VALUES(?1, ?2, ?3, ?4, ?5)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->use,
+			     "INSERT INTO cache_use VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->call, "INSERT INTO call_arc VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
+			     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->calluse,
+			     "INSERT INTO call_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
@@ -346,6 +368,52 @@ int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count
 	sqlite3_bind_double(w->rpair, 4, (double)sumstack / (double)count);
 	sqlite3_bind_double(w->rpair, 5, (double)sumtime / (double)count);
 	return step(w->rpair);
+}
+
+int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int64_t thread,
+	   int64_t sploss, int64_t accost)
+{
+	sqlite3_bind_int64(w->use, 1, bucket);
+	sqlite3_bind_int64(w->use, 2, loc);
+	sqlite3_bind_int64(w->use, 3, thread);
+	sqlite3_bind_int64(w->use, 4, level);
+	sqlite3_bind_int64(w->use, 5, sploss);
+	sqlite3_bind_int64(w->use, 6, accost);
+	return step(w->use);
+}
+
+static void bind_loc_or_null(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+int pw_call(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
+	    int64_t thread, int64_t count, const int64_t v[COST_NCOLS])
+{
+	sqlite3_bind_text(w->call, 1, kind, -1, SQLITE_STATIC);
+	bind_loc_or_null(w->call, 2, site);
+	bind_loc_or_null(w->call, 3, callee);
+	sqlite3_bind_int64(w->call, 4, thread);
+	sqlite3_bind_int64(w->call, 5, count);
+	for (int i = 0; i < COST_NCOLS; i++)
+		sqlite3_bind_int64(w->call, i + 6, v[i]);
+	return step(w->call);
+}
+
+int pw_calluse(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
+	       int64_t thread, int level, int64_t sploss, int64_t accost)
+{
+	sqlite3_bind_text(w->calluse, 1, kind, -1, SQLITE_STATIC);
+	bind_loc_or_null(w->calluse, 2, site);
+	bind_loc_or_null(w->calluse, 3, callee);
+	sqlite3_bind_int64(w->calluse, 4, thread);
+	sqlite3_bind_int64(w->calluse, 5, level);
+	sqlite3_bind_int64(w->calluse, 6, sploss);
+	sqlite3_bind_int64(w->calluse, 7, accost);
+	return step(w->calluse);
 }
 
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
@@ -550,7 +618,8 @@ void profile_close(struct profile *p)
 /* The schema version that introduced a table whose rows are optional. */
 static int table_version(const char *table)
 {
-	if (!strcmp(table, "reuse_unseen"))
+	if (!strcmp(table, "reuse_unseen") || !strcmp(table, "cache_use") ||
+	    !strcmp(table, "call_arc") || !strcmp(table, "call_use"))
 		return 4;
 	return strncmp(table, "reuse_", 6) ? 2 : 3;
 }

@@ -1,8 +1,8 @@
 /* profile.h — the SQLite profile: schema, writer, and opening for reading.
  *
- * The schema is documented in docs/schema.md (version 3; version 1 and 2
- * profiles, which lack the sampling and eviction tables (1) and the reuse
- * tables (1 and 2), are read too).  The writer fills
+ * The schema is documented in docs/schema.md (version 4; version 1 to 3
+ * profiles, which lack the sampling and eviction tables (1), the reuse
+ * tables (1 and 2) and cache_use (1 to 3), are read too).  The writer fills
  * a fresh file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
@@ -28,7 +28,7 @@ enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, CO
 struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
-		*fill, *resid, *rhist, *rfirst, *runseen, *rpair;
+		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *use, *call, *calluse;
 };
 
 /* Creates a new profile at path (which must not exist) and begins the
@@ -73,6 +73,16 @@ int pw_runseen(struct profile_writer *w, int64_t bucket, int64_t count);
  * count > 0. */
 int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count,
 	     int64_t sumstack, int64_t sumtime);
+/* One cache_use row: SpLoss and AcCost at level of the lines loaded by
+ * loc's accesses to bucket on thread. */
+int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int64_t thread,
+	   int64_t sploss, int64_t accost);
+/* One call_arc row; site and callee < 0 for NULL (roots). */
+int pw_call(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
+	    int64_t thread, int64_t count, const int64_t v[COST_NCOLS]);
+/* One call_use row (site, callee < 0 for NULL). */
+int pw_calluse(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
+	       int64_t thread, int level, int64_t sploss, int64_t accost);
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
 		    const int64_t *hi, const bool *hi_inf);
 const char *profile_writer_errmsg(const struct profile_writer *w);
@@ -90,7 +100,7 @@ struct profile_level {
 struct profile {
 	sqlite3 *db;
 	const char *path;
-	int version;             /* schema version, 1 to 3 */
+	int version;             /* schema version, 1 to 4 */
 	int nlevels;
 	struct profile_level lv[DC_MAX_LEVELS];
 	int64_t mem_latency;
@@ -105,7 +115,7 @@ int profile_open_cmd(struct profile *p, const char *path);
 void profile_close(struct profile *p);
 /* Fills out with meta value key; 1 if present, 0 if not, negative on error. */
 int profile_meta(struct profile *p, const char *key, struct sbuf *out);
-/* 1 if table (a version 2 or 3 table) has a row, 0 if not or the profile
+/* 1 if table (a version 2, 3 or 4 table) has a row, 0 if not or the profile
  * is older than the table, negative on error. */
 int profile_has_rows(struct profile *p, const char *table);
 /* "cannot read profile 'F': <sqlite's reason>" for a failed query. */

@@ -504,6 +504,86 @@ static int rec_rpair(struct reader *r)
 	return rc ? sql_fail(r, rc, "rpair record (same locations)") : 0;
 }
 
+static int rec_use(struct reader *r)
+{
+	int64_t level, bucket, loc, thread, sploss, accost;
+	int rc;
+
+	if (want_fields(r, 7) || num(r, 1, &level) || ref(r, &r->buckets, 2, "bucket", &bucket) ||
+	    ref(r, &r->locs, 3, "location", &loc) || num(r, 4, &thread) || num(r, 5, &sploss) ||
+	    num(r, 6, &accost))
+		return -1;
+	if (level < 1 || level > r->s->nlevels)
+		return fail(r, "use record for level %lld, which is not declared", (long long)level);
+	rc = pw_use(r->w, (int)level, bucket, loc, thread, sploss, accost);
+	return rc ? sql_fail(r, rc, "use record (same level, bucket, location and thread)") : 0;
+}
+
+/* A location field of a call record: an ID, or "-" (a root) as -1. */
+static int loc_or_none(struct reader *r, int i, int64_t *id)
+{
+	if (!strcmp(r->f[i], "-")) {
+		*id = -1;
+		return 0;
+	}
+	return ref(r, &r->locs, i, "location", id);
+}
+
+static const char *const arc_kinds[] = { "call", "thread", "signal" };
+
+/* Fields 1-3 of call and calluse: KIND SITE CALLEE, a call having both
+ * locations and a root neither. */
+static int arc_head(struct reader *r, size_t *kind, int64_t *site, int64_t *callee)
+{
+	for (*kind = 0; *kind < 3 && strcmp(r->f[1], arc_kinds[*kind]); ++*kind)
+		;
+	if (*kind == 3)
+		return fail(r, "%s record of unknown kind '%s'", r->f[0], r->f[1]);
+	if (loc_or_none(r, 2, site) || loc_or_none(r, 3, callee))
+		return -1;
+	if ((*kind == 0) != (*site >= 0 && *callee >= 0))
+		return fail(r, "%s record: a %s arc %s", r->f[0], arc_kinds[*kind],
+			    *kind ? "has no site or callee" : "needs a site and a callee");
+	return 0;
+}
+
+static int rec_call(struct reader *r)
+{
+	int n = r->s->nlevels;
+	int64_t site, callee, thread, count, v[COST_NCOLS] = { 0 };
+	size_t kind;
+	int rc;
+
+	if (n == 0)
+		return fail(r, "call record before any level record");
+	if (want_fields(r, 9 + 2 * n) || arc_head(r, &kind, &site, &callee) ||
+	    num(r, 4, &thread) || num(r, 5, &count))
+		return -1;
+	for (int i = 0; i < 2 + 2 * n; i++)
+		if (num(r, 6 + i, &v[COST_DR + i]))
+			return -1;
+	if (num(r, 8 + 2 * n, &v[COST_LAT]))
+		return -1;
+	rc = pw_call(r->w, arc_kinds[kind], site, callee, thread, count, v);
+	return rc ? sql_fail(r, rc, "call record") : 0;
+}
+
+static int rec_calluse(struct reader *r)
+{
+	int64_t site, callee, thread, level, sploss, accost;
+	size_t kind;
+	int rc;
+
+	if (want_fields(r, 8) || arc_head(r, &kind, &site, &callee) || num(r, 4, &thread) ||
+	    num(r, 5, &level) || num(r, 6, &sploss) || num(r, 7, &accost))
+		return -1;
+	if (level < 1 || level > r->s->nlevels)
+		return fail(r, "calluse record for level %lld, which is not declared",
+			    (long long)level);
+	rc = pw_calluse(r->w, arc_kinds[kind], site, callee, thread, (int)level, sploss, accost);
+	return rc ? sql_fail(r, rc, "calluse record") : 0;
+}
+
 /* Sets lo and hi of every reuse_hist row from meta reuse_bins. */
 static int reuse_bounds(struct reader *r)
 {
@@ -619,6 +699,12 @@ static int record(struct reader *r, char *line, size_t len)
 	}
 	if (r->version >= 4 && !strcmp(t, "runseen"))
 		return rec_bucket_count(r, pw_runseen, "runseen record");
+	if (r->version >= 4 && !strcmp(t, "use"))
+		return rec_use(r);
+	if (r->version >= 4 && !strcmp(t, "call"))
+		return rec_call(r);
+	if (r->version >= 4 && !strcmp(t, "calluse"))
+		return rec_calluse(r);
 	return fail(r, "unknown record type '%s'", t);
 }
 

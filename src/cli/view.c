@@ -15,6 +15,11 @@ struct metric_cols {
 	int misslat, misslat_pct, miss_pct, lat_per_miss, lat, dr, dw, miss[2 * DC_MAX_LEVELS];
 };
 
+static const char *const use_names[DC_MAX_LEVELS][2] = {
+	{ "SpLoss1", "AcCost1" }, { "SpLoss2", "AcCost2" }, { "SpLoss3", "AcCost3" },
+	{ "SpLoss4", "AcCost4" },
+};
+
 const char *view_name(enum view_kind k)
 {
 	static const char *const names[] = { "object", "function", "line", "stats" };
@@ -37,6 +42,13 @@ static void add_metric_cols(struct table *t, int nlevels, struct metric_cols *m)
 							    : miss_names[k][rw],
 							    NULL, COL_INT, false);
 	}
+}
+
+void view_add_use_sum(struct sbuf *sql, const char *metric, int level)
+{
+	sbuf_addf(sql, ", SUM((SELECT u.%s FROM cache_use u WHERE u.bucket = c.bucket"
+		  " AND u.location = c.location AND u.thread = c.thread AND u.level = %d))",
+		  metric, level);
 }
 
 /* MissLat and the shares, once every row and the totals are known. */
@@ -183,9 +195,20 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	sbuf_init(&group);
 	nkeys = cost_keys(t, o, &sel, &group);
 	add_metric_cols(t, p->nlevels, &m);
+	rc = o->sampled ? 0 : profile_has_rows(p, "cache_use");
+	if (rc < 0)
+		goto read_error;
 	sbuf_addf(&sql, "SELECT %s, SUM(c.Lat), SUM(c.Dr), SUM(c.Dw)", sel.buf);
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(&sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
+	/* Cache use (seeds/001 §1), per level, when recorded: charged to the
+	 * cost row of the access that loaded the line. */
+	for (int k = 1; rc && k <= p->nlevels; k++) {
+		for (int i = 0; i < 2; i++) {
+			table_add_col(t, use_names[k - 1][i], NULL, COL_INT, false);
+			view_add_use_sum(&sql, i ? "AcCost" : "SpLoss", k);
+		}
+	}
 	sbuf_addf(&sql, " FROM %s c JOIN bucket b ON b.id = c.bucket"
 		  " JOIN location l ON l.id = c.location WHERE 1", cost_table(o->sampled));
 	if (o->object)

@@ -60,6 +60,9 @@ int view_build(struct profile *p, const struct view_opts *o, struct table *t,
 	       char *err, size_t errlen);
 /* The column a view sorts by unless --sort says otherwise. */
 int view_default_sort(const struct table *t, enum view_kind k);
+/* Appends ", SUM(<cache_use.metric at level of cost row c>)" to sql: the
+ * SpLoss or AcCost charged to the cost rows summed (0 when none). */
+void view_add_use_sum(struct sbuf *sql, const char *metric, int level);
 /* From cost, or from cost_sampled when sampled. */
 int view_level_totals(struct profile *p, bool sampled, struct level_totals *lt,
 		      char *err, size_t errlen);

@@ -44,6 +44,8 @@ static int zero_cb(void *ud, void *rec)
 	memset(c->acc, 0, sizeof c->acc);
 	memset(c->miss, 0, sizeof c->miss);
 	c->lat = 0;
+	memset(c->sploss, 0, sizeof c->sploss);
+	memset(c->accost, 0, sizeof c->accost);
 	return 0;
 }
 

@@ -20,6 +20,9 @@
  *   rfirst BUCKET COUNT                                     (version 3)
  *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
  *   runseen BUCKET COUNT                                    (version 4)
+ *   use LEVEL BUCKET LOC THREAD SPLOSS ACCOST               (version 4)
+ *   call KIND SITE CALLEE THREAD COUNT DR DW M1R ... LAT    (version 4)
+ *   calluse KIND SITE CALLEE THREAD LEVEL SPLOSS ACCOST     (version 4)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -220,6 +223,65 @@ void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
 void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
 {
 	cost_fields(o, "scost", c, nlevels);
+}
+
+static void put_loc_or_none(struct dc_rawout *o, uint32_t loc)
+{
+	if (loc == DC_CALL_NONE) {
+		put(o, ' ');
+		put(o, '-');
+	} else {
+		put_u64(o, loc);
+	}
+}
+
+void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels)
+{
+	static const char *const kinds[] = { "call", "thread", "signal" };
+
+	put_str(o, "call ");
+	put_str(o, kinds[a->kind]);
+	put_loc_or_none(o, a->site);
+	put_loc_or_none(o, a->callee);
+	put_u64(o, a->tid);
+	put_u64(o, a->count);
+	put_u64(o, a->incl.acc[0]);
+	put_u64(o, a->incl.acc[1]);
+	for (int k = 0; k < nlevels; k++) {
+		put_u64(o, a->incl.miss[k][0]);
+		put_u64(o, a->incl.miss[k][1]);
+	}
+	put_u64(o, a->incl.lat);
+	put(o, '\n');
+	for (int k = 0; k < nlevels; k++) {
+		if (!a->sploss[k] && !a->accost[k])
+			continue;
+		put_str(o, "calluse ");
+		put_str(o, kinds[a->kind]);
+		put_loc_or_none(o, a->site);
+		put_loc_or_none(o, a->callee);
+		put_u64(o, a->tid);
+		put_u64(o, (uint64_t)k + 1);
+		put_u64(o, a->sploss[k]);
+		put_u64(o, a->accost[k]);
+		put(o, '\n');
+	}
+}
+
+void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
+{
+	for (int k = 0; k < nlevels; k++) {
+		if (!c->sploss[k] && !c->accost[k])
+			continue;
+		put_str(o, "use");
+		put_u64(o, (uint64_t)k + 1);
+		put_u64(o, c->bucket);
+		put_u64(o, c->loc);
+		put_u64(o, c->tid);
+		put_u64(o, c->sploss[k]);
+		put_u64(o, c->accost[k]);
+		put(o, '\n');
+	}
 }
 
 void dc_raw_evict(struct dc_rawout *o, const struct dc_evict *e, bool sampled)

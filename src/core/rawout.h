@@ -10,6 +10,7 @@
 #include "core/hier.h"
 #include "core/costtab.h"
 #include "core/evtab.h"
+#include "core/callstack.h"
 
 #define DC_RAW_VERSION 4
 
@@ -37,6 +38,13 @@ void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *objec
 void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
 /* A sampled estimate: the fields of dc_raw_cost under record type scost. */
 void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
+/* One call arc: call KIND SITE CALLEE THREAD COUNT, then its inclusive
+ * counts as in cost (DR DW M1R M1W ... LAT); SITE and CALLEE "-" for roots.
+ * Then, per level with back-dated costs, calluse KIND SITE CALLEE THREAD
+ * LEVEL SPLOSS ACCOST. */
+void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels);
+/* The cache-use charges of c: one use record per level with any. */
+void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
 void dc_raw_evict(struct dc_rawout *o, const struct dc_evict *e, bool sampled);
 void dc_raw_fill(struct dc_rawout *o, uint32_t level, uint64_t fills, uint64_t empty,
 		 uint64_t evictions);

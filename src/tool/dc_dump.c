@@ -58,6 +58,11 @@ static void write_header(void)
 	}
 	dc_raw_meta(o, "stack_frames", dc.opt.stack_frames ? "yes" : "no");
 	dc_raw_meta(o, "collect_atstart", dc.opt.collect_atstart ? "yes" : "no");
+	dc_raw_meta(o, "cache_use", dc.opt.cache_use ? "yes" : "no");
+	dc_raw_meta(o, "calls", dc.opt.calls ? "yes" : "no");
+	if (dc.opt.cache_use)
+		dc_raw_meta(o, "cache_use_granularity",
+			    dc.opt.cache_use_bits == DC_USE_EXACT ? "exact" : "callgrind");
 	if (dc.opt.compat) {
 		dc_level_format(&dc.i1, buf, sizeof buf);
 		dc_raw_meta(o, "compat_I1", buf);
@@ -94,6 +99,8 @@ void dc_dump_reopen_child(void)
 	open_file();
 	dc_costtab_zero(&dc.costs);
 	dc_track_reset_child();
+	if (dc.opt.calls)
+		dc_calls_reset_child();
 	VG_(memset)(&dc.lost, 0, sizeof dc.lost);
 	dc.ir = 0;
 	dc.block_records = 0;
@@ -106,10 +113,18 @@ static void live_block(void *ud, struct dc_obj *o)
 		dc_heap_block_done(o, 0);
 }
 
+/* A record can hold only cache-use charges (a forked child's lines loaded
+ * by the parent); the use records need its cost record. */
 static int cost_cb(void *ud, const struct dc_cost *c)
 {
-	if (c->acc[0] || c->acc[1])
+	Bool used = False;
+
+	for (Int k = 0; k < dc.hier.nlevels; k++)
+		used |= c->sploss[k] || c->accost[k];
+	if (c->acc[0] || c->acc[1] || used)
 		dc_raw_cost(dc.raw, c, dc.hier.nlevels);
+	if (used)
+		dc_raw_use(dc.raw, c, dc.hier.nlevels);
 	return 0;
 }
 
@@ -121,6 +136,10 @@ void dc_dump_finish(Bool complete, Int exitcode)
 		return;
 	dc_objmap_each(&dc.objs, live_block, NULL);
 	dc_names_dump(o);
+	if (dc.opt.cache_use)
+		dc_cacheuse_finish(&dc.use);
+	if (dc.opt.calls)
+		dc_calls_dump(o);
 	dc_costtab_each(&dc.costs, cost_cb, NULL);
 	dc_track_dump(o);
 	if (dc.lost.acc[0] || dc.lost.acc[1])

@@ -207,7 +207,21 @@ UInt dc_bucket_at_addr(Addr a)
 
 /* ---- helpers (the per-access path) ------------------------------------ */
 
-enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_RDX = 8, REF_REUSE = 16 };
+enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_RDX = 8, REF_REUSE = 16, REF_USE = 32,
+       REF_CALLS = 64 };
+
+/* The cost record of this access: the one cached in the dc_ins while the
+ * address is inside the cached object on the same thread (and, with
+ * REF_FRAMES, the same SP), else a fresh resolution. */
+static inline __attribute__((always_inline)) struct dc_cost *cost_of(struct dc_ins *in, Addr a,
+								     int mode)
+{
+	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid ||
+		     ((mode & REF_FRAMES) && in->obj == &dc.threads[dc.tid].stack &&
+		      VG_(get_SP)(dc.tid) != in->sp)))
+		return resolve(in, a);
+	return in->cost;
+}
 
 /* The per-access path, specialised at compile time by `mode` (each helper
  * below passes a constant), so the default helper carries none of the
@@ -223,20 +237,32 @@ enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_RDX = 8, REF_REUSE = 1
  *    directly.
  *  - REF_RDX (--reuse-sample alone): the access count, one probe of the
  *    watchpoint filter and the use-point counter; traps and uses out of
- *    line (issue 5: at most 10 % added). */
+ *    line (issue 5: at most 10 % added).
+ *  - REF_USE (--cache-use): the cache-use model replaces the plain one; the
+ *    cost record is resolved first, as the loader of the lines it loads.
+ *  - REF_CALLS (--calls): the thread's counters for inclusive costs also
+ *    count the access (dc_calls.c). */
 static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a, int mode)
 {
-	int served = dc_cache_access(&dc.cache, a, in->size);
 	struct dc_cost *c;
+	int served;
 
-	if (UNLIKELY(!dc.collecting))
-		return;
-	c = in->cost;
-	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid ||
-		     ((mode & REF_FRAMES) && in->obj == &dc.threads[dc.tid].stack &&
-		      VG_(get_SP)(dc.tid) != in->sp)))
-		c = resolve(in, a);
+	if (mode & REF_USE) {
+		c = dc.collecting ? cost_of(in, a, mode) : NULL;
+		if ((mode & REF_CALLS) || ((mode & REF_TRACK) && dc.opt.calls))
+			dc.use.node = dc_callstack_node(&dc.threads[dc.tid].cs);
+		served = dc_cacheuse_access(&dc.use, a, in->size, c);
+		if (!c)
+			return;
+	} else {
+		served = dc_cache_access(&dc.cache, a, in->size);
+		if (UNLIKELY(!dc.collecting))
+			return;
+		c = cost_of(in, a, mode);
+	}
 	dc_cost_count(c, in->is_write, served, dc.lat);
+	if (mode & REF_CALLS)
+		dc_cost_count(&dc.threads[dc.tid].now, in->is_write, served, dc.lat);
 	if (mode & REF_TRACK)
 		dc_track_access(in, c, a, served);
 	if (mode & REF_REUSE)
@@ -285,9 +311,39 @@ static VG_REGPARM(2) void dc_ref_track(struct dc_ins *in, Addr a)
 	ref(in, a, REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
 }
 
+/* --cache-use alone. */
+static VG_REGPARM(2) void dc_ref_use(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_USE);
+}
+
+/* --calls alone, and with --cache-use alone. */
+static VG_REGPARM(2) void dc_ref_calls(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_CALLS);
+}
+
+static VG_REGPARM(2) void dc_ref_use_calls(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_USE | REF_CALLS);
+}
+
+/* --cache-use with any other option. */
+static VG_REGPARM(2) void dc_ref_use_track(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_USE | REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
+}
+
 static VG_REGPARM(1) void dc_iref(struct dc_ins *in)
 {
 	dc_cache_ifetch(&dc.cache, in->ip, in->size);
+	if (dc.collecting)
+		dc.ir++;
+}
+
+static VG_REGPARM(1) void dc_iref_use(struct dc_ins *in)
+{
+	dc_cacheuse_ifetch(&dc.use, in->ip, in->size);
 	if (dc.collecting)
 		dc.ir++;
 }
@@ -308,6 +364,8 @@ void dc_thread_switch(ThreadId tid, ULong blocks_done)
 	dc.tid = tid;
 	if (tid > dc.max_tid)
 		dc.max_tid = tid;
+	if (dc.opt.calls)
+		dc_calls_thread_ready(tid);
 	if (hi != th->stack_hi || lo != th->stack_lo) {
 		th->stack_hi = hi;
 		th->stack_lo = lo;
@@ -367,12 +425,24 @@ static IRDirty *ref_call(const struct event *e)
 	void *fn = (void *)dc_ref;
 	const HChar *name = "dc_ref";
 
-	if (dc.opt.reuse && !dc.opt.evictions && !dc.sampling && !dc.rdx_on &&
-	    !dc.opt.stack_frames) {
+	Bool more = dc.opt.evictions || dc.opt.reuse || dc.sampling || dc.rdx_on ||
+		    dc.opt.stack_frames;
+
+	if (dc.opt.calls && !more) {
+		fn = dc.opt.cache_use ? (void *)dc_ref_use_calls : (void *)dc_ref_calls;
+		name = dc.opt.cache_use ? "dc_ref_use_calls" : "dc_ref_calls";
+	} else if (dc.opt.cache_use) {
+		fn = more ? (void *)dc_ref_use_track : (void *)dc_ref_use;
+		name = more ? "dc_ref_use_track" : "dc_ref_use";
+	} else if (dc.opt.calls) {
+		fn = (void *)dc_ref_track;
+		name = "dc_ref_track";
+	} else if (dc.opt.reuse && !dc.opt.evictions && !dc.sampling && !dc.rdx_on &&
+		   !dc.opt.stack_frames) {
 		fn = (void *)dc_ref_reuse;
 		name = "dc_ref_reuse";
 	} else if (dc.opt.evictions || dc.opt.reuse || (dc.rdx_on && dc.sampling) ||
-	    ((dc.sampling || dc.rdx_on) && dc.opt.stack_frames)) {
+		   ((dc.sampling || dc.rdx_on) && dc.opt.stack_frames)) {
 		fn = (void *)dc_ref_track;
 		name = "dc_ref_track";
 	} else if (dc.rdx_on) {
@@ -398,7 +468,9 @@ static void flush(struct sbstate *s)
 
 		if (e->kind == EV_IR) {
 			struct dc_ins *in = new_ins(e->ip, (Int)e->isize, False);
-			di = unsafeIRDirty_0_N(1, "dc_iref", VG_(fnptr_to_fnentry)(&dc_iref),
+			void *fn = dc.opt.cache_use ? (void *)dc_iref_use : (void *)dc_iref;
+			di = unsafeIRDirty_0_N(1, dc.opt.cache_use ? "dc_iref_use" : "dc_iref",
+					       VG_(fnptr_to_fnentry)(fn),
 					       mkIRExprVec_1(mkIRExpr_HWord((HWord)in)));
 		} else {
 			di = ref_call(e);
@@ -459,6 +531,14 @@ static Bool is_tool_code(Addr ip)
 	       VG_(strstr)(obj, "/vgpreload_") != NULL;
 }
 
+static Addr last_imark(const IRSB *sb)
+{
+	for (Int i = sb->stmts_used - 1; i >= 0; i--)
+		if (sb->stmts[i]->tag == Ist_IMark)
+			return sb->stmts[i]->Ist.IMark.addr;
+	return 0;
+}
+
 IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 		    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 		    IRType gWordTy, IRType hWordTy)
@@ -476,6 +556,8 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	    is_tool_code(in->stmts[i]->Ist.IMark.addr)) {
 		for (; i < in->stmts_used; i++)
 			addStmtToIRSB(s.out, in->stmts[i]);
+		if (dc.opt.calls)
+			dc_calls_instrument(s.out, in, layout, last_imark(in), gWordTy);
 		return s.out;
 	}
 
@@ -559,5 +641,7 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		addStmtToIRSB(s.out, st);
 	}
 	flush(&s);
+	if (dc.opt.calls)
+		dc_calls_instrument(s.out, in, layout, ip, gWordTy);
 	return s.out;
 }

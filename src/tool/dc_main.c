@@ -40,6 +40,15 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 	} else if VG_BINT_CLO(arg, "--max-block-records", dc.opt.max_block_records, 0,
 			      1000000000000LL) {
 	} else if VG_BOOL_CLO(arg, "--evictions", dc.opt.evictions) {
+	} else if VG_BOOL_CLO(arg, "--calls", dc.opt.calls) {
+	} else if VG_BOOL_CLO(arg, "--cache-use", dc.opt.cache_use) {
+	} else if VG_STR_CLO(arg, "--cache-use-granularity", tmp) {
+		if (VG_(strcmp)(tmp, "exact") == 0)
+			dc.opt.cache_use_bits = DC_USE_EXACT;
+		else if (VG_(strcmp)(tmp, "callgrind") == 0)
+			dc.opt.cache_use_bits = DC_USE_CALLGRIND;
+		else
+			VG_(fmsg_bad_option)(arg, "expected exact or callgrind\n");
 	} else if VG_STR_CLO(arg, "--sample", dc.opt.sample) {
 		if (!dc_track_parse_sample(dc.opt.sample))
 			VG_(fmsg_bad_option)(arg, "expected EVENT:N with EVENT one of D1m..D4m, DLm, "
@@ -105,6 +114,11 @@ static void dc_print_usage(void)
 "    --collect-atstart=yes|no     collect from the start [yes]\n"
 "    --max-block-records=<n>      heap blocks recorded individually [100000]\n"
 "    --evictions=no|yes           count who evicts whom at every level [no]\n"
+"    --calls=no|yes               call arcs with inclusive costs [no]\n"
+"    --cache-use=no|yes           spatial loss and accesses per residency of every\n"
+"                                 line (SpLoss, AcCost) [no]\n"
+"    --cache-use-granularity=exact|callgrind  bytes of the touched-byte mask:\n"
+"                                 exact, or Callgrind's 32 bits a line [exact]\n"
 "    --sample=<event>:<n>         emulate a counter sampling every n-th event\n"
 "                                 (D1m..D4m, DLm, Dr, Dw, Da) [off]\n"
 "    --sample-seed=<n>            seed of the sampling period's randomization [1]\n"
@@ -154,12 +168,20 @@ static void configure_hierarchy(void)
 	HChar err[256];
 	Int n = host_caches(hc, 16);
 
-	if (dc.opt.compat && dc.opt.cache)
-		VG_(fmsg_bad_option)("--cachegrind-compat", "cannot be combined with --cache\n");
 	if (dc.opt.compat) {
 		if (dc_hier_cachegrind(&dc.hier, &dc.i1, hc, n, reason, sizeof reason))
 			VG_(fmsg_bad_option)("--cachegrind-compat", "%s\n", reason);
 		dc.cache_source = "cachegrind-compat";
+		/* Cachegrind's --D1/--LL: the given two levels replace the host's. */
+		if (dc.opt.cache) {
+			if (dc_hier_parse_cache(&dc.hier, dc.opt.cache, err, sizeof err))
+				VG_(fmsg_bad_option)("--cache", "%s\n", err);
+			if (dc.hier.nlevels != 2)
+				VG_(fmsg_bad_option)("--cache", "with --cachegrind-compat, give two "
+						     "levels (Cachegrind's D1 and LL)\n");
+			VG_(snprintf)(reason, sizeof reason, "Cachegrind's I1 on this host, D1 and "
+				      "LL given with --cache=%s", dc.opt.cache);
+		}
 	} else if (dc.opt.cache) {
 		if (dc_hier_parse_cache(&dc.hier, dc.opt.cache, err, sizeof err))
 			VG_(fmsg_bad_option)("--cache", "%s\n", err);
@@ -177,6 +199,14 @@ static void configure_hierarchy(void)
 	dc.lat[dc.hier.nlevels + 1] = dc.hier.mem_latency;
 	if (dc_cache_init(&dc.cache, &dc.hier, dc.opt.compat ? &dc.i1 : NULL, &dc.env))
 		VG_(tool_panic)("cannot allocate the cache model");
+	if (dc.opt.cache_use) {
+		Int rc = dc_cacheuse_init(&dc.use, &dc.cache, dc.opt.cache_use_bits, &dc.env);
+		if (rc == DC_EINVAL)
+			VG_(fmsg_bad_option)("--cache-use", "needs one line size at every level "
+					     "and at most %d ways\n", DC_USE_MAX_ASSOC);
+		if (rc)
+			VG_(tool_panic)("cannot allocate the cache-use records");
+	}
 }
 
 /* ---- client requests ------------------------------------------------ */
@@ -246,6 +276,12 @@ static void dc_post_clo_init(void)
 		VG_(tool_panic)("out of memory");
 	dc_names_init();
 	dc_track_init();
+	if (dc.opt.calls) {
+		/* A superblock must end at each call and return, as in Callgrind:
+		 * no translation across them. */
+		VG_(clo_vex_control).guest_chase = False;
+		dc_calls_start();
+	}
 	dc.threads = VG_(calloc)("dc.main.threads", VG_N_THREADS, sizeof *dc.threads);
 	dc.collecting = dc.opt.collect_atstart;
 	dc_dump_open();
@@ -264,6 +300,18 @@ static void dc_pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs
 static void dc_post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs,
 			    SysRes res)
 {
+}
+
+static void dc_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack)
+{
+	if (dc.opt.calls)
+		dc_calls_pre_signal(tid, sigNo, alt_stack);
+}
+
+static void dc_post_signal(ThreadId tid, Int sigNo)
+{
+	if (dc.opt.calls)
+		dc_calls_post_signal(tid, sigNo);
 }
 
 static void dc_fini(Int exitcode)
@@ -291,12 +339,15 @@ static void dc_pre_clo_init(void)
 	VG_(track_new_mem_mmap)(dc_track_mmap);
 	VG_(track_die_mem_munmap)(dc_track_munmap);
 	VG_(track_start_client_code)(dc_thread_switch);
+	VG_(track_pre_deliver_signal)(dc_pre_signal);
+	VG_(track_post_deliver_signal)(dc_post_signal);
 
 	dc_port_init(&dc.env);
 	dc.opt.collect_atstart = True;
 	dc.opt.max_block_records = 100000;
 	dc.opt.sample_seed = 1;
 	dc.opt.reuse_block = 64;
+	dc.opt.cache_use_bits = DC_USE_EXACT;
 	dc.opt.reuse_first = 1;
 	dc.opt.reuse_growth = 2;
 	dc.opt.rdx.nwp = 4;

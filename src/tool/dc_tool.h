@@ -13,6 +13,8 @@
 #include "pub_tool_tooliface.h"
 
 #include "core/cache.h"
+#include "core/cacheuse.h"
+#include "core/callstack.h"
 #include "core/costtab.h"
 #include "core/evtab.h"
 #include "core/sampler.h"
@@ -85,6 +87,11 @@ struct dc_thread {
 	struct dc_obj stack;      /* pseudo object for this thread's stack */
 	Addr stack_lo, stack_hi;
 	HChar *pending_name;      /* DCPROF_NAME_NEXT_ALLOC */
+	/* --calls: the shadow call stack and the counters its frames take
+	 * differences of (this thread's accesses while collecting) */
+	Bool calls_ready;
+	struct dc_callstack cs;
+	struct dc_cost now;
 };
 
 struct dc_opts {
@@ -98,6 +105,9 @@ struct dc_opts {
 	Bool collect_atstart;
 	Long max_block_records;
 	Bool evictions;           /* --evictions */
+	Bool cache_use;           /* --cache-use */
+	Bool calls;               /* --calls */
+	UInt cache_use_bits;      /* --cache-use-granularity: DC_USE_EXACT or _CALLGRIND */
 	const HChar *sample;      /* --sample=EVENT:N */
 	Long sample_seed;
 	Bool reuse;               /* --reuse */
@@ -116,6 +126,8 @@ struct dc_tool {
 	struct dc_level_cfg i1;
 	const HChar *cache_source, *cache_reason;
 	struct dc_cache cache;
+	struct dc_cacheuse use;       /* --cache-use: use records of cache's lines */
+	struct dc_calls calls;        /* --calls: call arcs, inclusive costs */
 	UInt lat[DC_MAX_LEVELS + 2];  /* lat[s] for serving level s */
 
 	struct dc_objmap objs;        /* globals, heap and user blocks */
@@ -214,6 +226,19 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *sb, const VexGuestLayout *
 		    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 		    IRType gWordTy, IRType hWordTy);
 void dc_thread_switch(ThreadId tid, ULong blocks_done);
+
+/* dc_calls.c */
+void dc_calls_start(void);
+/* Makes thread tid's stack if it has none yet (at every scheduling). */
+void dc_calls_thread_ready(ThreadId tid);
+/* Adds the call/return helper a superblock ending in a call or return
+ * needs (ip = its last instruction). */
+void dc_calls_instrument(IRSB *out, IRSB *in, const VexGuestLayout *layout, Addr ip,
+			 IRType gWordTy);
+void dc_calls_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack);
+void dc_calls_post_signal(ThreadId tid, Int sigNo);
+void dc_calls_reset_child(void);
+void dc_calls_dump(struct dc_rawout *o);
 
 /* dc_heap.c */
 void dc_heap_init(void);

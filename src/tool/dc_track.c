@@ -288,6 +288,8 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 	} else {
 		dc.now++;
 	}
+	if (dc.opt.calls)
+		dc_cost_count(&dc.threads[dc.tid].now, in->is_write, served, dc.lat);
 	if (dc.opt.reuse)
 		track_reuse(in, c, a);
 	if (dc.opt.evictions)

@@ -126,8 +126,22 @@ def read_text(path):
         return f.read()
 
 
+def downgrade_to_v3(db):
+    """Turns a profile into schema version 3: version 4 minus its tables."""
+    con = sqlite3.connect(db)
+    try:
+        for table in ("cache_use", "call_arc", "call_use"):
+            con.execute("DROP TABLE %s" % table)
+        con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        con.execute("PRAGMA user_version = 3")
+        con.commit()
+    finally:
+        con.close()
+
+
 def downgrade_to_v2(db):
     """Turns a profile into schema version 2: version 3 minus its tables."""
+    downgrade_to_v3(db)
     con = sqlite3.connect(db)
     try:
         for table in ("reuse_hist", "reuse_first", "reuse_pair"):

@@ -295,7 +295,7 @@ class FinalizeVersion2(CliTest):
         # a version 1 dump still gives a current profile, with empty tables
         db = self.profile(TWO_LEVEL)
         for table in ("cost_sampled", "eviction", "level_fill", "residency", "reuse_hist",
-                      "reuse_first", "reuse_pair"):
+                      "reuse_first", "reuse_pair", "cache_use"):
             self.assertEqual(query_bytes(db, "SELECT COUNT(*) FROM %s" % table), [(0,)])
 
 
@@ -394,3 +394,36 @@ class FinalizeMillionBlocks(CliTest):
         rows = query_bytes(db, "SELECT COUNT(*), COUNT(free_seq), SUM(size) FROM block")
         # every other block is still live (free_seq NULL)
         self.assertEqual(rows, [(1000000, 500000, 64000000)])
+
+
+class FinalizeCacheUse(DumpErrors):
+    """The version-4 use record: rows of cache_use, and its errors."""
+    GOOD = [b"dcprof-raw 4"] + fixture_lines(SAMPLED_EVICT)[1:]
+
+    def with_use(self, *records):
+        i = next(i for i, l in enumerate(self.GOOD) if l.startswith(b"end "))
+        lines = self.GOOD[:i] + list(records) + self.GOOD[i:]
+        return b"\n".join(lines) + b"\n", i + 1
+
+    def test_rows(self):
+        data, _ = self.with_use(b"use 1 0 0 1 4480 125000", b"use 2 0 0 1 0 1000")
+        r, db = self.finalize(self.write("u.raw", data))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(query_bytes(db, "SELECT bucket, location, thread, level, SpLoss,"
+                                     " AcCost FROM cache_use ORDER BY level"),
+                         [(0, 0, 1, 1, 4480, 125000), (0, 0, 1, 2, 0, 1000)])
+
+    def test_errors(self):
+        data, n = self.with_use(b"use 3 0 0 1 1 1")
+        self.check(data, "use record for level 3, which is not declared", n)
+        data, n = self.with_use(b"use 1 9 0 1 1 1")
+        self.check(data, "bucket 9 is not declared", n)
+        data, n = self.with_use(b"use 1 0 0 1 1")
+        self.check(data, "use record", n)
+        data, n = self.with_use(b"use 1 0 0 1 1 1", b"use 1 0 0 1 2 2")
+        self.check(data, "duplicate use record", n + 1)
+
+    def test_use_in_a_version_3_dump(self):
+        data, n = self.with_use(b"use 1 0 0 1 1 1")
+        self.check(data.replace(b"dcprof-raw 4", b"dcprof-raw 3", 1),
+                   "unknown record type 'use'", n)

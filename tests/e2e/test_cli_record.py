@@ -249,8 +249,20 @@ class RecordErrors(FakeRecord):
         self.bad(["--latency=L1=fast", "true"], "invalid --latency 'L1=fast'")
 
     def test_compat_with_cache(self):
+        # --cache stands for Cachegrind's --D1 and --LL: exactly two levels
         self.bad(["--cachegrind-compat", "--cache=L1=32K:8:64", "true"],
-                 "--cachegrind-compat cannot be combined with --cache")
+                 "invalid --cache 'L1=32K:8:64': with --cachegrind-compat, give two levels"
+                 " (Cachegrind's D1 and LL)")
+
+    def test_cache_use_options(self):
+        self.bad(["--cache-use=maybe", "true"], "invalid --cache-use value 'maybe'")
+        self.bad(["--cache-use", "--cache-use-granularity=2", "true"],
+                 "invalid --cache-use-granularity value '2' (exact or callgrind)")
+        self.bad(["--cache-use-granularity=exact", "true"],
+                 "--cache-use-granularity needs --cache-use")
+        self.bad(["--cache-use", "--cache=L1=32K:8:64,L2=1M:16:128", "true"],
+                 "invalid --cache 'L1=32K:8:64,L2=1M:16:128': --cache-use needs one line"
+                 " size at every level")
 
     def test_bad_engine_values(self):
         self.bad(["--heap-names=fn:17", "true"], "invalid --heap-names value 'fn:17'")

@@ -66,6 +66,20 @@ def totals(db, bucket=None, function=None, line=None, thread=None):
     return dict(zip(COLS, row))
 
 
+def use_totals(db, bucket=None, function=None, line=None, level=1):
+    """(SpLoss, AcCost) summed over the cache_use rows of LEVEL that match
+    bucket name, location function and line (any may be None)."""
+    where, params = ["u.level = ?"], [level]
+    for col, v in (("b.name", bucket), ("l.function", function), ("l.line", line)):
+        if v is not None:
+            where.append(col + " = ?")
+            params.append(v)
+    return tuple(query(db, "SELECT COALESCE(SUM(u.SpLoss), 0), COALESCE(SUM(u.AcCost), 0)"
+                       " FROM cache_use u JOIN bucket b ON b.id = u.bucket"
+                       " JOIN location l ON l.id = u.location WHERE " + " AND ".join(where),
+                       *params)[0])
+
+
 def grand_totals(db):
     return totals(db)
 
@@ -147,6 +161,6 @@ def report_json(db, *opts):
     return json.loads(r.stdout)
 
 
-__all__ = ["harness", "marker_line", "totals", "grand_totals", "buckets", "meta",
+__all__ = ["harness", "marker_line", "totals", "use_totals", "grand_totals", "buckets", "meta",
            "json_row", "Recorded", "record", "report_json", "CACHE_2", "LAT",
            "L1_LAT", "L2_LAT", "MEM_LAT", "zero", "query", "run", "workload"]

@@ -63,3 +63,28 @@ class ForkedChild(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ForkedChildCalls(unittest.TestCase):
+    """With --calls --cache-use the child's call arcs and back-dating tree
+    count from the fork too: in each profile the roots add up to its own
+    totals (the child inherits the parent's stack and resident lines; its
+    snapshots and tree costs start at zero)."""
+
+    def test_roots_add_up_in_both(self):
+        tmp = tempfile.mkdtemp(prefix="dcprof-forkc-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        db = os.path.join(tmp, "p.db")
+        r = record(db, [workload("fork_counts")], ["--calls", "--cache-use"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        children = glob.glob(os.path.join(tmp, "p.*.db"))
+        self.assertEqual(len(children), 1)
+        for p in (db, children[0]):
+            roots = query(p, "SELECT SUM(Dr), SUM(Dw), SUM(Lat) FROM call_arc"
+                          " WHERE kind != 'call'")[0]
+            self.assertEqual(roots, query(p, "SELECT SUM(Dr), SUM(Dw), SUM(Lat) FROM cost")[0])
+            broots = query(p, "SELECT level, SUM(SpLoss), SUM(AcCost) FROM call_use"
+                           " WHERE kind != 'call' GROUP BY level")
+            self.assertEqual(broots, query(p, "SELECT level, SUM(SpLoss), SUM(AcCost)"
+                                              " FROM cache_use GROUP BY level"))
+        self.assertEqual(cost(children[0], "cost", "child_data", "Dr"), 512)

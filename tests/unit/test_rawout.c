@@ -448,3 +448,24 @@ DC_TEST(rawout, reuse_records)
 		      "runseen 3 200\n"
 		      "rpair 10 11 4 12 16\n");
 }
+
+/* The version-4 cache-use record: one per level with a charge, levels
+ * without any are left out. */
+DC_TEST(rawout, use_records)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	struct dc_cost c;
+
+	memset(&c, 0, sizeof c);
+	c.bucket = 3;
+	c.loc = 4;
+	c.tid = 2;
+	c.sploss[0] = 4480;
+	c.accost[0] = 125000;
+	c.accost[2] = 1000;
+	dc_raw_use(o, &c, 3);
+	finish_expect(o, &m,
+		      "use 1 3 4 2 4480 125000\n"
+		      "use 3 3 4 2 0 1000\n");
+}

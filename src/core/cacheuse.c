@@ -1,0 +1,213 @@
+/* cacheuse.c — use records of the cache model: setup, fills, passing
+ * level-1 use deeper, charging ended residencies (see cacheuse.h Notes). */
+#include "core/cacheuse.h"
+#include "core/util.h"
+
+int dc_cacheuse_init(struct dc_cacheuse *u, struct dc_cache *c, uint32_t maxbits,
+		     const struct dc_env *env)
+{
+	memset(u, 0, sizeof *u);
+	for (int k = 0; k < c->nlevels; k++)
+		if (c->lv[k].line_bits != c->lv[0].line_bits || c->lv[k].assoc > DC_USE_MAX_ASSOC)
+			return DC_EINVAL;
+	u->c = c;
+	for (int k = 0; k < c->nlevels; k++) {
+		struct dc_cache_level *l = &c->lv[k];
+		struct dc_use_level *ul = &u->lv[k];
+		size_t n = (size_t)(l->set_mask + 1) * l->assoc;
+		size_t size = k ? sizeof(struct dc_use_line) : sizeof(struct dc_use_l1);
+		uint32_t line = (uint32_t)1 << l->line_bits;
+
+		ul->nbits = line < maxbits ? line : maxbits;
+		ul->unit_bits = (uint32_t)dc_log2(line / ul->nbits);
+		ul->rec = dc_alloc(env, n * size, "cacheuse.rec");
+		if (!ul->rec) {
+			dc_cacheuse_release(u, env);
+			return DC_ENOMEM;
+		}
+		memset(ul->rec, 0, n * size);
+		for (size_t i = 0; i < n; i++)
+			l->tags[i] = DC_USE_EMPTY | (uint64_t)(i % l->assoc) << 56;
+	}
+	return 0;
+}
+
+void dc_cacheuse_release(struct dc_cacheuse *u, const struct dc_env *env)
+{
+	for (int k = 0; k < DC_MAX_LEVELS; k++)
+		dc_free(env, u->lv[k].rec);
+	memset(u, 0, sizeof *u);
+}
+
+static uint32_t popcount64(uint64_t x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (uint32_t)((x * 0x0101010101010101ULL) >> 56);
+}
+
+static size_t index_of(const struct dc_cache_level *l, uint64_t block, uint32_t slot)
+{
+	return (size_t)(block & l->set_mask) * l->assoc + slot;
+}
+
+/* The slot of `block` at level k, or -1 when the level lacks it. */
+static int64_t find(const struct dc_cacheuse *u, int k, uint64_t block)
+{
+	const struct dc_cache_level *l = &u->c->lv[k];
+	const uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
+
+	for (uint32_t i = 0; i < l->assoc; i++)
+		if ((set[i] & DC_USE_BLOCK) == block)
+			return (int64_t)(set[i] >> 56);
+	return -1;
+}
+
+static struct dc_use_l1 *find_l1(const struct dc_cacheuse *u, uint64_t block)
+{
+	int64_t s = find(u, 0, block);
+
+	return s < 0 ? NULL : (struct dc_use_l1 *)u->lv[0].rec +
+			      index_of(&u->c->lv[0], block, (uint32_t)s);
+}
+
+/* Level j's record of r1's line `block`, NULL when level j lacks it. */
+static struct dc_use_line *dep(const struct dc_cacheuse *u, struct dc_use_l1 *r1, int j,
+			       uint64_t block)
+{
+	struct dc_use_line *r = r1->dep[j];
+
+	if (r == DC_USE_UNKNOWN || (r && r->block != block)) {
+		int64_t s = find(u, j, block);
+		r = s < 0 ? NULL : (struct dc_use_line *)u->lv[j].rec +
+				   index_of(&u->c->lv[j], block, (uint32_t)s);
+		r1->dep[j] = r;
+	}
+	return r;
+}
+
+/* Adds r1's use not passed on yet to every deeper level holding `block`,
+ * level k's record being `self` (NULL: skip level k). */
+static void pass_on(struct dc_cacheuse *u, struct dc_use_l1 *r1, uint64_t block, int k,
+		    struct dc_use_line *self)
+{
+	uint32_t n = r1->count - r1->passed;
+
+	for (int j = 1; j < u->c->nlevels; j++) {
+		struct dc_use_line *r = j == k ? self : dep(u, r1, j, block);
+		if (r) {
+			r->count += n;
+			r->mask |= r1->pmask;
+		}
+	}
+	r1->passed = r1->count;
+	r1->pmask = 0;
+}
+
+/* Ends a residency: its loader and its tree node get SpLoss and AcCost. */
+static void charge(struct dc_cacheuse *u, int k, uint64_t mask, uint32_t count,
+		   struct dc_cost *c, struct dc_bdnode *node)
+{
+	uint64_t sp = 0, ac = 0;
+
+	if (c && count) {
+		sp = (uint64_t)(u->lv[k].nbits - popcount64(mask)) << u->lv[k].unit_bits;
+		ac = 1000 / count;
+		c->sploss[k] += sp;
+		c->accost[k] += ac;
+	}
+	if (node)
+		dc_bdtree_charge(u->calls, node, k, sp, ac);
+}
+
+/* The node a line loaded by `loader` references. */
+static struct dc_bdnode *load_node(struct dc_cacheuse *u, const struct dc_cost *loader)
+{
+	if (!loader || !u->calls || !u->node)
+		return NULL;
+	dc_bdtree_ref(u->node);
+	return u->node;
+}
+
+void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t victim,
+		      uint32_t slot, uint64_t mask, struct dc_cost *loader)
+{
+	size_t i = index_of(&u->c->lv[k], block, slot);
+
+	if (k == 0) {
+		struct dc_use_l1 *r = (struct dc_use_l1 *)u->lv[0].rec + i;
+		if (victim != DC_EMPTY_TAG) {
+			pass_on(u, r, victim, -1, NULL);
+			charge(u, 0, r->mask, r->count, r->loader, r->node);
+		}
+		r->mask = r->pmask = mask;
+		r->count = 1;
+		r->passed = 0;
+		r->loader = loader;
+		r->node = load_node(u, loader);
+		for (int j = 1; j < DC_MAX_LEVELS; j++)
+			r->dep[j] = DC_USE_UNKNOWN;
+	} else {
+		struct dc_use_line *r = (struct dc_use_line *)u->lv[k].rec + i;
+		struct dc_use_l1 *r1;
+		if (victim != DC_EMPTY_TAG) {
+			r1 = find_l1(u, victim);
+			if (r1)
+				pass_on(u, r1, victim, k, r);
+			charge(u, k, r->mask, r->count, r->loader, r->node);
+		}
+		/* A data access has the line in level 1 (loaded or hit there);
+		 * what level 1 counted before goes to the other levels. */
+		r1 = find_l1(u, block);
+		if (r1) {
+			pass_on(u, r1, block, k, NULL);
+			r1->dep[k] = r;
+		}
+		r->block = block;
+		r->loader = loader;
+		r->node = load_node(u, loader);
+		r->count = r1 ? 1 : 0;
+		r->mask = r1 ? mask : 0;
+	}
+}
+
+void dc_cacheuse_deep_hit(struct dc_cacheuse *u, int k, uint64_t block, uint32_t slot)
+{
+	struct dc_use_l1 *r1 = find_l1(u, block);
+
+	if (r1)
+		r1->dep[k] = (struct dc_use_line *)u->lv[k].rec +
+			     index_of(&u->c->lv[k], block, slot);
+}
+
+void dc_cacheuse_finish(struct dc_cacheuse *u)
+{
+	for (int k = 0; k < u->c->nlevels; k++) {
+		const struct dc_cache_level *l = &u->c->lv[k];
+		size_t n = (size_t)(l->set_mask + 1) * l->assoc;
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t block = l->tags[i] & DC_USE_BLOCK;
+			size_t r = (i - i % l->assoc) + (size_t)(l->tags[i] >> 56);
+			if (block == DC_USE_EMPTY)
+				continue;
+			if (k == 0) {
+				struct dc_use_l1 *r1 = (struct dc_use_l1 *)u->lv[0].rec + r;
+				pass_on(u, r1, block, -1, NULL);
+				charge(u, 0, r1->mask, r1->count, r1->loader, r1->node);
+				r1->loader = NULL;
+				r1->node = NULL;
+				r1->count = r1->passed = 0;
+				r1->mask = r1->pmask = 0;
+			} else {
+				struct dc_use_line *rd = (struct dc_use_line *)u->lv[k].rec + r;
+				charge(u, k, rd->mask, rd->count, rd->loader, rd->node);
+				rd->loader = NULL;
+				rd->node = NULL;
+				rd->count = 0;
+				rd->mask = 0;
+			}
+		}
+	}
+}

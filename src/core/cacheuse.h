@@ -1,0 +1,232 @@
+/* cacheuse.h — cache-use metrics: spatial loss and accesses per residency
+ * (seeds/001 §1, Callgrind's --cacheuse).
+ *
+ * Notes:
+ *  - Runs the cache model of cache.h on the same tag arrays, with the same
+ *    results (hit, miss, nfill, victim[]).  The top 8 bits of each tag word
+ *    hold a slot number that moves with the tag and names the line's use
+ *    record in its set (so at most 256 ways); the low 56 bits are the
+ *    block, DC_USE_EMPTY for an empty way.  A use record holds the
+ *    touched-bit mask, the access count since the line was loaded and the
+ *    loader (the cost record of the access that loaded it; NULL: not
+ *    charged).  With the slot in the tag word a set search reads one
+ *    array, as the plain model does.
+ *  - Mask granularity: a level with line size L has min(L, B) mask bits of
+ *    L / min(L, B) bytes each, B = 64 (exact bytes up to 64-byte lines) or
+ *    B = 32 (Callgrind's mask: 2-byte units on 64-byte lines).
+ *  - Every level must have the same line size (as in Callgrind, whose
+ *    levels exchange masks too): dc_cacheuse_init refuses others.
+ *  - Every data access is counted in the level-1 record of each line it
+ *    touches (a line that missed starts with count 1 and the access's
+ *    bits).  A deeper level's record gathers the level-1 use of its line:
+ *    the level-1 record keeps what it has not passed on yet (accesses and
+ *    bits since the last pass) and passes it to every deeper level holding
+ *    the line when the level-1 line is evicted, when a deeper level evicts
+ *    the line, and when a deeper level loads it (a deeper level is
+ *    consulted for every line of an access that missed level 1, also for
+ *    a line that hit there).  A deeper line loaded by a data access starts
+ *    with that access.  So each deeper residency gets exactly the accesses
+ *    made while it lasted.  A level-1 record remembers the deeper records
+ *    of its line (set when a deeper level is consulted for it, looked up
+ *    otherwise, checked against the record's block before use), so
+ *    passing rarely searches a deeper set.  Callgrind passes level-1 use
+ *    on only at level-1 eviction, to the LL slot found at load time; when
+ *    LL evicted the line first, it charges that residency without the
+ *    level-1 accesses (nothing at all if it had none) and later passes
+ *    them to whatever the slot holds then.
+ *  - A residency ends at eviction or at dc_cacheuse_finish; then, if its
+ *    count is not 0 and it has a loader, level k of the loader gets
+ *    SpLoss += (mask bits not set) x bytes per bit and
+ *    AcCost += 1000 / count (integer division), as Callgrind does, and so
+ *    does the back-dating tree node the line references, if any.
+ *  - Instruction fetches (an I1 for --cachegrind-compat) reach the last
+ *    level through dc_cacheuse_ifetch; the lines they load have no loader.
+ */
+#ifndef DC_CACHEUSE_H
+#define DC_CACHEUSE_H
+
+#include "core/cache.h"
+#include "core/callstack.h"
+#include "core/costtab.h"
+
+enum { DC_USE_EXACT = 64, DC_USE_CALLGRIND = 32 };   /* mask bits per line, at most */
+
+#define DC_USE_BLOCK (((uint64_t)1 << 56) - 1)    /* block bits of a tag word */
+#define DC_USE_EMPTY DC_USE_BLOCK                 /* the block of an empty way */
+#define DC_USE_MAX_ASSOC 256
+
+/* A line's use at a deeper level. */
+struct dc_use_line {
+	uint64_t mask, block;
+	uint32_t count;
+	struct dc_cost *loader;
+	struct dc_bdnode *node;   /* back-dating tree node of the load */
+};
+
+/* A line's use at level 1, and what it has not passed deeper yet. */
+struct dc_use_l1 {
+	uint64_t mask, pmask;
+	uint32_t count, passed;
+	struct dc_cost *loader;
+	struct dc_bdnode *node;
+	/* dep[k]: the line's record at level k, NULL when the level lacks
+	 * it, DC_USE_UNKNOWN until known; valid while dep[k]->block matches. */
+	struct dc_use_line *dep[DC_MAX_LEVELS];
+};
+#define DC_USE_UNKNOWN ((struct dc_use_line *)1)
+
+struct dc_use_level {
+	void *rec;                /* per slot: set * assoc + slot */
+	uint32_t unit_bits;       /* log2(bytes per mask bit) */
+	uint32_t nbits;           /* mask bits per line */
+};
+
+struct dc_cacheuse {
+	struct dc_cache *c;
+	struct dc_use_level lv[DC_MAX_LEVELS];
+	/* Back-dating (callstack.h): when calls is set, lines loaded with a
+	 * loader reference `node`, which the caller keeps up to date. */
+	struct dc_calls *calls;
+	struct dc_bdnode *node;
+};
+
+/* c must be initialised and still empty; maxbits is DC_USE_EXACT or
+ * DC_USE_CALLGRIND.  Rewrites c's tag words.  Returns DC_EINVAL when the
+ * levels' line sizes differ or a level has more than 256 ways. */
+int dc_cacheuse_init(struct dc_cacheuse *u, struct dc_cache *c, uint32_t maxbits,
+		     const struct dc_env *env);
+void dc_cacheuse_release(struct dc_cacheuse *u, const struct dc_env *env);
+
+/* A miss at level k put `block` into the slot whose line `victim` (or
+ * DC_EMPTY_TAG) held: ends that residency (passes level-1 use on,
+ * charges) and starts the new one; `mask` is the access's bits, NULL
+ * `loader` for instruction fetches.  Out of line: misses only. */
+void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t victim,
+		      uint32_t slot, uint64_t mask, struct dc_cost *loader);
+/* Level k >= 1 was consulted for `block` and holds it in `slot`. */
+void dc_cacheuse_deep_hit(struct dc_cacheuse *u, int k, uint64_t block, uint32_t slot);
+/* Ends every residency still in the cache (at exit).  The cache keeps its
+ * lines; their use starts again from zero with no loader. */
+void dc_cacheuse_finish(struct dc_cacheuse *u);
+
+/* The mask bits [addr, addr + size) covers in `block` at level k. */
+static inline uint64_t dc_cacheuse_mask(const struct dc_cache_level *l,
+					const struct dc_use_level *ul, uint64_t block,
+					uint64_t addr, uint32_t size)
+{
+	uint64_t base = block << l->line_bits, last = base + ((uint64_t)1 << l->line_bits) - 1;
+	uint64_t lo = addr > base ? addr - base : 0;
+	uint64_t hi = (addr + size - 1 < last ? addr + size - 1 : last) - base;
+	uint32_t b0 = (uint32_t)(lo >> ul->unit_bits), b1 = (uint32_t)(hi >> ul->unit_bits);
+
+	return (~(uint64_t)0 >> (63 - b1)) & (~(uint64_t)0 << b0);
+}
+
+/* dc_cache_line_ref on tag words: *slot is the use record's slot of
+ * `block` afterwards (on a miss, the evicted line's, reused). */
+static inline bool dc_cacheuse_line_ref(struct dc_cache_level *l, uint64_t block,
+					uint64_t *evicted, uint32_t *slot)
+{
+	uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
+	uint64_t prev, cur;
+	uint32_t i;
+
+	if ((set[0] & DC_USE_BLOCK) == block) {
+		*slot = (uint32_t)(set[0] >> 56);
+		return true;
+	}
+	prev = set[0];
+	for (i = 1; i < l->assoc; i++) {
+		cur = set[i];
+		set[i] = prev;
+		if ((cur & DC_USE_BLOCK) == block) {
+			set[0] = cur;
+			*slot = (uint32_t)(cur >> 56);
+			return true;
+		}
+		prev = cur;
+	}
+	set[0] = block | (prev & ~DC_USE_BLOCK);
+	*slot = (uint32_t)(prev >> 56);
+	*evicted = (prev & DC_USE_BLOCK) == DC_USE_EMPTY ? DC_EMPTY_TAG : prev & DC_USE_BLOCK;
+	return false;
+}
+
+/* One line of an access at level k; returns true on a miss. */
+static inline bool dc_cacheuse_line(struct dc_cacheuse *u, int k, uint64_t block,
+				    uint64_t addr, uint32_t size, struct dc_cost *loader,
+				    uint64_t *victim)
+{
+	struct dc_cache_level *l = &u->c->lv[k];
+	const struct dc_use_level *ul = &u->lv[k];
+	uint32_t s;
+	bool hit;
+
+	/* A miss replaces the last way: fetch its use record while the set is
+	 * searched (deeper records are rarely in the host's cache). */
+	if (k > 0) {
+		size_t base = (size_t)(block & l->set_mask) * l->assoc;
+		__builtin_prefetch((struct dc_use_line *)ul->rec + base +
+				   (l->tags[base + l->assoc - 1] >> 56));
+	}
+	hit = dc_cacheuse_line_ref(l, block, victim, &s);
+
+	if (!hit) {
+		dc_cacheuse_fill(u, k, block, *victim, s, dc_cacheuse_mask(l, ul, block, addr, size),
+				 loader);
+	} else if (k == 0) {
+		struct dc_use_l1 *r = (struct dc_use_l1 *)ul->rec +
+				      (size_t)(block & l->set_mask) * l->assoc + s;
+		uint64_t m = dc_cacheuse_mask(l, ul, block, addr, size);
+		r->count++;
+		r->mask |= m;
+		r->pmask |= m;
+	} else {
+		dc_cacheuse_deep_hit(u, k, block, s);
+	}
+	return !hit;
+}
+
+/* dc_cache_level_miss with use tracking. */
+static inline bool dc_cacheuse_level_miss(struct dc_cacheuse *u, int k, uint64_t addr,
+					  uint32_t size, struct dc_cost *loader)
+{
+	struct dc_cache_level *l = &u->c->lv[k];
+	uint64_t b1 = addr >> l->line_bits;
+	uint64_t b2 = (addr + size - 1) >> l->line_bits;
+	uint64_t ev;
+
+	if (b1 == b2) {
+		if (!dc_cacheuse_line(u, k, b1, addr, size, loader, &l->victim[0]))
+			return false;
+		l->nfill = 1;
+		return true;
+	}
+	l->nfill = 0;
+	for (uint64_t b = b1; b <= b2; b++)
+		if (dc_cacheuse_line(u, k, b, addr, size, loader, &ev) && l->nfill < DC_MAX_FILLS)
+			l->victim[l->nfill++] = ev;
+	return l->nfill > 0;
+}
+
+/* dc_cache_access with use tracking: lines loaded get `loader`. */
+static inline int dc_cacheuse_access(struct dc_cacheuse *u, uint64_t addr, uint32_t size,
+				     struct dc_cost *loader)
+{
+	int k;
+
+	for (k = 0; k < u->c->nlevels; k++)
+		if (!dc_cacheuse_level_miss(u, k, addr, size, loader))
+			break;
+	return k + 1;
+}
+
+/* dc_cache_ifetch with use tracking at the last level. */
+static inline int dc_cacheuse_ifetch(struct dc_cacheuse *u, uint64_t addr, uint32_t size)
+{
+	if (!dc_cache_level_miss(&u->c->i1, addr, size))
+		return 1;
+	return dc_cacheuse_level_miss(u, u->c->nlevels - 1, addr, size, NULL) ? 3 : 2;
+}
+
+#endif
