@@ -28,7 +28,8 @@
 enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
        OPT_COMPAT, OPT_HEAP_NAMES, OPT_ALLOC_FN, OPT_STACK_FRAMES, OPT_COLLECT_ATSTART,
        OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED, OPT_REUSE,
-       OPT_REUSE_BLOCK, OPT_REUSE_BINS };
+       OPT_REUSE_BLOCK, OPT_REUSE_BINS, OPT_TRACE_WINDOW, OPT_TRACE_PERIOD, OPT_TRACE_SEED,
+       OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -53,6 +54,12 @@ static const struct opt_def record_opts[] = {
 	{ OPT_REUSE, 0, "reuse", OPT_OPTIONAL },
 	{ OPT_REUSE_BLOCK, 0, "reuse-block", OPT_REQUIRED },
 	{ OPT_REUSE_BINS, 0, "reuse-bins", OPT_REQUIRED },
+	{ OPT_TRACE_WINDOW, 0, "trace-window", OPT_REQUIRED },
+	{ OPT_TRACE_PERIOD, 0, "trace-period", OPT_REQUIRED },
+	{ OPT_TRACE_SEED, 0, "trace-seed", OPT_REQUIRED },
+	{ OPT_TRACE_BLOCK, 0, "trace-block", OPT_REQUIRED },
+	{ OPT_TRACE_FULL, 0, "trace-full", OPT_OPTIONAL },
+	{ OPT_TRACE_OUT, 0, "trace-out", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
 
@@ -105,6 +112,17 @@ void cmd_record_usage(FILE *f)
 		"  --reuse-bins=FIRST:GROWTH  histogram bins: [0, FIRST), then each bin GROWTH\n"
 		"                             times as wide; FIRST 1 to 2^32, GROWTH 2 to %d\n"
 		"                             (default: 1:2, powers of two)\n"
+		"  --trace-window=W           emulate a processor-trace unit: record windows\n"
+		"                             of W loads (1 to 2^24; default: no tracing)\n"
+		"  --trace-period=P           one window every P loads on average, P >= 2W\n"
+		"                             (default: 100W, a 1 %% sample ratio)\n"
+		"  --trace-seed=N             random seed of the trace period (default: 1)\n"
+		"  --trace-block=BYTES        block size of footprints and reuse distances:\n"
+		"                             a power of two, 8 to %d (default: 64)\n"
+		"  --trace-full[=yes|no]      also count the full-trace reference footprints\n"
+		"                             for dcprof footprint --accuracy (default: no)\n"
+		"  --trace-out=FILE           also write the sampled trace to FILE\n"
+		"                             (format: docs/raw-dump.md)\n"
 		"\n"
 		"  -h, --help                 show this help\n"
 		"\n"
@@ -112,7 +130,7 @@ void cmd_record_usage(FILE *f)
 		"DCPROF_VALGRIND (valgrind to run, default: valgrind from PATH), TMPDIR.\n",
 		DC_MAX_LEVELS, dc_hier_default_latency(1), dc_hier_default_latency(2),
 		dc_hier_default_latency(3), dc_hier_default_latency(4), DC_DEFAULT_MEM_LATENCY,
-		REUSE_BLOCK_MAX, REUSE_GROWTH_MAX);
+		REUSE_BLOCK_MAX, REUSE_GROWTH_MAX, REUSE_BLOCK_MAX);
 }
 
 struct record {
@@ -125,6 +143,8 @@ struct record {
 	bool seed_given;
 	bool reuse;             /* --reuse=yes */
 	const char *reuse_sub;  /* --reuse-block or --reuse-bins, given */
+	uint64_t trace_window, trace_period;
+	const char *trace_sub;  /* another --trace-* option, given */
 	char *engine_args[MAX_ENGINE_ARGS];
 	int nengine;
 	char **prog;            /* the program and its arguments, NULL-terminated */
@@ -187,6 +207,44 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		break;
 	case OPT_LATENCY:
 		r->latency = v;
+		break;
+	case OPT_TRACE_WINDOW:
+	case OPT_TRACE_PERIOD:
+	case OPT_TRACE_SEED:
+		if (opt_parse_u64(v, id == OPT_TRACE_WINDOW ? 1 << 24 : id == OPT_TRACE_PERIOD
+				  ? 1ULL << 40 : INT64_MAX, &n) || (n == 0 && id != OPT_TRACE_SEED)) {
+			cli_error("invalid --%s value '%s' (%s)", name, v,
+				  id == OPT_TRACE_WINDOW ? "1 to 2^24" : id == OPT_TRACE_PERIOD
+				  ? "1 to 2^40" : "0 to 2^63-1");
+			return -1;
+		}
+		if (id == OPT_TRACE_WINDOW)
+			r->trace_window = n;
+		else if (id == OPT_TRACE_PERIOD)
+			r->trace_period = n;
+		if (id != OPT_TRACE_WINDOW)
+			r->trace_sub = id == OPT_TRACE_PERIOD ? "--trace-period" : "--trace-seed";
+		break;
+	case OPT_TRACE_BLOCK:
+		if (opt_parse_u64(v, REUSE_BLOCK_MAX, &n) || n < 8 || (n & (n - 1))) {
+			cli_error("invalid --trace-block value '%s' (a power of two from 8 to %d)",
+				  v, REUSE_BLOCK_MAX);
+			return -1;
+		}
+		r->trace_sub = "--trace-block";
+		break;
+	case OPT_TRACE_OUT:
+		if (!*v) {
+			cli_error("--trace-out needs a file name");
+			return -1;
+		}
+		r->trace_sub = "--trace-out";
+		break;
+	case OPT_TRACE_FULL:
+		if (v && opt_parse_yesno(v) < 0)
+			goto yesno;
+		v = !v || opt_parse_yesno(v) == 1 ? "yes" : "no";
+		r->trace_sub = "--trace-full";
 		break;
 	case OPT_COMPAT:
 	case OPT_EVICTIONS:
@@ -331,6 +389,15 @@ static int parse(struct record *r, int argc, char **argv)
 	}
 	if (r->reuse_sub && !r->reuse) {
 		cli_error("%s needs --reuse", r->reuse_sub);
+		return -1;
+	}
+	if (r->trace_sub && !r->trace_window) {
+		cli_error("%s needs --trace-window", r->trace_sub);
+		return -1;
+	}
+	if (r->trace_period && r->trace_period < 2 * r->trace_window) {
+		cli_error("--trace-period %llu is less than twice --trace-window %llu",
+			  (unsigned long long)r->trace_period, (unsigned long long)r->trace_window);
 		return -1;
 	}
 	return check_hierarchy(r);

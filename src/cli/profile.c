@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 3 (docs/schema.md):
+ * Schema version 4 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -21,11 +21,17 @@
  *   reuse_first   bucket INTEGER PRIMARY KEY, count (version 3)
  *   reuse_pair    use_location, reuse_location, count, mean_stack REAL,
  *                 mean_time REAL; PRIMARY KEY(use_location, reuse_location) (version 3)
+ *   trace_window  id INTEGER PRIMARY KEY, start, period, ref_f, ref_f_str,
+ *                 ref_f_irr (version 4)
+ *   trace_access  window, time INTEGER PRIMARY KEY, location, bucket, address,
+ *                 class TEXT, implied (version 4)
+ *   trace_function_ref  function TEXT PRIMARY KEY, accesses, const_loads, f,
+ *                 f_str, f_irr (version 4)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 3.
- *   Version 2 is version 3 without the tables marked (version 3); version 1
- *   also lacks those marked (version 2).
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 4.
+ *   Version 3 is version 4 without the tables marked (version 4); version 2
+ *   also lacks those marked (version 3); version 1 those marked (version 2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +75,13 @@ static const char schema_sql[] =
 	" hi INTEGER, count INTEGER, PRIMARY KEY(bucket, kind, bin));"
 	"CREATE TABLE reuse_first(bucket INTEGER PRIMARY KEY, count INTEGER);"
 	"CREATE TABLE reuse_pair(use_location INTEGER, reuse_location INTEGER, count INTEGER,"
-	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));";
+	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));"
+	"CREATE TABLE trace_window(id INTEGER PRIMARY KEY, start INTEGER, period INTEGER,"
+	" ref_f INTEGER, ref_f_str INTEGER, ref_f_irr INTEGER);"
+	"CREATE TABLE trace_access(window INTEGER, time INTEGER PRIMARY KEY, location INTEGER,"
+	" bucket INTEGER, address INTEGER, class TEXT, implied INTEGER);"
+	"CREATE TABLE trace_function_ref(function TEXT PRIMARY KEY, accesses INTEGER,"
+	" const_loads INTEGER, f INTEGER, f_str INTEGER, f_irr INTEGER);";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -99,7 +111,8 @@ static void finalize_all(struct profile_writer *w)
 {
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
-				 &w->resid, &w->rhist, &w->rfirst, &w->rpair };
+				 &w->resid, &w->rhist, &w->rfirst, &w->rpair,
+				 &w->twin, &w->tref, &w->trec, &w->tfn };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -165,6 +178,18 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 		rc = prepare(w->db, &w->rfirst, "INSERT INTO reuse_first VALUES(?1, ?2)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->rpair, "INSERT INTO reuse_pair VALUES(?1, ?2, ?3, ?4, ?5)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->twin, "INSERT INTO trace_window(id, start, period)"
+			     " VALUES(?1, ?2, ?3)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->tref, "UPDATE trace_window SET ref_f = ?2, ref_f_str = ?3,"
+			     " ref_f_irr = ?4 WHERE id = ?1");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->trec, "INSERT INTO trace_access VALUES(?1, ?2, ?3, ?4, ?5,"
+			     " ?6, ?7)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->tfn, "INSERT INTO trace_function_ref VALUES(?1, ?2, ?3, ?4,"
+			     " ?5, ?6)");
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
@@ -364,6 +389,41 @@ int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
 	return -rc;
 }
 
+int pw_twin(struct profile_writer *w, int64_t id, int64_t start, int64_t period)
+{
+	sqlite3_bind_int64(w->twin, 1, id);
+	sqlite3_bind_int64(w->twin, 2, start);
+	sqlite3_bind_int64(w->twin, 3, period);
+	return step(w->twin);
+}
+
+int pw_tref(struct profile_writer *w, int64_t id, const int64_t f[3])
+{
+	sqlite3_bind_int64(w->tref, 1, id);
+	for (int i = 0; i < 3; i++)
+		sqlite3_bind_int64(w->tref, 2 + i, f[i]);
+	if (step(w->tref))
+		return -SQLITE_ERROR;
+	return sqlite3_changes(w->db) == 1 ? 0 : -SQLITE_NOTFOUND;
+}
+
+int pw_trec(struct profile_writer *w, const int64_t v[6], const char *cls)
+{
+	for (int i = 0; i < 5; i++)
+		sqlite3_bind_int64(w->trec, 1 + i, v[i]);
+	sqlite3_bind_text(w->trec, 6, cls, 1, SQLITE_STATIC);
+	sqlite3_bind_int64(w->trec, 7, v[5]);
+	return step(w->trec);
+}
+
+int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v[5])
+{
+	sqlite3_bind_text(w->tfn, 1, fn, (int)len, SQLITE_STATIC);
+	for (int i = 0; i < 5; i++)
+		sqlite3_bind_int64(w->tfn, 2 + i, v[i]);
+	return step(w->tfn);
+}
+
 const char *profile_writer_errmsg(const struct profile_writer *w)
 {
 	return sqlite3_errmsg(w->db);
@@ -538,7 +598,7 @@ int profile_has_rows(struct profile *p, const char *table)
 	int64_t one;
 	int rc;
 
-	if (p->version < (strncmp(table, "reuse_", 6) ? 2 : 3))
+	if (p->version < (!strncmp(table, "trace_", 6) ? 4 : strncmp(table, "reuse_", 6) ? 2 : 3))
 		return 0;
 	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
 	rc = pragma_int(p->db, sql, &one);

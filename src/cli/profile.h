@@ -1,8 +1,8 @@
 /* profile.h — the SQLite profile: schema, writer, and opening for reading.
  *
- * The schema is documented in docs/schema.md (version 3; version 1 and 2
- * profiles, which lack the sampling and eviction tables (1) and the reuse
- * tables (1 and 2), are read too).  The writer fills
+ * The schema is documented in docs/schema.md (version 4; version 1 to 3
+ * profiles, which lack the sampling and eviction tables (1), the reuse
+ * tables (1 and 2) and the trace tables (1 to 3), are read too).  The writer fills
  * a fresh file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
@@ -18,7 +18,7 @@
 #include "cli/sbuf.h"
 #include "core/hier.h"
 
-#define PROFILE_SCHEMA_VERSION 3
+#define PROFILE_SCHEMA_VERSION 4
 #define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
 
 /* Cost columns in the order the writer takes them and the schema stores
@@ -28,7 +28,7 @@ enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, CO
 struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
-		*fill, *resid, *rhist, *rfirst, *rpair;
+		*fill, *resid, *rhist, *rfirst, *rpair, *twin, *tref, *trec, *tfn;
 };
 
 /* Creates a new profile at path (which must not exist) and begins the
@@ -72,6 +72,14 @@ int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count
 	     int64_t sumstack, int64_t sumtime);
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
 		    const int64_t *hi, const bool *hi_inf);
+/* Sampled traces (version 4).  pw_tref fills the reference footprints of
+ * window id, which pw_twin must have written (else -SQLITE_NOTFOUND);
+ * pw_trec takes window, time, location, bucket, address, implied and the
+ * class letter; pw_tfn function, accesses, const_loads, f, f_str, f_irr. */
+int pw_twin(struct profile_writer *w, int64_t id, int64_t start, int64_t period);
+int pw_tref(struct profile_writer *w, int64_t id, const int64_t f[3]);
+int pw_trec(struct profile_writer *w, const int64_t v[6], const char *cls);
+int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v[5]);
 const char *profile_writer_errmsg(const struct profile_writer *w);
 /* Builds the indexes, commits and closes.  The writer is released either
  * way; on error err says why. */
@@ -87,7 +95,7 @@ struct profile_level {
 struct profile {
 	sqlite3 *db;
 	const char *path;
-	int version;             /* schema version, 1 to 3 */
+	int version;             /* schema version, 1 to 4 */
 	int nlevels;
 	struct profile_level lv[DC_MAX_LEVELS];
 	int64_t mem_latency;
@@ -102,7 +110,7 @@ int profile_open_cmd(struct profile *p, const char *path);
 void profile_close(struct profile *p);
 /* Fills out with meta value key; 1 if present, 0 if not, negative on error. */
 int profile_meta(struct profile *p, const char *key, struct sbuf *out);
-/* 1 if table (a version 2 or 3 table) has a row, 0 if not or the profile
+/* 1 if table (a version 2, 3 or 4 table) has a row, 0 if not or the profile
  * is older than the table, negative on error. */
 int profile_has_rows(struct profile *p, const char *table);
 /* "cannot read profile 'F': <sqlite's reason>" for a failed query. */

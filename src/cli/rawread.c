@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 3) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 4) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -38,6 +38,7 @@ struct reader {
 	int64_t reuse_first, reuse_growth;   /* meta reuse_bins; 0 until seen */
 	int64_t rhist_bin_max;         /* largest rhist bin, -1 if none */
 	uint64_t rhist_bin_line;       /* where it was named */
+	uint64_t twins;                /* trace windows declared (IDs 0 .. twins-1) */
 	char *f[MAXFIELDS];
 	size_t flen[MAXFIELDS];
 	int nf;
@@ -234,8 +235,8 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 3)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 3)",
+	if (v < 1 || v > 4)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 4)",
 			    (long long)v);
 	r->version = (int)v;
 	r->header = true;
@@ -497,6 +498,72 @@ static int rec_rpair(struct reader *r)
 	return rc ? sql_fail(r, rc, "rpair record (same locations)") : 0;
 }
 
+static int rec_twin(struct reader *r)
+{
+	int64_t id, start, period;
+	int rc;
+
+	if (want_fields(r, 4) || num(r, 1, &id) || num(r, 2, &start) || num(r, 3, &period))
+		return -1;
+	if ((uint64_t)id != r->twins)
+		return fail(r, "trace window %lld out of order (expected %llu)", (long long)id,
+			    (unsigned long long)r->twins);
+	r->twins++;
+	rc = pw_twin(r->w, id, start, period);
+	return rc ? sql_fail(r, rc, "trace window") : 0;
+}
+
+static int window_ref(struct reader *r, int i, int64_t *id)
+{
+	if (num(r, i, id))
+		return -1;
+	if ((uint64_t)*id >= r->twins)
+		return fail(r, "trace window %lld is not declared", (long long)*id);
+	return 0;
+}
+
+static int rec_tref(struct reader *r)
+{
+	int64_t id, f[3];
+	int rc;
+
+	if (want_fields(r, 5) || window_ref(r, 1, &id) || num(r, 2, &f[0]) ||
+	    num(r, 3, &f[1]) || num(r, 4, &f[2]))
+		return -1;
+	rc = pw_tref(r->w, id, f);
+	return rc ? sql_fail(r, rc, "tref record") : 0;
+}
+
+/* trec WIN TIME LOC BUCKET ADDR CLASS IMPLIED */
+static int rec_trec(struct reader *r)
+{
+	int64_t v[6];
+	int rc;
+
+	if (want_fields(r, 8) || window_ref(r, 1, &v[0]) || num(r, 2, &v[1]) ||
+	    ref(r, &r->locs, 3, "location", &v[2]) || ref(r, &r->buckets, 4, "bucket", &v[3]) ||
+	    hex(r, 5, &v[4]) || num(r, 7, &v[5]))
+		return -1;
+	if (r->flen[6] != 1 || !strchr("csi", r->f[6][0]))
+		return fail(r, "unknown load class '%s' (c, s or i)", r->f[6]);
+	rc = pw_trec(r->w, v, r->f[6]);
+	return rc ? sql_fail(r, rc, "trec record (same time)") : 0;
+}
+
+static int rec_tfn(struct reader *r)
+{
+	int64_t v[5];
+	int rc;
+
+	if (want_fields(r, 7) || str(r, 1))
+		return -1;
+	for (int i = 0; i < 5; i++)
+		if (num(r, 2 + i, &v[i]))
+			return -1;
+	rc = pw_tfn(r->w, r->f[1], r->flen[1], v);
+	return rc ? sql_fail(r, rc, "tfn record (same function)") : 0;
+}
+
 /* Sets lo and hi of every reuse_hist row from meta reuse_bins. */
 static int reuse_bounds(struct reader *r)
 {
@@ -609,6 +676,17 @@ static int record(struct reader *r, char *line, size_t len)
 			return rec_rfirst(r);
 		if (!strcmp(t, "rpair"))
 			return rec_rpair(r);
+	}
+	/* And version 4 records to older dumps. */
+	if (r->version >= 4) {
+		if (!strcmp(t, "trec"))
+			return rec_trec(r);
+		if (!strcmp(t, "twin"))
+			return rec_twin(r);
+		if (!strcmp(t, "tref"))
+			return rec_tref(r);
+		if (!strcmp(t, "tfn"))
+			return rec_tfn(r);
 	}
 	return fail(r, "unknown record type '%s'", t);
 }

@@ -19,6 +19,10 @@
  *   rhist KIND BUCKET BIN COUNT                             (version 3)
  *   rfirst BUCKET COUNT                                     (version 3)
  *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
+ *   twin ID START PERIOD                                    (version 4)
+ *   trec WIN TIME LOC BUCKET ADDR CLASS IMPLIED             (version 4)
+ *   tref WIN F FSTR FIRR                                    (version 4)
+ *   tfn FUNCTION A ACONST F FSTR FIRR                       (version 4)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -292,6 +296,78 @@ void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uin
 	put_u64(o, count);
 	put_u64(o, sum_stack);
 	put_u64(o, sum_time);
+	put(o, '\n');
+}
+
+static const char tclass_letter[] = { 'c', 's', 'i' };
+
+void dc_raw_twin(struct dc_rawout *o, uint64_t id, const struct dc_trace_win *w)
+{
+	put_str(o, "twin");
+	put_u64(o, id);
+	put_u64(o, w->start);
+	put_u64(o, w->period);
+	put(o, '\n');
+}
+
+void dc_raw_trec(struct dc_rawout *o, const struct dc_trace_rec *r)
+{
+	put_str(o, "trec");
+	put_u64(o, r->win);
+	put_u64(o, r->time);
+	put_u64(o, r->loc);
+	put_u64(o, r->bucket);
+	put_hex(o, r->addr);
+	put(o, ' ');
+	put(o, tclass_letter[r->cls]);
+	put_u64(o, r->implied);
+	put(o, '\n');
+}
+
+void dc_raw_tref(struct dc_rawout *o, uint64_t win, uint64_t f, uint64_t fstr, uint64_t firr)
+{
+	put_str(o, "tref");
+	put_u64(o, win);
+	put_u64(o, f);
+	put_u64(o, fstr);
+	put_u64(o, firr);
+	put(o, '\n');
+}
+
+void dc_raw_tfn(struct dc_rawout *o, const char *fn, uint64_t a, uint64_t aconst, uint64_t f,
+		uint64_t fstr, uint64_t firr)
+{
+	put_str(o, "tfn");
+	put_field(o, fn);
+	put_u64(o, a);
+	put_u64(o, aconst);
+	put_u64(o, f);
+	put_u64(o, fstr);
+	put_u64(o, firr);
+	put(o, '\n');
+}
+
+void dc_trace_file_header(struct dc_rawout *o, uint64_t w, uint64_t period, uint64_t block)
+{
+	put_str(o, "dcprof-trace 1\nwindow");
+	put_u64(o, w);
+	put_str(o, "\nperiod");
+	put_u64(o, period);
+	put_str(o, "\nblock");
+	put_u64(o, block);
+	put(o, '\n');
+}
+
+void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r)
+{
+	put(o, 'a');
+	put_u64(o, r->win);
+	put_u64(o, r->time);
+	put_hex(o, r->ip);
+	put_hex(o, r->addr);
+	put(o, ' ');
+	put(o, tclass_letter[r->cls]);
+	put_u64(o, r->implied);
 	put(o, '\n');
 }
 

@@ -10,8 +10,9 @@
 #include "core/hier.h"
 #include "core/costtab.h"
 #include "core/evtab.h"
+#include "core/trace.h"
 
-#define DC_RAW_VERSION 3
+#define DC_RAW_VERSION 4
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -49,6 +50,17 @@ void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uin
 		  uint64_t sum_stack, uint64_t sum_time);
 void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t size,
 		  uint64_t alloc_seq, uint64_t free_seq);
+/* Sampled traces (version 4): a window, one recorded access, the
+ * full-trace footprints of a window's period and of one function. */
+void dc_raw_twin(struct dc_rawout *o, uint64_t id, const struct dc_trace_win *w);
+void dc_raw_trec(struct dc_rawout *o, const struct dc_trace_rec *r);
+void dc_raw_tref(struct dc_rawout *o, uint64_t win, uint64_t f, uint64_t fstr, uint64_t firr);
+void dc_raw_tfn(struct dc_rawout *o, const char *fn, uint64_t a, uint64_t aconst, uint64_t f,
+		uint64_t fstr, uint64_t firr);
+/* The sampled-trace file (--trace-out, docs/raw-dump.md): its header and
+ * one line per recorded access. */
+void dc_trace_file_header(struct dc_rawout *o, uint64_t w, uint64_t period, uint64_t block);
+void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r);
 void dc_raw_end(struct dc_rawout *o, bool complete);
 
 #endif

@@ -207,7 +207,30 @@ UInt dc_bucket_at_addr(Addr a)
 
 /* ---- helpers (the per-access path) ------------------------------------ */
 
-enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4 };
+enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_TRACE = 8 };
+
+/* The load class of this execution (dc_trace.c Notes): Constant loads are
+ * decided statically, candidates by their address step. */
+static inline UInt trace_class(struct dc_tins *ti, Addr a)
+{
+	Long d;
+	UInt cls;
+
+	if (ti->cls == DC_TC_CONST)
+		return DC_TC_CONST;
+	d = (Long)(a - ti->last);
+	if (d == ti->stride) {
+		cls = DC_TC_STRIDED;
+	} else if (d == ti->delta) {
+		ti->stride = d;
+		cls = DC_TC_STRIDED;
+	} else {
+		cls = DC_TC_IRREG;
+	}
+	ti->delta = d;
+	ti->last = a;
+	return cls;
+}
 
 /* The per-access path, specialised at compile time by `mode` (each helper
  * below passes a constant), so the default helper carries none of the
@@ -218,7 +241,10 @@ enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4 };
  *    bookkeeping, out of line.
  *  - REF_SAMPLE (--sample alone): a counter per matching event; the sample
  *    itself is taken out of line.  Sampling every 10,000th event must cost
- *    next to nothing (issue 3). */
+ *    next to nothing (issue 3).
+ *  - REF_TRACE (--trace-window, traced loads only): the load class and a
+ *    countdown; recording and the full-trace reference are out of line.
+ *    Tracing at a 1 % sample ratio must add at most 15 % (issue 6). */
 static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a, int mode)
 {
 	int served = dc_cache_access(&dc.cache, a, in->size);
@@ -237,6 +263,14 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 	if ((mode & REF_SAMPLE) && dc_sample_event_matches(in, served) &&
 	    UNLIKELY(dc_sampler_tick(&dc.sampler)))
 		dc_track_sample(in, c, served);
+	if (mode & REF_TRACE) {
+		struct dc_tins *ti = (struct dc_tins *)in;
+		UInt cls = trace_class(ti, a);
+		if (UNLIKELY(dc_trace_tick(&dc.trace, ti->implied)))
+			dc_trace_put(&dc.trace, a, in->ip, c->loc, c->bucket, ti->implied, cls);
+		if (UNLIKELY(dc.opt.trace_full))
+			dc_trace_ref(ti, c, a, cls);
+	}
 }
 
 static VG_REGPARM(2) void dc_ref(struct dc_ins *in, Addr a)
@@ -259,6 +293,17 @@ static VG_REGPARM(2) void dc_ref_sample(struct dc_ins *in, Addr a)
 static VG_REGPARM(2) void dc_ref_track(struct dc_ins *in, Addr a)
 {
 	ref(in, a, REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
+}
+
+static VG_REGPARM(2) void dc_ref_trace(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_TRACE);
+}
+
+/* A traced load with any other bookkeeping on. */
+static VG_REGPARM(2) void dc_ref_trace_track(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_TRACE | REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
 }
 
 static VG_REGPARM(1) void dc_iref(struct dc_ins *in)
@@ -303,6 +348,9 @@ struct event {
 	UInt isize;        /* instruction length (EV_IR) */
 	Int size;          /* data size */
 	IRAtom *addr;
+	UChar tcls;        /* --trace-window, loads: static class */
+	Bool traced;       /* --trace-window: a trace record ... */
+	UInt implied;      /* ... standing for this many Constant loads */
 };
 
 #define N_EVENTS 16
@@ -311,6 +359,8 @@ struct sbstate {
 	IRSB *out;
 	struct event ev[N_EVENTS];
 	Int n;
+	IRExpr **defs;     /* --trace-window: definitions of temporaries so far */
+	const VexGuestLayout *layout;
 };
 
 static Int min_line_size(void)
@@ -322,10 +372,8 @@ static Int min_line_size(void)
 	return m;
 }
 
-static struct dc_ins *new_ins(Addr ip, Int size, Bool is_write)
+static void init_ins(struct dc_ins *in, Addr ip, Int size, Bool is_write)
 {
-	struct dc_ins *in = VG_(malloc)("dc.ins", sizeof *in);
-
 	VG_(memset)(in, 0, sizeof *in);
 	in->ip = ip;
 	in->size = (UShort)size;
@@ -334,15 +382,74 @@ static struct dc_ins *new_ins(Addr ip, Int size, Bool is_write)
 	in->obj = &dc.fallback;
 	in->gen = dc.fallback.gen - 1;   /* not valid: the first access resolves */
 	in->cost = &dc.lost;
+}
+
+static struct dc_ins *new_ins(Addr ip, Int size, Bool is_write)
+{
+	struct dc_ins *in = VG_(malloc)("dc.ins", sizeof *in);
+
+	init_ins(in, ip, size, is_write);
 	return in;
+}
+
+static Bool is_load(const struct event *e)
+{
+	return e->kind == EV_DR || e->kind == EV_DM;
+}
+
+/* --trace-window: which loads of a straight-line stretch are records, and
+ * the proxy of its Constant loads (dc_trace.c Notes). */
+static void choose_traced(struct sbstate *s)
+{
+	Int proxy = -1, first_const = -1;
+	UInt nconst = 0;
+
+	for (Int i = 0; i < s->n; i++) {
+		struct event *e = &s->ev[i];
+		e->traced = False;
+		e->implied = 0;
+		if (!is_load(e))
+			continue;
+		if (e->tcls == DC_TC_CONST) {
+			nconst++;
+			if (first_const < 0)
+				first_const = i;
+		} else {
+			e->traced = True;
+			if (proxy < 0)
+				proxy = i;
+		}
+	}
+	if (proxy < 0 && first_const >= 0) {
+		proxy = first_const;
+		s->ev[proxy].traced = True;
+		nconst--;
+	}
+	if (proxy >= 0)
+		s->ev[proxy].implied = nconst;
 }
 
 static IRDirty *ref_call(const struct event *e)
 {
-	struct dc_ins *in = new_ins(e->ip, e->size, e->kind == EV_DW);
+	struct dc_ins *in;
 	void *fn = (void *)dc_ref;
 	const HChar *name = "dc_ref";
 
+	if (e->traced) {
+		struct dc_tins *ti = dc_trace_new_ins(e->ip, e->size, e->tcls, e->implied);
+		in = &ti->in;
+		init_ins(in, e->ip, e->size, False);
+		if (dc.opt.evictions || dc.opt.reuse || dc.sampling || dc.opt.stack_frames) {
+			fn = (void *)dc_ref_trace_track;
+			name = "dc_ref_trace_track";
+		} else {
+			fn = (void *)dc_ref_trace;
+			name = "dc_ref_trace";
+		}
+		return unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn),
+					 mkIRExprVec_2(mkIRExpr_HWord((HWord)in), e->addr));
+	}
+	in = new_ins(e->ip, e->size, e->kind == EV_DW);
 	if (dc.opt.evictions || dc.opt.reuse || (dc.sampling && dc.opt.stack_frames)) {
 		fn = (void *)dc_ref_track;
 		name = "dc_ref_track";
@@ -360,6 +467,8 @@ static IRDirty *ref_call(const struct event *e)
 
 static void flush(struct sbstate *s)
 {
+	if (dc.tracing)
+		choose_traced(s);
 	for (Int i = 0; i < s->n; i++) {
 		const struct event *e = &s->ev[i];
 		IRDirty *di;
@@ -401,16 +510,24 @@ static void add_data(struct sbstate *s, Addr ip, Int size, IRAtom *addr, Bool is
 	e->ip = ip;
 	e->size = size;
 	e->addr = addr;
+	e->traced = False;
+	e->tcls = dc.tracing && !is_write ? dc_trace_static_class(addr, s->defs, s->layout)
+					  : DC_TC_CONST;
 }
 
 /* A guarded access is emitted at once with the guard on the call. */
 static void add_guarded(struct sbstate *s, Addr ip, Int size, IRAtom *addr, IRAtom *guard,
 			Bool is_write)
 {
-	struct event e = { is_write ? EV_DW : EV_DR, ip, 0, size, addr };
+	struct event e = { is_write ? EV_DW : EV_DR, ip, 0, size, addr, DC_TC_CONST, False, 0 };
 	IRDirty *di;
 
 	flush(s);
+	/* A conditional load is never implied by a proxy: it is its own. */
+	if (dc.tracing && !is_write) {
+		e.tcls = dc_trace_static_class(addr, s->defs, s->layout);
+		e.traced = True;
+	}
 	di = ref_call(&e);
 	di->guard = guard;
 	addStmtToIRSB(s->out, IRStmt_Dirty(di));
@@ -438,6 +555,8 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 
 	s.out = deepCopyIRSBExceptStmts(in);
 	s.n = 0;
+	s.layout = layout;
+	s.defs = NULL;
 	for (i = 0; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
 		addStmtToIRSB(s.out, in->stmts[i]);
 	if (!dc.opt.compat && i < in->stmts_used &&
@@ -445,6 +564,10 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		for (; i < in->stmts_used; i++)
 			addStmtToIRSB(s.out, in->stmts[i]);
 		return s.out;
+	}
+	if (dc.tracing) {
+		s.defs = VG_(malloc)("dc.defs", (SizeT)tyenv->types_used * sizeof *s.defs);
+		VG_(memset)(s.defs, 0, (SizeT)tyenv->types_used * sizeof *s.defs);
 	}
 
 	for (; i < in->stmts_used; i++) {
@@ -463,6 +586,8 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 			break;
 		case Ist_WrTmp: {
 			IRExpr *data = st->Ist.WrTmp.data;
+			if (s.defs)
+				s.defs[st->Ist.WrTmp.tmp] = data;
 			if (data->tag == Iex_Load)
 				add_data(&s, ip, sizeofIRType(data->Iex.Load.ty),
 					 data->Iex.Load.addr, False);
@@ -527,5 +652,7 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		addStmtToIRSB(s.out, st);
 	}
 	flush(&s);
+	if (s.defs)
+		VG_(free)(s.defs);
 	return s.out;
 }

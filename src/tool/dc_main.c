@@ -55,6 +55,14 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 			dc.opt.reuse_growth = VG_(strtoll10)(end + 1, &end);
 		if (*end || dc.opt.reuse_first < 1 || dc.opt.reuse_growth < 2)
 			VG_(fmsg_bad_option)(arg, "expected FIRST:GROWTH with FIRST >= 1, GROWTH >= 2\n");
+	} else if VG_BINT_CLO(arg, "--trace-window", dc.opt.trace_window, 0, 1 << 24) {
+	} else if VG_BINT_CLO(arg, "--trace-period", dc.opt.trace_period, 1, 1LL << 40) {
+	} else if VG_BINT_CLO(arg, "--trace-seed", dc.opt.trace_seed, 0, 0x7fffffffffffffffLL) {
+	} else if VG_BINT_CLO(arg, "--trace-block", dc.opt.trace_block, 8, 1 << 20) {
+		if (!dc_is_pow2((ULong)dc.opt.trace_block))
+			VG_(fmsg_bad_option)(arg, "the block size must be a power of two\n");
+	} else if VG_BOOL_CLO(arg, "--trace-full", dc.opt.trace_full) {
+	} else if VG_STR_CLO(arg, "--trace-out", dc.opt.trace_out) {
 	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
 		if (VG_(strcmp)(tmp, "site") == 0) {
 			dc.opt.heap_site = True;
@@ -94,7 +102,13 @@ static void dc_print_usage(void)
 "    --sample-seed=<n>            seed of the sampling period's randomization [1]\n"
 "    --reuse=no|yes               exact reuse-distance histograms [no]\n"
 "    --reuse-block=<bytes>        block size of reuse distances [64]\n"
-"    --reuse-bins=<first>:<growth>  histogram bins [1:2]\n");
+"    --reuse-bins=<first>:<growth>  histogram bins [1:2]\n"
+"    --trace-window=<w>           sampled load traces: windows of w records [0: off]\n"
+"    --trace-period=<p>           one window every p records on average [100w]\n"
+"    --trace-seed=<n>             seed of the trace period's randomization [1]\n"
+"    --trace-block=<bytes>        block size of footprints [64]\n"
+"    --trace-full=no|yes          also the full-trace reference counts [no]\n"
+"    --trace-out=<file>           also write the sampled trace to <file> [none]\n");
 }
 
 static void dc_print_debug_usage(void)
@@ -217,11 +231,22 @@ static void dc_post_clo_init(void)
 	if (!dc.opt.heap_site && dc.opt.heap_depth == 0)
 		dc.opt.heap_depth = 3;
 	configure_hierarchy();
+	if (dc.opt.trace_window) {
+		if (!dc.opt.trace_period)
+			dc.opt.trace_period = 100 * dc.opt.trace_window;
+		if (dc.opt.trace_period < 2 * dc.opt.trace_window)
+			VG_(fmsg_bad_option)("--trace-period",
+					     "must be at least twice --trace-window\n");
+	} else if (dc.opt.trace_period || dc.opt.trace_full || dc.opt.trace_out) {
+		VG_(fmsg_bad_option)("--trace-period, --trace-full or --trace-out",
+				     "needs --trace-window\n");
+	}
 	if (dc_objmap_init(&dc.objs, &dc.env) || dc_objmap_init(&dc.regions, &dc.env) ||
 	    dc_costtab_init(&dc.costs, &dc.env))
 		VG_(tool_panic)("out of memory");
 	dc_names_init();
 	dc_track_init();
+	dc_trace_setup();
 	dc.threads = VG_(calloc)("dc.main.threads", VG_N_THREADS, sizeof *dc.threads);
 	dc.collecting = dc.opt.collect_atstart;
 	dc_dump_open();
@@ -275,6 +300,8 @@ static void dc_pre_clo_init(void)
 	dc.opt.reuse_block = 64;
 	dc.opt.reuse_first = 1;
 	dc.opt.reuse_growth = 2;
+	dc.opt.trace_seed = 1;
+	dc.opt.trace_block = 64;
 	dc.raw_fd = -1;
 }
 

@@ -100,7 +100,7 @@ class Fixture(CliTest):
         self.assertAlmostEqual(doc["max_abs_error_pp"], 7, places=9)
         self.assertAlmostEqual(doc["spearman"], 0.9, places=9)
         self.assertEqual((doc["top"], doc["top_actual"], doc["top_overlap"]), (10, 5, 5))
-        self.assertEqual(doc["schema_version"], 3)
+        self.assertEqual(doc["schema_version"], 4)
         self.assertEqual(doc["program"], "/opt/demo/bin/stencil")
 
     def test_top_two(self):

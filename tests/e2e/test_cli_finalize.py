@@ -24,14 +24,14 @@ class FinalizeTables(CliTest):
         con = sqlite3.connect(self.db)
         try:
             self.assertEqual(con.execute("PRAGMA application_id").fetchone()[0], 0x64637066)
-            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 3)
+            self.assertEqual(con.execute("PRAGMA user_version").fetchone()[0], 4)
         finally:
             con.close()
 
     def test_meta(self):
         m = meta(self.db)
         # dcprof's own keys
-        self.assertEqual(m["schema_version"], "3")
+        self.assertEqual(m["schema_version"], "4")
         self.assertEqual(m["dcprof_version"], makefile_version())
         self.assertEqual(m["complete"], "1")
         self.assertNotIn("incomplete_reason", m)
@@ -186,8 +186,8 @@ class FinalizeErrors(DumpErrors):
         self.check(bytes(range(256)) * 4, "NUL byte in line", 1)
 
     def test_newer_version(self):
-        self.check(b"dcprof-raw 4\n",
-                   "raw dump version 4 is not supported (this dcprof reads 1 to 3)", 1)
+        self.check(b"dcprof-raw 5\n",
+                   "raw dump version 5 is not supported (this dcprof reads 1 to 4)", 1)
 
     def test_truncated_before_levels(self):
         self.check(b"\n".join(self.GOOD[:4]) + b"\n", "no level records")
@@ -284,7 +284,7 @@ class FinalizeVersion2(CliTest):
         m = meta(self.db)
         self.assertEqual((m["schema_version"], m["evictions"], m["sample_event"],
                           m["sample_period"], m["sample_seed"], m["samples"]),
-                         ("3", "yes", "D1m", "100", "7", "100"))
+                         ("4", "yes", "D1m", "100", "7", "100"))
         # the summary counts the exact costs only
         r, _ = self.finalize(SAMPLED_EVICT, "q.db")
         self.assertEqual(r.stderr, "dcprof: wrote %s (6 buckets, Dr=15,200, Dw=5,000,"

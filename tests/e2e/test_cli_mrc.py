@@ -53,7 +53,7 @@ class Curve(MrcTest):
         doc = self.json()
         self.assertEqual((doc["schema_version"], doc["object"], doc["block"], doc["accesses"],
                           doc["first_touches"], doc["distinct_blocks"], doc["exact"]),
-                         (3, None, 64, 13, 6, 6, True))
+                         (4, None, 64, 13, 6, 6, True))
         self.assertCurve(doc, [(1, 64, 11, 11 / 13, True), (2, 128, 10, 10 / 13, True),
                                (4, 256, 6, 6 / 13, True), (8, 512, 6, 6 / 13, True)])
 

@@ -56,7 +56,7 @@ class ObjectView(ReportTest):
 
     def test_json_header(self):
         doc = self.json()
-        self.assertEqual(doc["schema_version"], 3)
+        self.assertEqual(doc["schema_version"], 4)
         self.assertEqual(doc["program"], "/opt/demo/bin/demo")
         self.assertEqual(doc["command"], "demo --size 100")
         self.assertIs(doc["complete"], True)
@@ -358,11 +358,11 @@ class OpenErrors(CliTest):
     def test_newer_schema(self):
         p = self.profile()
         con = sqlite3.connect(p)
-        con.execute("PRAGMA user_version = 4")
+        con.execute("PRAGMA user_version = 5")
         con.commit()
         con.close()
         self.assertError(self.report(p), "dcprof report", "cannot open profile '%s': schema "
-                         "version 4 is newer than this dcprof supports (3)" % p)
+                         "version 5 is newer than this dcprof supports (4)" % p)
 
     def test_corrupt(self):
         p = self.profile()

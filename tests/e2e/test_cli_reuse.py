@@ -83,7 +83,7 @@ class FinalizeReuse(ReuseTest):
     def test_meta(self):
         m = dict(query_bytes(self.db, "SELECT key, value FROM meta"))
         self.assertEqual((m[b"schema_version"], m[b"reuse_block"], m[b"reuse_bins"]),
-                         (b"3", b"64", b"1:2"))
+                         (b"4", b"64", b"1:2"))
 
     def fixture_with(self, old, new, name="v.raw"):
         lines = [new if l == old else l for l in fixture_lines(REUSE)]
@@ -167,7 +167,7 @@ class Histogram(ReuseTest):
     def test_whole_program_json(self):
         doc = self.json()
         self.assertEqual((doc["schema_version"], doc["kind"], doc["object"], doc["block"],
-                          doc["bin_first"], doc["bin_growth"]), (3, "stack", None, 64, 1, 2))
+                          doc["bin_first"], doc["bin_growth"]), (4, "stack", None, 64, 1, 2))
         self.assertEqual((doc["accesses"], doc["reuses"], doc["first_touches"]), (13, 7, 6))
         self.assertRows(doc["rows"], [(0, 0, 1, 2, pct(2, 13), pct(2, 13)),
                                       (1, 1, 2, 1, pct(1, 13), pct(3, 13)),

@@ -67,11 +67,11 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 3);
+	CHECK_EQ(DC_RAW_VERSION, 4);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
-	finish_expect(o, &m, "dcprof-raw 3\nend 1\nend 0\n");
+	finish_expect(o, &m, "dcprof-raw 4\nend 1\nend 0\n");
 }
 
 DC_TEST(rawout, meta)
@@ -218,7 +218,7 @@ DC_TEST(rawout, whole_dump)
 	dc_raw_cost(o, &c, 1);
 	dc_raw_end(o, true);
 	finish_expect(o, &m,
-		      "dcprof-raw 3\n"
+		      "dcprof-raw 4\n"
 		      "meta cache_source option\n"
 		      "level 1 L1 1024 2 64 4\n"
 		      "memory 200\n"
@@ -442,4 +442,36 @@ DC_TEST(rawout, reuse_records)
 		      "rhist time 3 5 7\n"
 		      "rfirst 3 4\n"
 		      "rpair 10 11 4 12 16\n");
+}
+
+/* Version 4: trace windows, records (class letter c/s/i, hex address),
+ * reference footprints, functions (escaped), and the trace file. */
+DC_TEST(rawout, trace_records)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	struct dc_trace_win w = { 1200, 99000 };
+	struct dc_trace_rec r = { 1234, 0x601040, 0x401a2f, 3, 7, 2, 5, DC_TC_STRIDED };
+
+	dc_raw_twin(o, 3, &w);
+	dc_raw_trec(o, &r);
+	r.cls = DC_TC_CONST;
+	dc_raw_trec(o, &r);
+	r.cls = DC_TC_IRREG;
+	dc_raw_trec(o, &r);
+	dc_raw_tref(o, 3, 10, 4, 6);
+	dc_raw_tfn(o, "operator new(unsigned long)", 1, 2, 3, 4, 5);
+	dc_raw_tfn(o, "", 0, 1, 0, 0, 0);
+	dc_trace_file_header(o, 1000, 100000, 64);
+	dc_trace_file_rec(o, &r);
+	finish_expect(o, &m,
+		      "twin 3 1200 99000\n"
+		      "trec 3 1234 7 2 0x601040 s 5\n"
+		      "trec 3 1234 7 2 0x601040 c 5\n"
+		      "trec 3 1234 7 2 0x601040 i 5\n"
+		      "tref 3 10 4 6\n"
+		      "tfn operator%20new(unsigned%20long) 1 2 3 4 5\n"
+		      "tfn %- 0 1 0 0 0\n"
+		      "dcprof-trace 1\nwindow 1000\nperiod 100000\nblock 64\n"
+		      "a 3 1234 0x401a2f 0x601040 i 5\n");
 }
