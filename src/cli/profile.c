@@ -112,7 +112,7 @@ static void finalize_all(struct profile_writer *w)
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
 				 &w->resid, &w->rhist, &w->rfirst, &w->rpair,
-				 &w->twin, &w->tref, &w->trec, &w->tfn };
+				 &w->twin, &w->tper, &w->tref, &w->trec, &w->tfn };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -179,8 +179,9 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->rpair, "INSERT INTO reuse_pair VALUES(?1, ?2, ?3, ?4, ?5)");
 	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->twin, "INSERT INTO trace_window(id, start, period)"
-			     " VALUES(?1, ?2, ?3)");
+		rc = prepare(w->db, &w->twin, "INSERT INTO trace_window(id, start) VALUES(?1, ?2)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->tper, "UPDATE trace_window SET period = ?2 WHERE id = ?1");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->tref, "UPDATE trace_window SET ref_f = ?2, ref_f_str = ?3,"
 			     " ref_f_irr = ?4 WHERE id = ?1");
@@ -389,12 +390,18 @@ int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
 	return -rc;
 }
 
-int pw_twin(struct profile_writer *w, int64_t id, int64_t start, int64_t period)
+int pw_twin(struct profile_writer *w, int64_t id, int64_t start)
 {
 	sqlite3_bind_int64(w->twin, 1, id);
 	sqlite3_bind_int64(w->twin, 2, start);
-	sqlite3_bind_int64(w->twin, 3, period);
 	return step(w->twin);
+}
+
+int pw_tper(struct profile_writer *w, int64_t id, int64_t period)
+{
+	sqlite3_bind_int64(w->tper, 1, id);
+	sqlite3_bind_int64(w->tper, 2, period);
+	return step(w->tper);
 }
 
 int pw_tref(struct profile_writer *w, int64_t id, const int64_t f[3])
@@ -422,6 +429,17 @@ int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v
 	for (int i = 0; i < 5; i++)
 		sqlite3_bind_int64(w->tfn, 2 + i, v[i]);
 	return step(w->tfn);
+}
+
+int pw_trace_prune(struct profile_writer *w, int64_t locs, int64_t buckets)
+{
+	char sql[512];
+
+	snprintf(sql, sizeof sql, "DELETE FROM trace_access WHERE location >= %lld OR"
+		 " bucket >= %lld; UPDATE trace_window SET period = (SELECT COUNT(*) FROM"
+		 " trace_access a WHERE a.window = trace_window.id) WHERE period IS NULL",
+		 (long long)locs, (long long)buckets);
+	return -sqlite3_exec(w->db, sql, NULL, NULL, NULL);
 }
 
 const char *profile_writer_errmsg(const struct profile_writer *w)

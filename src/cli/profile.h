@@ -28,7 +28,7 @@ enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, CO
 struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
-		*fill, *resid, *rhist, *rfirst, *rpair, *twin, *tref, *trec, *tfn;
+		*fill, *resid, *rhist, *rfirst, *rpair, *twin, *tper, *tref, *trec, *tfn;
 };
 
 /* Creates a new profile at path (which must not exist) and begins the
@@ -72,14 +72,20 @@ int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count
 	     int64_t sumstack, int64_t sumtime);
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
 		    const int64_t *hi, const bool *hi_inf);
-/* Sampled traces (version 4).  pw_tref fills the reference footprints of
- * window id, which pw_twin must have written (else -SQLITE_NOTFOUND);
- * pw_trec takes window, time, location, bucket, address, implied and the
- * class letter; pw_tfn function, accesses, const_loads, f, f_str, f_irr. */
-int pw_twin(struct profile_writer *w, int64_t id, int64_t start, int64_t period);
+/* Sampled traces (version 4).  pw_tper and pw_tref fill the period and
+ * the reference footprints of window id, which pw_twin must have written
+ * (pw_tref: else -SQLITE_NOTFOUND); pw_trec takes window, time, location,
+ * bucket, address, implied and the class letter; pw_tfn function,
+ * accesses, const_loads, f, f_str, f_irr. */
+int pw_twin(struct profile_writer *w, int64_t id, int64_t start);
+int pw_tper(struct profile_writer *w, int64_t id, int64_t period);
 int pw_tref(struct profile_writer *w, int64_t id, const int64_t f[3]);
 int pw_trec(struct profile_writer *w, const int64_t v[6], const char *cls);
 int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v[5]);
+/* A dump cut short: deletes the trace accesses naming a location or
+ * bucket at or beyond these counts, and gives windows without a period
+ * their number of accesses. */
+int pw_trace_prune(struct profile_writer *w, int64_t locs, int64_t buckets);
 const char *profile_writer_errmsg(const struct profile_writer *w);
 /* Builds the indexes, commits and closes.  The writer is released either
  * way; on error err says why. */

@@ -38,7 +38,10 @@ struct reader {
 	int64_t reuse_first, reuse_growth;   /* meta reuse_bins; 0 until seen */
 	int64_t rhist_bin_max;         /* largest rhist bin, -1 if none */
 	uint64_t rhist_bin_line;       /* where it was named */
-	uint64_t twins;                /* trace windows declared (IDs 0 .. twins-1) */
+	uint64_t twins, tpers;         /* trace windows declared, with their period */
+	int64_t trec_time;             /* time of the next trec, -1 before any twin */
+	int64_t trec_max[2];           /* largest location, bucket a trec names */
+	uint64_t trec_line[2];         /* where it was named */
 	char *f[MAXFIELDS];
 	size_t flen[MAXFIELDS];
 	int nf;
@@ -498,18 +501,24 @@ static int rec_rpair(struct reader *r)
 	return rc ? sql_fail(r, rc, "rpair record (same locations)") : 0;
 }
 
+/* twin ID START: window ID starts at record START; the trec records that
+ * follow are its accesses, at START, START + 1, ... */
 static int rec_twin(struct reader *r)
 {
-	int64_t id, start, period;
+	int64_t id, start;
 	int rc;
 
-	if (want_fields(r, 4) || num(r, 1, &id) || num(r, 2, &start) || num(r, 3, &period))
+	if (want_fields(r, 3) || num(r, 1, &id) || num(r, 2, &start))
 		return -1;
 	if ((uint64_t)id != r->twins)
 		return fail(r, "trace window %lld out of order (expected %llu)", (long long)id,
 			    (unsigned long long)r->twins);
+	if (start < r->trec_time)
+		return fail(r, "trace window %lld starts at %lld, before the last access",
+			    (long long)id, (long long)start);
 	r->twins++;
-	rc = pw_twin(r->w, id, start, period);
+	r->trec_time = start;
+	rc = pw_twin(r->w, id, start);
 	return rc ? sql_fail(r, rc, "trace window") : 0;
 }
 
@@ -520,6 +529,21 @@ static int window_ref(struct reader *r, int i, int64_t *id)
 	if ((uint64_t)*id >= r->twins)
 		return fail(r, "trace window %lld is not declared", (long long)*id);
 	return 0;
+}
+
+static int rec_tper(struct reader *r)
+{
+	int64_t id, period;
+	int rc;
+
+	if (want_fields(r, 3) || window_ref(r, 1, &id) || num(r, 2, &period))
+		return -1;
+	if ((uint64_t)id != r->tpers)
+		return fail(r, "period of trace window %lld out of order (expected %llu)",
+			    (long long)id, (unsigned long long)r->tpers);
+	r->tpers++;
+	rc = pw_tper(r->w, id, period);
+	return rc ? sql_fail(r, rc, "tper record") : 0;
 }
 
 static int rec_tref(struct reader *r)
@@ -534,20 +558,31 @@ static int rec_tref(struct reader *r)
 	return rc ? sql_fail(r, rc, "tref record") : 0;
 }
 
-/* trec WIN TIME LOC BUCKET ADDR CLASS IMPLIED */
+/* trec LOC BUCKET ADDR CLASS IMPLIED, an access of the last window.  The
+ * engine writes accesses before the locations and buckets (declared at
+ * exit): those references are checked at the end. */
 static int rec_trec(struct reader *r)
 {
 	int64_t v[6];
 	int rc;
 
-	if (want_fields(r, 8) || window_ref(r, 1, &v[0]) || num(r, 2, &v[1]) ||
-	    ref(r, &r->locs, 3, "location", &v[2]) || ref(r, &r->buckets, 4, "bucket", &v[3]) ||
-	    hex(r, 5, &v[4]) || num(r, 7, &v[5]))
+	if (want_fields(r, 6) || num(r, 1, &v[2]) || num(r, 2, &v[3]) || hex(r, 3, &v[4]) ||
+	    num(r, 5, &v[5]))
 		return -1;
-	if (r->flen[6] != 1 || !strchr("csi", r->f[6][0]))
-		return fail(r, "unknown load class '%s' (c, s or i)", r->f[6]);
-	rc = pw_trec(r->w, v, r->f[6]);
-	return rc ? sql_fail(r, rc, "trec record (same time)") : 0;
+	if (r->trec_time < 0)
+		return fail(r, "trec before any twin");
+	if (r->flen[4] != 1 || !strchr("csi", r->f[4][0]))
+		return fail(r, "unknown load class '%s' (c, s or i)", r->f[4]);
+	for (int k = 0; k < 2; k++) {
+		if (v[2 + k] > r->trec_max[k]) {
+			r->trec_max[k] = v[2 + k];
+			r->trec_line[k] = r->lineno;
+		}
+	}
+	v[0] = (int64_t)r->twins - 1;
+	v[1] = r->trec_time++;
+	rc = pw_trec(r->w, v, r->f[4]);
+	return rc ? sql_fail(r, rc, "trec record") : 0;
 }
 
 static int rec_tfn(struct reader *r)
@@ -683,12 +718,39 @@ static int record(struct reader *r, char *line, size_t len)
 			return rec_trec(r);
 		if (!strcmp(t, "twin"))
 			return rec_twin(r);
+		if (!strcmp(t, "tper"))
+			return rec_tper(r);
 		if (!strcmp(t, "tref"))
 			return rec_tref(r);
 		if (!strcmp(t, "tfn"))
 			return rec_tfn(r);
 	}
 	return fail(r, "unknown record type '%s'", t);
+}
+
+/* The locations and buckets trec records named, and every window's
+ * period.  A dump cut short may lack them: its unresolved accesses are
+ * dropped and an unfinished window's period is its accesses (the profile
+ * is marked incomplete anyway). */
+static int trace_refs(struct reader *r)
+{
+	static const char *const what[2] = { "location", "bucket" };
+	const uint64_t count[2] = { r->locs.count, r->buckets.count };
+	bool cut = r->s->end < 0;
+
+	for (int k = 0; k < 2; k++) {
+		if (r->trec_max[k] < 0 || (uint64_t)r->trec_max[k] < count[k] || cut)
+			continue;
+		r->lineno = r->trec_line[k];
+		return fail(r, "trec names %s %lld, which is never declared", what[k],
+			    (long long)r->trec_max[k]);
+	}
+	if (r->tpers < r->twins && !cut)
+		return fail(r, "trace window %llu has no tper record",
+			    (unsigned long long)r->tpers);
+	if (cut && pw_trace_prune(r->w, (int64_t)count[0], (int64_t)count[1]))
+		return fail(r, "cannot write the profile: %s", profile_writer_errmsg(r->w));
+	return 0;
 }
 
 static int check_dense(struct reader *r, const struct idset *set, const char *what)
@@ -718,7 +780,7 @@ static int check_end(struct reader *r, bool empty)
 		return fail(r, "block names bucket %lld, which is never declared",
 			    (long long)r->block_bucket_max);
 	}
-	return reuse_bounds(r);
+	return trace_refs(r) || reuse_bounds(r);
 }
 
 int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
@@ -742,6 +804,8 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	r.errlen = errlen;
 	r.block_bucket_max = -1;
 	r.rhist_bin_max = -1;
+	r.trec_max[0] = r.trec_max[1] = -1;
+	r.trec_time = -1;
 	r.buckets.max = r.locs.max = -1;
 	f = fopen(path, "r");
 	if (!f) {

@@ -19,8 +19,9 @@
  *   rhist KIND BUCKET BIN COUNT                             (version 3)
  *   rfirst BUCKET COUNT                                     (version 3)
  *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
- *   twin ID START PERIOD                                    (version 4)
- *   trec WIN TIME LOC BUCKET ADDR CLASS IMPLIED             (version 4)
+ *   twin ID START                                           (version 4)
+ *   trec LOC BUCKET ADDR CLASS IMPLIED                      (version 4)
+ *   tper ID PERIOD                                          (version 4)
  *   tref WIN F FSTR FIRR                                    (version 4)
  *   tfn FUNCTION A ACONST F FSTR FIRR                       (version 4)
  *   end COMPLETE
@@ -64,33 +65,46 @@ static void put_str(struct dc_rawout *o, const char *s)
 		put(o, *s++);
 }
 
+/* Room for n more bytes at the end of the buffer: numbers check once, not
+ * per digit (the engine writes a sampled-trace record per recorded load). */
+static char *room(struct dc_rawout *o, size_t n)
+{
+	if (o->n + n > sizeof o->buf)
+		flush(o);
+	return o->buf + o->n;
+}
+
 static void put_u64(struct dc_rawout *o, uint64_t v)
 {
-	char tmp[24];
+	char tmp[24], *p = room(o, 21);
 	int n = 0;
 
-	put(o, ' ');
+	*p++ = ' ';
 	do {
 		tmp[n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
 	while (n)
-		put(o, tmp[--n]);
+		*p++ = tmp[--n];
+	o->n = (size_t)(p - o->buf);
 }
 
 static void put_hex(struct dc_rawout *o, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[24];
+	char tmp[24], *p = room(o, 19);
 	int n = 0;
 
-	put_str(o, " 0x");
+	*p++ = ' ';
+	*p++ = '0';
+	*p++ = 'x';
 	do {
 		tmp[n++] = digits[v & 15];
 		v >>= 4;
 	} while (v);
 	while (n)
-		put(o, tmp[--n]);
+		*p++ = tmp[--n];
+	o->n = (size_t)(p - o->buf);
 }
 
 static bool needs_escape(unsigned char c)
@@ -301,20 +315,26 @@ void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uin
 
 static const char tclass_letter[] = { 'c', 's', 'i' };
 
-void dc_raw_twin(struct dc_rawout *o, uint64_t id, const struct dc_trace_win *w)
+void dc_raw_twin(struct dc_rawout *o, uint64_t id, uint64_t start)
 {
 	put_str(o, "twin");
 	put_u64(o, id);
-	put_u64(o, w->start);
-	put_u64(o, w->period);
+	put_u64(o, start);
 	put(o, '\n');
 }
 
+void dc_raw_tper(struct dc_rawout *o, uint64_t id, uint64_t period)
+{
+	put_str(o, "tper");
+	put_u64(o, id);
+	put_u64(o, period);
+	put(o, '\n');
+}
+
+/* The window and time are implicit: the last twin's, counting from START. */
 void dc_raw_trec(struct dc_rawout *o, const struct dc_trace_rec *r)
 {
 	put_str(o, "trec");
-	put_u64(o, r->win);
-	put_u64(o, r->time);
 	put_u64(o, r->loc);
 	put_u64(o, r->bucket);
 	put_hex(o, r->addr);

@@ -207,7 +207,7 @@ UInt dc_bucket_at_addr(Addr a)
 
 /* ---- helpers (the per-access path) ------------------------------------ */
 
-enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_TRACE = 8 };
+enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_TRACE = 8, REF_FULL = 16 };
 
 /* The load class of this execution (dc_trace.c Notes): Constant loads are
  * decided statically, candidates by their address step. */
@@ -243,8 +243,9 @@ static inline UInt trace_class(struct dc_tins *ti, Addr a)
  *    itself is taken out of line.  Sampling every 10,000th event must cost
  *    next to nothing (issue 3).
  *  - REF_TRACE (--trace-window, traced loads only): the load class and a
- *    countdown; recording and the full-trace reference are out of line.
- *    Tracing at a 1 % sample ratio must add at most 15 % (issue 6). */
+ *    countdown; recording is out of line.  Tracing at a 1 % sample ratio
+ *    must add at most 15 % (issue 6).  REF_FULL (--trace-full): the
+ *    full-trace reference counts, out of line. */
 static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a, int mode)
 {
 	int served = dc_cache_access(&dc.cache, a, in->size);
@@ -266,10 +267,10 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 	if (mode & REF_TRACE) {
 		struct dc_tins *ti = (struct dc_tins *)in;
 		UInt cls = trace_class(ti, a);
-		if (UNLIKELY(dc_trace_tick(&dc.trace, ti->implied)))
+		if (UNLIKELY(dc_trace_tick(&dc.trace)))
 			dc_trace_put(&dc.trace, a, in->ip, c->loc, c->bucket, ti->implied, cls);
-		if (UNLIKELY(dc.opt.trace_full))
-			dc_trace_ref(ti, c, a, cls);
+		if (mode & REF_FULL)
+			dc_trace_ref(ti, a, cls);
 	}
 }
 
@@ -300,10 +301,16 @@ static VG_REGPARM(2) void dc_ref_trace(struct dc_ins *in, Addr a)
 	ref(in, a, REF_TRACE);
 }
 
+static VG_REGPARM(2) void dc_ref_trace_full(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_TRACE | REF_FULL);
+}
+
 /* A traced load with any other bookkeeping on. */
 static VG_REGPARM(2) void dc_ref_trace_track(struct dc_ins *in, Addr a)
 {
-	ref(in, a, REF_TRACE | REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
+	ref(in, a, REF_TRACE | REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0) |
+		   (dc.opt.trace_full ? REF_FULL : 0));
 }
 
 static VG_REGPARM(1) void dc_iref(struct dc_ins *in)
@@ -442,6 +449,9 @@ static IRDirty *ref_call(const struct event *e)
 		if (dc.opt.evictions || dc.opt.reuse || dc.sampling || dc.opt.stack_frames) {
 			fn = (void *)dc_ref_trace_track;
 			name = "dc_ref_trace_track";
+		} else if (dc.opt.trace_full) {
+			fn = (void *)dc_ref_trace_full;
+			name = "dc_ref_trace_full";
 		} else {
 			fn = (void *)dc_ref_trace;
 			name = "dc_ref_trace";

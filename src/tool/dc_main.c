@@ -246,10 +246,10 @@ static void dc_post_clo_init(void)
 		VG_(tool_panic)("out of memory");
 	dc_names_init();
 	dc_track_init();
-	dc_trace_setup();
 	dc.threads = VG_(calloc)("dc.main.threads", VG_N_THREADS, sizeof *dc.threads);
 	dc.collecting = dc.opt.collect_atstart;
 	dc_dump_open();
+	dc_trace_setup();
 	VG_(atfork)(NULL, NULL, at_fork_child);
 }
 

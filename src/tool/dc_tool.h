@@ -241,6 +241,7 @@ void dc_track_dump(struct dc_rawout *o);
 UInt dc_bucket_at_addr(Addr a);
 
 /* dc_trace.c */
+/* After dc_dump_open: the trace unit writes into the raw dump. */
 void dc_trace_setup(void);
 /* Instrumentation time: Constant when the address is a constant or SP/FP
  * plus a constant (defs: the superblock's temporaries' definitions so far),
@@ -249,7 +250,8 @@ UChar dc_trace_static_class(IRExpr *addr, IRExpr **defs, const VexGuestLayout *l
 /* A traced load's state; fn looked up for --trace-full. */
 struct dc_tins *dc_trace_new_ins(Addr ip, Int size, UChar cls, UInt implied);
 /* The full-trace reference counts of one record (out of line). */
-void dc_trace_ref(struct dc_tins *ti, const struct dc_cost *c, Addr a, UInt cls);
+void dc_trace_ref(struct dc_tins *ti, Addr a, UInt cls);
+/* After the child's dump is reopened. */
 void dc_trace_reset_child(void);
 void dc_trace_dump(struct dc_rawout *o);
 

@@ -23,6 +23,8 @@
  *    A stretch with only Constant loads has its first one as the proxy,
  *    traced with class Constant.  Guarded (conditional) loads are never
  *    implied: a Constant one is its own proxy.  Stores are not traced.
+ *  - Each load's records go straight into the raw dump (trace.h); the
+ *    --trace-out file gets the same records in its own format.
  *  - --trace-full (§7.1): every record also updates exact counts: per
  *    window period, the distinct blocks of non-Constant records (F), split
  *    by the class of each block's first access in the period (F_str,
@@ -56,10 +58,38 @@ static struct {
 	UInt nfns;
 	ULong nwins;              /* windows whose period began */
 	ULong f, fstr, firr;      /* of the current period */
-	ULong *ref;               /* 3 per finished period */
-	ULong ref_cap;
 	ULong tile_no;
 } full;
+
+/* --trace-out: the sampled-trace file, written as records come. */
+static struct dc_rawout *trace_file;
+static Int trace_fd = -1;
+
+static void open_trace_file(void)
+{
+	HChar *path = VG_(expand_file_name)("--trace-out", dc.opt.trace_out);
+	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0644);
+
+	if (sr_isError(sr)) {
+		VG_(fmsg)("dcprof: cannot create trace file '%s'\n", path);
+		VG_(exit)(2);
+	}
+	trace_fd = (Int)sr_Res(sr);
+	VG_(free)(path);
+	if (!trace_file)
+		trace_file = VG_(malloc)("dc.trace.out", sizeof *trace_file);
+	dc_rawout_init(trace_file, dc_fd_sink(&trace_fd));
+	dc_trace_file_header(trace_file, (ULong)dc.opt.trace_window, (ULong)dc.opt.trace_period,
+			     (ULong)dc.opt.trace_block);
+}
+
+static void start_unit(void)
+{
+	if (dc.opt.trace_out)
+		open_trace_file();
+	dc_trace_init(&dc.trace, (ULong)dc.opt.trace_window, (ULong)dc.opt.trace_period,
+		      (ULong)dc.opt.trace_seed, dc.raw, trace_file);
+}
 
 void dc_trace_setup(void)
 {
@@ -67,8 +97,7 @@ void dc_trace_setup(void)
 		return;
 	dc.tracing = True;
 	dc.trace_bits = (UInt)dc_log2((ULong)dc.opt.trace_block);
-	dc_trace_init(&dc.trace, &dc.env, (ULong)dc.opt.trace_window,
-		      (ULong)dc.opt.trace_period, (ULong)dc.opt.trace_seed);
+	start_unit();
 	if (dc.opt.trace_full &&
 	    (dc_blockset_init(&full.period, &dc.env) || dc_blockset_init(&full.tile, &dc.env) ||
 	     dc_rectab_init(&full.fns, &dc.env, sizeof(struct dc_tfn), 2 * sizeof(UInt),
@@ -149,23 +178,18 @@ struct dc_tins *dc_trace_new_ins(Addr ip, Int size, UChar cls, UInt implied)
 
 /* ---- the full-trace reference ---------------------------------------- */
 
+/* The exact footprint of the period that just ended (after its twin). */
 static void end_period(void)
 {
-	if (full.nwins == 0)
-		return;
-	if (full.nwins * 3 > full.ref_cap) {
-		full.ref_cap = full.ref_cap ? 2 * full.ref_cap : 3 * 1024;
-		full.ref = VG_(realloc)("dc.trace.ref", full.ref, full.ref_cap * sizeof *full.ref);
-	}
-	full.ref[3 * (full.nwins - 1)] = full.f;
-	full.ref[3 * (full.nwins - 1) + 1] = full.fstr;
-	full.ref[3 * (full.nwins - 1) + 2] = full.firr;
+	if (full.nwins)
+		dc_raw_tref(dc.raw, full.nwins - 1, full.f, full.fstr, full.firr);
 }
 
-void dc_trace_ref(struct dc_tins *ti, const struct dc_cost *c, Addr a, UInt cls)
+void dc_trace_ref(struct dc_tins *ti, Addr a, UInt cls)
 {
 	struct dc_tfn *f = ti->fn;
-	ULong block = (ULong)a >> dc.trace_bits, tile = (dc.trace.now - 1) / dc.trace.w;
+	ULong block = (ULong)a >> dc.trace_bits;
+	ULong tile = (dc_trace_now(&dc.trace) - 1) / dc.trace.w;
 	int r;
 
 	if (dc.trace.nwins != full.nwins) {
@@ -218,14 +242,15 @@ static int zero_fn(void *ud, void *rec)
 	return 0;
 }
 
-/* A forked child traces from the fork with a fresh unit (same seed). */
+/* A forked child traces from the fork with a fresh unit (same seed) into
+ * its own dump and trace file; what the parent buffered is the parent's. */
 void dc_trace_reset_child(void)
 {
 	if (!dc.tracing)
 		return;
-	dc_trace_release(&dc.trace);
-	dc_trace_init(&dc.trace, &dc.env, (ULong)dc.opt.trace_window,
-		      (ULong)dc.opt.trace_period, (ULong)dc.opt.trace_seed);
+	if (trace_fd >= 0)
+		VG_(close)(trace_fd);
+	start_unit();
 	if (dc.opt.trace_full) {
 		full.nwins = 0;
 		full.tile_no = 0;
@@ -243,33 +268,16 @@ static int tfn_cb(void *ud, void *rec)
 	return 0;
 }
 
-static void write_trace_file(void)
+static int loads_cb(void *ud, const struct dc_cost *c)
 {
-	HChar *path = VG_(expand_file_name)("--trace-out", dc.opt.trace_out);
-	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0644);
-	struct dc_rawout *o;
-	Int fd;
-
-	if (sr_isError(sr)) {
-		VG_(umsg)("dcprof: cannot create trace file '%s'\n", path);
-		VG_(free)(path);
-		return;
-	}
-	fd = (Int)sr_Res(sr);
-	o = VG_(malloc)("dc.trace.out", sizeof *o);
-	dc_rawout_init(o, dc_fd_sink(&fd));
-	dc_trace_file_header(o, dc.trace.w, dc.trace.period.period, (ULong)dc.opt.trace_block);
-	for (ULong i = 0; i < dc.trace.nrecs; i++)
-		dc_trace_file_rec(o, &dc.trace.recs[i]);
-	if (dc_rawout_finish(o))
-		VG_(umsg)("dcprof: writing trace file '%s' failed\n", path);
-	VG_(close)(fd);
-	VG_(free)(o);
-	VG_(free)(path);
+	*(ULong *)ud += c->acc[0];
+	return 0;
 }
 
 void dc_trace_dump(struct dc_rawout *o)
 {
+	ULong loads = dc.lost.acc[0];
+
 	if (!dc.tracing)
 		return;
 	dc_trace_end(&dc.trace);
@@ -277,22 +285,19 @@ void dc_trace_dump(struct dc_rawout *o)
 		end_period();
 		dc_rectab_each(&full.fns, tfn_cb, o);
 	}
+	/* Every data read is a record or implied by one: the loads are Dr. */
+	dc_costtab_each(&dc.costs, loads_cb, &loads);
 	dc_raw_meta_u64(o, "trace_window", dc.trace.w);
 	dc_raw_meta_u64(o, "trace_period", dc.trace.period.period);
 	dc_raw_meta_u64(o, "trace_seed", (ULong)dc.opt.trace_seed);
 	dc_raw_meta_u64(o, "trace_block", (ULong)dc.opt.trace_block);
 	dc_raw_meta(o, "trace_full", dc.opt.trace_full ? "yes" : "no");
-	dc_raw_meta_u64(o, "trace_records", dc.trace.now);
-	dc_raw_meta_u64(o, "trace_loads", dc.trace.loads);
-	if (dc.trace.failed)
-		VG_(umsg)("dcprof: out of memory for the sampled trace; recording stopped early\n");
-	for (ULong i = 0; i < dc.trace.nwins; i++) {
-		dc_raw_twin(o, i, &dc.trace.wins[i]);
-		if (dc.opt.trace_full)
-			dc_raw_tref(o, i, full.ref[3 * i], full.ref[3 * i + 1], full.ref[3 * i + 2]);
+	dc_raw_meta_u64(o, "trace_records", dc_trace_now(&dc.trace));
+	dc_raw_meta_u64(o, "trace_loads", loads);
+	if (trace_file) {
+		if (dc_rawout_finish(trace_file))
+			VG_(umsg)("dcprof: writing the trace file failed\n");
+		VG_(close)(trace_fd);
+		trace_fd = -1;
 	}
-	for (ULong i = 0; i < dc.trace.nrecs; i++)
-		dc_raw_trec(o, &dc.trace.recs[i]);
-	if (dc.opt.trace_out)
-		write_trace_file();
 }

@@ -3,7 +3,10 @@ version 4 trace records, on fixtures/trace.raw, whose figures are derived
 here; then the accuracy targets on recorded microbenchmarks
 (tests/workloads/fp_micro.c).
 
-The dump holds 2 windows of w = 4 records, each with a period of 8 records
+The dump, in the order the engine writes it (a window's twin, its accesses
+with implicit times, its period and reference when the next window starts;
+names, the last period and the function references at exit), holds 2
+windows of w = 4 records, each with a period of 8 records
 (rho = 2 for both, no leading gap), 64-byte blocks:
 
   window 0  t0 main 0x1000 s implied 1   block 0x40
@@ -196,18 +199,57 @@ class Finalize(FootprintTest):
         r, db = self.finalize(self.write("bad.raw", data), "bad.db")
         self.assertError(r, "dcprof finalize", message)
 
-    def test_undeclared_window(self):
-        self.dump_error(b"trec 1 11 0 0 0x2000 c 0", b"trec 2 11 0 0 0x2000 c 0",
-                        "trace window 2 is not declared")
+    def test_access_before_any_window(self):
+        self.dump_error(b"twin 0 0\n", b"", "line 8: trec before any twin")
+
+    def test_undeclared_location(self):
+        self.dump_error(b"trec 0 0 0x2000 c 0", b"trec 3 0 0x2000 c 0",
+                        "line 19: trec names location 3, which is never declared")
+
+    def test_missing_period(self):
+        self.dump_error(b"tper 1 8\n", b"", "trace window 1 has no tper record")
+
+    def test_cut_short_keeps_what_resolves(self):
+        # cut after a third window's first access: its period becomes its
+        # accesses (1); it and window 1 (no tper yet) are kept; the dump is
+        # incomplete.  Names and costs come at exit, so cut right after the
+        # names instead to keep the accesses resolvable.
+        with open(TRACE, "rb") as f:
+            data = f.read()
+        cut = data[:data.index(b"cost 0 0")] + b"twin 2 16\ntrec 0 0 0x3000 s 0\n"
+        r, db = self.finalize(self.write("cut.raw", cut), "cut.db")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(query_bytes(db, "SELECT id, start, period FROM trace_window"),
+                         [(0, 0, 8), (1, 8, 4), (2, 16, 1)])
+        self.assertEqual(query_bytes(db, "SELECT COUNT(*), MAX(time) FROM trace_access"),
+                         [(9, 16)])
+        self.assertEqual(query_bytes(db, "SELECT value FROM meta WHERE key = 'complete'"),
+                         [(b"0",)])
+
+    def test_cut_before_names_drops_accesses(self):
+        with open(TRACE, "rb") as f:
+            data = f.read()
+        cut = data[:data.index(b"bucket 0")]
+        r, db = self.finalize(self.write("cut.raw", cut), "cut.db")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(query_bytes(db, "SELECT COUNT(*) FROM trace_access"), [(0,)])
 
     def test_bad_class(self):
-        self.dump_error(b"0x2000 c 0", b"0x2000 x 0", "unknown load class 'x'")
+        self.dump_error(b"0x2000 c 0", b"0x2000 x 0", "line 19: unknown load class 'x'")
 
     def test_windows_out_of_order(self):
-        self.dump_error(b"twin 1 8 8", b"twin 3 8 8", "trace window 3 out of order")
+        self.dump_error(b"twin 1 8", b"twin 3 8", "line 14: trace window 3 out of order")
+        self.dump_error(b"twin 1 8", b"twin 1 2", "line 14: trace window 1 starts at 2,"
+                        " before the last access")
+
+    def test_reference_of_undeclared_window(self):
+        self.dump_error(b"tref 1 4 0 4", b"tref 2 4 0 4", "trace window 2 is not declared")
+        self.dump_error(b"tper 0 8", b"tper 1 8", "line 13: trace window 1 is not declared")
+        self.dump_error(b"tper 1 8", b"tper 0 8", "period of trace window 0 out of order"
+                        " (expected 1)")
 
     def test_version_3_has_no_trace_records(self):
-        self.dump_error(b"dcprof-raw 4", b"dcprof-raw 3", "unknown record type 'tfn'")
+        self.dump_error(b"dcprof-raw 4", b"dcprof-raw 3", "line 8: unknown record type 'twin'")
 
 
 class Errors(FootprintTest):

@@ -90,7 +90,8 @@ class Stride1(Recorded):
         m = meta(self.db)
         self.assertEqual((m["trace_window"], m["trace_period"], m["trace_block"],
                           m["trace_seed"], m["trace_full"]), (str(W), str(P), "64", "1", "yes"))
-        # every load is a record or implied by one
+        # every load (data read) is a record or implied by one
+        self.assertEqual(int(m["trace_loads"]), query(self.db, "SELECT SUM(Dr) FROM cost")[0][0])
         self.assertGreaterEqual(int(m["trace_loads"]), int(m["trace_records"]))
         self.assertGreaterEqual(int(m["trace_records"]), 2 * N)
 
