@@ -66,6 +66,18 @@ static int read_windows(struct profile *p, struct fp_trace *t)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+static struct fp_fn *add_fn(struct fp_trace *t, const char *s, size_t len)
+{
+	struct fp_fn *f;
+
+	t->fns = xrealloc(t->fns, (t->nfns + 1) * sizeof *t->fns);
+	f = &t->fns[t->nfns++];
+	memset(f, 0, sizeof *f);
+	f->name = xmemdup(s ? s : "", len);
+	f->len = len;
+	return f;
+}
+
 /* Function index of every location (locations sharing a name share it). */
 static int read_functions(struct profile *p, struct fp_trace *t, uint32_t **loc2fn,
 			  size_t *nlocs)
@@ -85,13 +97,8 @@ static int read_functions(struct profile *p, struct fp_trace *t, uint32_t **loc2
 
 		if (id < 0 || id > INT32_MAX)
 			continue;
-		if (!last || last->len != len || memcmp(last->name, s ? s : "", len)) {
-			t->fns = xrealloc(t->fns, (t->nfns + 1) * sizeof *t->fns);
-			last = &t->fns[t->nfns++];
-			memset(last, 0, sizeof *last);
-			last->name = xmemdup(s ? s : "", len);
-			last->len = len;
-		}
+		if (!last || last->len != len || memcmp(last->name, s ? s : "", len))
+			last = add_fn(t, s, len);
 		if ((size_t)id >= *nlocs) {
 			size_t n = (size_t)id + 1;
 			*loc2fn = xrealloc(*loc2fn, n * sizeof **loc2fn);
@@ -166,13 +173,8 @@ static int read_function_refs(struct profile *p, struct fp_trace *t)
 		size_t len = (size_t)sqlite3_column_bytes(st, 0);
 		struct fp_fn *f = find_fn(t, n, s ? s : "", len);
 
-		if (!f) {
-			t->fns = xrealloc(t->fns, (t->nfns + 1) * sizeof *t->fns);
-			f = &t->fns[t->nfns++];
-			memset(f, 0, sizeof *f);
-			f->name = xmemdup(s ? s : "", len);
-			f->len = len;
-		}
+		if (!f)
+			f = add_fn(t, s, len);
 		f->has_ref = true;
 		f->ref_a = sqlite3_column_int64(st, 1);
 		f->ref_aconst = sqlite3_column_int64(st, 2);

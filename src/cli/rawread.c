@@ -671,7 +671,9 @@ static int record(struct reader *r, char *line, size_t len)
 	if (r->s->end >= 0)
 		return fail(r, "record after the end record");
 	t = r->f[0];
-	/* Most frequent records first. */
+	/* Most frequent records first: a sampled trace has millions. */
+	if (!strcmp(t, "trec") && r->version >= 4)
+		return rec_trec(r);
 	if (!strcmp(t, "block"))
 		return rec_block(r);
 	if (!strcmp(t, "cost"))
@@ -714,8 +716,6 @@ static int record(struct reader *r, char *line, size_t len)
 	}
 	/* And version 4 records to older dumps. */
 	if (r->version >= 4) {
-		if (!strcmp(t, "trec"))
-			return rec_trec(r);
 		if (!strcmp(t, "twin"))
 			return rec_twin(r);
 		if (!strcmp(t, "tper"))

@@ -331,17 +331,23 @@ void dc_raw_tper(struct dc_rawout *o, uint64_t id, uint64_t period)
 	put(o, '\n');
 }
 
+/* ADDR CLASS IMPLIED, the end of a trace record in both formats. */
+static void put_access(struct dc_rawout *o, const struct dc_trace_rec *r)
+{
+	put_hex(o, r->addr);
+	put(o, ' ');
+	put(o, tclass_letter[r->cls]);
+	put_u64(o, r->implied);
+	put(o, '\n');
+}
+
 /* The window and time are implicit: the last twin's, counting from START. */
 void dc_raw_trec(struct dc_rawout *o, const struct dc_trace_rec *r)
 {
 	put_str(o, "trec");
 	put_u64(o, r->loc);
 	put_u64(o, r->bucket);
-	put_hex(o, r->addr);
-	put(o, ' ');
-	put(o, tclass_letter[r->cls]);
-	put_u64(o, r->implied);
-	put(o, '\n');
+	put_access(o, r);
 }
 
 void dc_raw_tref(struct dc_rawout *o, uint64_t win, uint64_t f, uint64_t fstr, uint64_t firr)
@@ -384,11 +390,7 @@ void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r)
 	put_u64(o, r->win);
 	put_u64(o, r->time);
 	put_hex(o, r->ip);
-	put_hex(o, r->addr);
-	put(o, ' ');
-	put(o, tclass_letter[r->cls]);
-	put_u64(o, r->implied);
-	put(o, '\n');
+	put_access(o, r);
 }
 
 void dc_raw_end(struct dc_rawout *o, bool complete)

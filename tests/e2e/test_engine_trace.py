@@ -8,6 +8,7 @@ import shutil
 import tempfile
 
 from test_engine_common import Recorded, meta, query, record, workload
+from test_engine_fork import ForkRecorded
 
 W, P = 1000, 100000
 N = 1 << 20
@@ -204,3 +205,29 @@ class OptionErrors(Recorded):
 
     def test_no_trace_tables_without_window(self):
         self.assertEqual(query(self.db, "SELECT COUNT(*) FROM trace_window")[0][0], 0)
+
+
+class TracedFork(ForkRecorded):
+    """A forked child traces from the fork with a fresh unit into its own
+    profile (tests/workloads/fork_counts.c: the parent reads 1024 words of
+    parent_data in main, the child 512 of child_data).  Windows of 1 record
+    every 2 (periods are exactly 2: P/4 = 0)."""
+    OPTS = ("--trace-window=1", "--trace-period=2", "--trace-full")
+
+    def test_child_counts_from_the_fork(self):
+        # main's loads in the child: the 512 reads of child_data, plus at most
+        # a few around the fork's return
+        a, aconst = fn_ref(self.child, "main")[:2]
+        self.assertTrue(512 <= a + aconst <= 520, (a, aconst))
+        a, aconst = fn_ref(self.db, "main")[:2]
+        self.assertTrue(1024 <= a + aconst < 1024 + 512, (a, aconst))
+
+    def test_child_windows_start_at_zero(self):
+        # the fresh unit's first gap is P_0 - w = 1 record
+        wins = query(self.child, "SELECT id, start, period FROM trace_window ORDER BY id"
+                     " LIMIT 3")
+        self.assertEqual(wins, [(0, 1, 2), (1, 3, 2), (2, 5, 2)])
+        records = int(meta(self.child)["trace_records"])
+        self.assertLess(records, int(meta(self.db)["trace_records"]))
+        self.assertEqual(query(self.child, "SELECT COUNT(*) FROM trace_access")[0][0],
+                         records // 2)
