@@ -235,6 +235,8 @@ static void function_table(const struct fp_trace *tr, struct table *t)
 	table_sort(t, c.a);
 }
 
+/* Rows level by level, root first; `worst` marks the path to the node
+ * with the worst growth, level by level (§5.3's zoom). */
 static void interval_table(const struct fp_trace *tr, uint64_t levels, struct table *t)
 {
 	int lv = table_add_col(t, "level", NULL, COL_INT, true);
@@ -243,9 +245,10 @@ static void interval_table(const struct fp_trace *tr, uint64_t levels, struct ta
 	int last = table_add_col(t, "last_window", NULL, COL_INT, false);
 	int start = table_add_col(t, "start", NULL, COL_INT, false);
 	int end = table_add_col(t, "end", NULL, COL_INT, false);
+	int worst = table_add_col(t, "worst", NULL, COL_BOOL, false);
 	struct fp_node *nodes;
 	struct sum_cols c;
-	size_t n;
+	size_t n, path = 0;
 
 	sum_columns(t, &c);
 	n = fp_interval_tree(tr, (int)levels, &nodes);
@@ -260,6 +263,23 @@ static void interval_table(const struct fp_trace *tr, uint64_t levels, struct ta
 		cell_set_int(&row[start], tr->wins[nd->first].start);
 		cell_set_int(&row[end], lw->start + lw->period);
 		set_sums(row, &c, &nd->s);
+		cell_set_int(&row[worst], 0);
+	}
+	/* The zoom path: from the root, the child with the largest dF (ties:
+	 * the earlier), down to the deepest level shown. */
+	table_row(t, 0)[worst].i = n > 0;
+	for (size_t i = 1; i < n; i++) {
+		const struct fp_node *nd = &nodes[i], *best = NULL;
+		if (nd->level != nodes[path].level + 1 || nd->first != nodes[path].first)
+			continue;
+		for (size_t j = i; j < n && nodes[j].level == nd->level &&
+				   nodes[j].first < nodes[path].last; j++) {
+			double g = fp_growth(&nodes[j].s);
+			if (!best || g > fp_growth(&best->s))
+				best = &nodes[j];
+		}
+		path = (size_t)(best - nodes);
+		table_row(t, path)[worst].i = 1;
 	}
 	free(nodes);
 }

@@ -123,8 +123,9 @@ class Interval(FootprintTest):
     def test_tree(self):
         rows = self.json("--by", "interval")["rows"]
         self.assertEqual([(r["level"], r["node"], r["first_window"], r["last_window"],
-                           r["start"], r["end"]) for r in rows],
-                         [(0, 0, 0, 1, 0, 16), (1, 0, 0, 0, 0, 8), (1, 1, 1, 1, 8, 16)])
+                           r["start"], r["end"], r["worst"]) for r in rows],
+                         [(0, 0, 0, 1, 0, 16, True), (1, 0, 0, 0, 0, 8, True),
+                          (1, 1, 1, 1, 8, 16, False)])
         self.check_row(rows[0], {"A": 14, "F": 10, "dF": 10 / 22})
         self.check_row(rows[1], {"A": 8, "A_const_pct": 20.0, "F": 6, "dF": 0.6,
                                  "F_str_pct": 200 / 3, "D": 0.0, "D_inter": None})
