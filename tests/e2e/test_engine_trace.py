@@ -120,6 +120,18 @@ class ConstantLoads(Recorded):
             self.assertEqual(implied, 1 if cls != "c" else 0, rows)
 
 
+class StackConstant(Recorded):
+    """with_local: x is read through %rsp - 8 every iteration: Constant by
+    the stack-pointer rule, implied by a[i]'s record; with the ret and the
+    folded first a[i]: A = N - 1, A_const = N + 2."""
+    WORKLOAD = "fp_micro"
+    ARGS = ("stack", "1")
+    OPTS = TRACE
+
+    def test_compression(self):
+        self.assertEqual(fn_ref(self.db, "with_local")[:2], (N - 1, N + 2))
+
+
 class Irregular(Recorded):
     """irr: idx[i] Strided (16 per block), b[idx[i]] Irregular (a new block
     nearly always): F_str% = 1/17 = 5.9 per tile.  The first idx[i] has a

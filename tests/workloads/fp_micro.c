@@ -7,6 +7,7 @@
  *   str4    sum of a[i], i = 0, 4, 8, ...           (stride 32 bytes)
  *   irr     sum of b[idx[i]], i = 0 .. N-1, idx random in [0, M)
  *   const   sum of a[i] + g, g a volatile global    (a Constant load)
+ *   stack   sum of a[i] + x, x a volatile local     (a Constant load: SP-relative)
  *   cond    str1/irr: chunks of 64 iterations alternate between the two
  *   serial  str1|irr: str1 then irr
  * each repeated REPS times.  N = 2^20, M = 2^22 (b is 32 MiB).
@@ -28,6 +29,8 @@
  *  - const: g is RIP-relative: Constant, implied by the a[i] record of the
  *    same block: A_const% = 50, kappa = 2 (equation 2), dF = 1/16 per load
  *    (1/8 per record).
+ *  - stack: the same with x on the stack frame (read through %rsp + 8):
+ *    Constant by the stack-pointer rule.
  *  - cond: half the iterations as str1, half as irr: per window F_str =
  *    w_s/8 + w_i/32, F_irr = w_i/2 with w_s = w/3 records from str1 chunks
  *    and w_i = 2w/3 from irr chunks (irr chunks have 2 records per
@@ -44,14 +47,16 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "dcprof.h"
 
 #define N (1L << 20)
 #define M (1L << 22)
 
-long a[N];
-long b[M];
-int idx[N];
+/* Block-aligned, so the derivations below need no partial blocks. */
+long a[N] __attribute__((aligned(64)));
+long b[M] __attribute__((aligned(64)));
+int idx[N] __attribute__((aligned(64)));
 volatile long g = 1;
 
 long str1(void)
@@ -86,6 +91,15 @@ long with_const(void)
 	return s;
 }
 
+long with_local(void)
+{
+	volatile long x = 1;
+	long s = 0;
+	for (long i = 0; i < N; i++)
+		s += a[i] + x;
+	return s;
+}
+
 long cond(void)
 {
 	long s = 0;
@@ -98,12 +112,31 @@ long cond(void)
 	return s;
 }
 
+static long serial(void)
+{
+	return str1() + irr();
+}
+
+static const struct {
+	const char *name;
+	long (*fn)(void);
+} modes[] = {
+	{ "str1", str1 }, { "str4", str4 }, { "irr", irr }, { "const", with_const },
+	{ "stack", with_local }, { "cond", cond }, { "serial", serial },
+};
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "str1";
 	long reps = argc > 2 ? atol(argv[2]) : 1, s = 0;
+	long (*fn)(void) = NULL;
 	uint64_t x = 88172645463325252ULL;
 
+	for (size_t m = 0; m < sizeof modes / sizeof *modes; m++)
+		if (!strcmp(mode, modes[m].name))
+			fn = modes[m].fn;
+	if (!fn)
+		return 2;
 	for (long i = 0; i < N; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
@@ -111,17 +144,8 @@ int main(int argc, char **argv)
 		idx[i] = (int)(x % (uint64_t)M);
 	}
 	DCPROF_START();
-	for (long r = 0; r < reps; r++) {
-		switch (mode[0] + mode[3]) {
-		case 's' + '1': s += str1(); break;
-		case 's' + '4': s += str4(); break;
-		case 'i' + 0: s += irr(); break;
-		case 'c' + 's': s += with_const(); break;
-		case 'c' + 'd': s += cond(); break;
-		case 's' + 'i': s += str1() + irr(); break;
-		default: return 2;
-		}
-	}
+	for (long r = 0; r < reps; r++)
+		s += fn();
 	DCPROF_STOP();
 	return (int)(s & 1);
 }
