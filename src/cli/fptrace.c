@@ -495,8 +495,11 @@ static int cmp_addr(const void *x, const void *y)
 	return a->time < b->time ? -1 : a->time > b->time;
 }
 
-static void leaf(struct zoom *z, size_t i0, size_t i1, uint64_t lo, uint64_t hi)
+/* A final region: its bounds are those of its accesses, in whole pages of
+ * the smallest size. */
+static void leaf(struct zoom *z, size_t i0, size_t i1)
 {
+	uint64_t mask = ((uint64_t)1 << z->min_bits) - 1;
 	const struct fp_trace *t = z->t;
 	struct fp_region *r;
 	uint64_t last_block = UINT64_MAX;
@@ -508,8 +511,8 @@ static void leaf(struct zoom *z, size_t i0, size_t i1, uint64_t lo, uint64_t hi)
 	}
 	r = &z->out[z->n++];
 	memset(r, 0, sizeof *r);
-	r->lo = lo;
-	r->hi = hi;
+	r->lo = z->by_addr[i0]->addr & ~mask;
+	r->hi = (z->by_addr[i1 - 1]->addr | mask) + 1;
 	r->accesses = (int64_t)(i1 - i0);
 	for (size_t i = i0; i < i1; i++) {
 		const struct fp_acc *a = z->by_addr[i];
@@ -562,40 +565,54 @@ static void leaf(struct zoom *z, size_t i0, size_t i1, uint64_t lo, uint64_t hi)
 	}
 }
 
+static bool one_bucket(const struct zoom *z, size_t i0, size_t i1)
+{
+	for (size_t i = i0 + 1; i < i1; i++)
+		if (z->by_addr[i]->bucket != z->by_addr[i0]->bucket)
+			return false;
+	return true;
+}
+
 /* A region found with pages of 2^bits: split it into runs of contiguous
- * non-empty pages of the next smaller size and recurse into the hot ones;
- * a region with no hot run, or found at the smallest page size, is final. */
-static void zoom_region(struct zoom *z, size_t i0, size_t i1, unsigned bits, uint64_t lo,
-			uint64_t hi)
+ * non-empty pages of the next smaller size and recurse into the hot ones,
+ * unless the cold runs would drop more than tau % of its accesses; then,
+ * at the smallest page size, or when all its accesses are to one bucket
+ * (one data object: smaller pages would only find sampling gaps), the
+ * region is final. */
+/* The end of the run of contiguous non-empty pages of 2^bits from access j. */
+static size_t run_end(const struct zoom *z, size_t j, size_t i1, unsigned bits)
+{
+	uint64_t end = z->by_addr[j]->addr >> bits;
+	size_t k = j + 1;
+
+	while (k < i1 && (z->by_addr[k]->addr >> bits) <= end + 1)
+		end = z->by_addr[k++]->addr >> bits;
+	return k;
+}
+
+static void zoom_region(struct zoom *z, size_t i0, size_t i1, unsigned bits)
 {
 	unsigned nb = bits >= z->min_bits + 2 ? bits - 2 : z->min_bits;
 	double need = z->tau / 100.0 * (double)(i1 - i0);
 	size_t hot = 0;
 
-	if (bits <= z->min_bits) {
-		leaf(z, i0, i1, lo, hi);
+	if (bits <= z->min_bits || one_bucket(z, i0, i1)) {
+		leaf(z, i0, i1);
 		return;
 	}
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t j = i0; j < i1;) {
-			size_t k = j + 1;
-			uint64_t page = z->by_addr[j]->addr >> nb, end = page;
-			while (k < i1 && (z->by_addr[k]->addr >> nb) <= end + 1) {
-				end = z->by_addr[k]->addr >> nb;
-				k++;
-			}
-			if ((double)(k - j) >= need) {
-				if (pass)
-					zoom_region(z, j, k, nb, page << nb, (end + 1) << nb);
-				else
-					hot += k - j;
-			}
-			j = k;
-		}
-		if (2 * hot < i1 - i0) {
-			leaf(z, i0, i1, lo, hi);
-			return;
-		}
+	for (size_t j = i0, k; j < i1; j = k) {
+		k = run_end(z, j, i1, nb);
+		if ((double)(k - j) >= need)
+			hot += k - j;
+	}
+	if ((double)(i1 - i0 - hot) > need) {
+		leaf(z, i0, i1);
+		return;
+	}
+	for (size_t j = i0, k; j < i1; j = k) {
+		k = run_end(z, j, i1, nb);
+		if ((double)(k - j) >= need)
+			zoom_region(z, j, k, nb);
 	}
 }
 
@@ -616,7 +633,7 @@ size_t fp_zoom(const struct fp_trace *t, double tau, uint64_t min_page,
 	qsort(z.by_addr, t->nacc, sizeof *z.by_addr, cmp_addr);
 	z.bucket_n = xcalloc(t->nbuckets + 1, sizeof *z.bucket_n);
 	z.fn_n = xcalloc(t->nfns + 1, sizeof *z.fn_n);
-	zoom_region(&z, 0, t->nacc, 32 > z.min_bits ? 32 : z.min_bits + 2, 0, UINT64_MAX);
+	zoom_region(&z, 0, t->nacc, 32 > z.min_bits ? 32 : z.min_bits + 2);
 	free(z.by_addr);
 	free(z.bucket_n);
 	free(z.fn_n);

@@ -116,8 +116,9 @@ struct fp_region {
 /* tau: percent of a region's accesses a subregion needs; min_page: the
  * smallest page size (bytes, a power of two).  Pages start at 2^30 bytes
  * and shrink 4 times per level; a region is split further only while its
- * hot subregions hold at least half its accesses (sampled sweeps leave
- * gaps in small pages that would otherwise shatter an object). */
+ * accesses are to more than one bucket and its cold runs hold at most
+ * tau % of them (sampled sweeps leave gaps in small pages that would
+ * otherwise shatter an object and drop most of its accesses as cold). */
 size_t fp_zoom(const struct fp_trace *t, double tau, uint64_t min_page,
 	       struct fp_region **out);
 

@@ -41,7 +41,8 @@ compared), F_irr 4 vs 4: MAPE F 10 %, F_str 0 %, F_irr 50 %.  Code windows
 F_irr exact 0: no error); main A 6 vs 6 (0 %), F 4 vs 5 (20 %), F_str 4 vs 5
 (20 %); walk A 4 vs 5 (20 %), F 4 vs 4, F_irr 4 vs 4; w LF lk all exact.
 Zoom (tau 5, 4 KiB pages): 7 non-Constant accesses; pages 0x1000 (3) and
-0x9000 (4) are separate runs, both hot, final at 4 KiB:
+0x9000 (4) are separate runs, both hot; the first is all arr (one bucket:
+final), the second is split down to 4 KiB pages:
   0x9000-0xa000: 4 accesses (57.14 %), blocks 2, A/block 2, D 1 (t10),
     functions w LF lk and walk (2 each; ties by name), bucket list (2, tied
     with EVIL's 2: the lower id)
@@ -152,6 +153,20 @@ class Zoom(FootprintTest):
         # run (3 of 7 = 42.9 %) is cold and dropped.
         rows = self.json("--zoom", "--tau", "50")["rows"]
         self.assertEqual([(r["lo"], r["hi"]) for r in rows], [(0x9000, 0xa000)])
+
+    def test_one_bucket_is_one_region(self):
+        # t3 moved to 0x3040: arr's accesses are on pages 0x1000 and 0x3000,
+        # not contiguous, but one bucket: one final region with their
+        # bounds in 4 KiB pages (without the bucket rule, two regions)
+        with open(TRACE, "rb") as f:
+            data = f.read().replace(b"trec 0 0 0x1040 s 0", b"trec 0 0 0x3040 s 0")
+        r, db = self.finalize(self.write("gap.raw", data), "gap.db")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = json.loads(self.run_dcprof("footprint", db, "--zoom", "--format",
+                                          "json"))["rows"]
+        self.assertEqual([(r["lo"], r["hi"], r["accesses"], r["blocks"], r["bucket"])
+                          for r in rows],
+                         [(0x9000, 0xa000, 4, 2, "list"), (0x1000, 0x4000, 3, 2, "arr")])
 
     def test_text_escapes(self):
         out = self.run_dcprof("footprint", self.db, "--zoom")
