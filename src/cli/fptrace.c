@@ -42,10 +42,8 @@ static int read_windows(struct profile *p, struct fp_trace *t)
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = sqlite3_prepare_v2(p->db, "SELECT w.id, w.start, w.period, w.ref_f, w.ref_f_str,"
-				" w.ref_f_irr, (SELECT COUNT(*) FROM trace_access a WHERE"
-				" a.window = w.id) FROM trace_window w ORDER BY w.id", -1, &st,
-				NULL);
+	rc = sqlite3_prepare_v2(p->db, "SELECT id, start, period, ref_f, ref_f_str, ref_f_irr"
+				" FROM trace_window ORDER BY id", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -60,7 +58,20 @@ static int read_windows(struct profile *p, struct fp_trace *t)
 		w->has_ref = sqlite3_column_type(st, 3) != SQLITE_NULL;
 		for (int k = 0; k < 3; k++)
 			w->ref[k] = sqlite3_column_int64(st, 3 + k);
-		w->n = sqlite3_column_int64(st, 6);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	/* Records per window in one pass: trace_access has no index on window,
+	 * so a count per window would scan every access once per window. */
+	rc = sqlite3_prepare_v2(p->db, "SELECT window FROM trace_access ORDER BY time", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t win = sqlite3_column_int64(st, 0);
+		if (win >= 0 && (size_t)win < t->nwins)
+			t->wins[win].n++;
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;
