@@ -288,7 +288,6 @@ static int scan_row(struct fp_trace *t, struct scan *sc, sqlite3_stmt *st,
 	a->win = (uint32_t)win;
 	a->fn = fn;
 	a->bucket = (uint32_t)sqlite3_column_int64(st, 3);
-	a->cls = (char)cls[0];
 	a->d = -1;
 	sc->dt[t->nacc] = -1;
 	if (dc_reuse_access(&sc->reuse, a->addr, 0, &res))
@@ -397,8 +396,7 @@ int fp_load(struct profile *p, struct fp_trace *t, char *err, size_t errlen)
 	if (meta_int(p, "trace_window", &t->w, true) ||
 	    meta_int(p, "trace_period", &t->period, true) ||
 	    meta_int(p, "trace_block", &t->block, true) ||
-	    meta_int(p, "trace_records", &t->records, true) ||
-	    meta_int(p, "trace_loads", &t->loads, true) || t->block < 8 ||
+	    meta_int(p, "trace_records", &t->records, true) || t->block < 8 ||
 	    (t->block & (t->block - 1)) || t->block > (1 << 20)) {
 		snprintf(err, errlen, "cannot read profile '%s': missing or malformed trace_* meta"
 			 " values", p->path);

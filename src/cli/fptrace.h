@@ -62,12 +62,11 @@ struct fp_acc {
 	uint64_t addr;
 	int64_t time;
 	uint32_t win, fn, bucket;
-	char cls;
 	double d;                          /* intra-window D, or -1 */
 };
 
 struct fp_trace {
-	int64_t w, period, block, records, loads;
+	int64_t w, period, block, records;
 	unsigned block_bits;
 	bool full;
 	struct fp_win *wins;
