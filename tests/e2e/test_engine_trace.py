@@ -132,6 +132,17 @@ class StackConstant(Recorded):
         self.assertEqual(fn_ref(self.db, "with_local")[:2], (N - 1, N + 2))
 
 
+class StoresNotTraced(Recorded):
+    """store: a[i] = i writes N times and reads nothing but its return
+    address: the ret is its only record (a Constant proxy)."""
+    WORKLOAD = "fp_micro"
+    ARGS = ("store", "1")
+    OPTS = TRACE
+
+    def test_only_the_ret(self):
+        self.assertEqual(fn_ref(self.db, "store")[:3], (0, 1, 0))
+
+
 class Irregular(Recorded):
     """irr: idx[i] Strided (16 per block), b[idx[i]] Irregular (a new block
     nearly always): F_str% = 1/17 = 5.9 per tile.  The first idx[i] has a

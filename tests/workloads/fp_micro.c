@@ -8,6 +8,7 @@
  *   irr     sum of b[idx[i]], i = 0 .. N-1, idx random in [0, M)
  *   const   sum of a[i] + g, g a volatile global    (a Constant load)
  *   stack   sum of a[i] + x, x a volatile local     (a Constant load: SP-relative)
+ *   store   a[i] = i                                (stores only)
  *   cond    str1/irr: chunks of 64 iterations alternate between the two
  *   serial  str1|irr: str1 then irr
  * each repeated REPS times.  N = 2^20, M = 2^22 (b is 32 MiB).
@@ -29,6 +30,8 @@
  *  - const: g is RIP-relative: Constant, implied by the a[i] record of the
  *    same block: A_const% = 50, kappa = 2 (equation 2), dF = 1/16 per load
  *    (1/8 per record).
+ *  - store: no loads but the ret: stores are not traced, so the function's
+ *    only record is the ret, a Constant proxy (A = 0, A_const = 1).
  *  - stack: the same with x on the stack frame (read through %rsp + 8):
  *    Constant by the stack-pointer rule.
  *  - cond: half the iterations as str1, half as irr: per window F_str =
@@ -100,6 +103,13 @@ long with_local(void)
 	return s;
 }
 
+long store(void)
+{
+	for (long i = 0; i < N; i++)
+		a[i] = i;
+	return 0;
+}
+
 long cond(void)
 {
 	long s = 0;
@@ -122,7 +132,7 @@ static const struct {
 	long (*fn)(void);
 } modes[] = {
 	{ "str1", str1 }, { "str4", str4 }, { "irr", irr }, { "const", with_const },
-	{ "stack", with_local }, { "cond", cond }, { "serial", serial },
+	{ "stack", with_local }, { "store", store }, { "cond", cond }, { "serial", serial },
 };
 
 int main(int argc, char **argv)
