@@ -2,7 +2,7 @@
 # bench/features.sh — what optional engine features cost: `dcprof record`
 # with each feature's options against the same command without them.
 #
-#   sh bench/features.sh [-n RUNS] [-f FEATURE]... [WORKLOAD...]
+#   sh bench/features.sh [-n RUNS] [-e] [-f FEATURE]... [WORKLOAD...]
 #
 # For each workload in bench/workloads/ (or those named) it runs, alternately,
 # RUNS times each (default 5), `dcprof record -q -o OUT.db -- W` (base) and
@@ -15,14 +15,18 @@
 #   use        --cache-use=yes
 #   calls      --calls=yes
 #   use-calls  --cache-use=yes --calls=yes
-# and prints the median CPU time (user + system, GNU time's %U and %S) of
+#   trace      --trace-window=1000 (1 % of loads in windows)
+#   trace-full --trace-window=1000 --trace-full=yes
+# (with -e, the engine alone: valgrind --tool=dcprof with the same options,
+# no profile written) and prints the median CPU time (user + system, GNU time's %U and %S) of
 # each and its ratio to base as a Markdown table.  CPU time rather than wall
 # time: on shared virtual machines the wall time of identical runs varies by
 # tens of percent, which hides a 5 % effect; CPU time varies far less.
 # Targets: sampling at a period of 10,000 or more adds under 5 % (issue 3);
 # cache use and inclusive costs together at most 30 % (issue 4); exact reuse
 # at most doubles the time, sampled reuse at a period of 10,000 adds at most
-# 10 % (issue 5).  Nothing here is a test.
+# 10 % (issue 5); tracing at a 1 % sample ratio at most 15 % (issue 6).
+# Nothing here is a test.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -30,11 +34,13 @@ ROOT=$(pwd)
 RUNS=5
 ONLY=""
 PICK=""
+ENGINE=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) shift; RUNS=$1 ;;
 	-f) shift; PICK="$PICK $1" ;;
-	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+	-e) ENGINE=1 ;;
+	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 	-*) echo "bench/features.sh: unknown option '$1'" >&2; exit 2 ;;
 	*) ONLY="$ONLY $1" ;;
 	esac
@@ -52,10 +58,12 @@ opts() {
 	use) echo "--cache-use=yes" ;;
 	calls) echo "--calls=yes" ;;
 	use-calls) echo "--cache-use=yes --calls=yes" ;;
+	trace) echo "--trace-window=1000" ;;
+	trace-full) echo "--trace-window=1000 --trace-full=yes" ;;
 	*) echo "bench/features.sh: unknown feature '$1'" >&2; exit 2 ;;
 	esac
 }
-[ -n "$PICK" ] || PICK="sample-m sample-a evict reuse rdx use calls use-calls"
+[ -n "$PICK" ] || PICK="sample-m sample-a evict reuse rdx use calls use-calls trace trace-full"
 for f in $PICK; do opts "$f" >/dev/null; done
 
 make -s all >&2
@@ -69,16 +77,23 @@ median() {
 		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# CPU seconds of one run of dcprof record with the given options
+# CPU seconds of one run of dcprof record (or the engine) with the given options
 run() {
-	/usr/bin/time -f '%U %S' -o "$TMP/time" "$DCPROF" record -q "$@" -o "$TMP/p.db" -- \
-		"$prog" >/dev/null 2>"$TMP/err" ||
-		{ echo "bench/features.sh: dcprof record $* failed:" >&2; tail -3 "$TMP/err" >&2; exit 1; }
-	rm -f "$TMP/p.db"
+	if [ -n "$ENGINE" ]; then
+		VALGRIND_LIB="$ROOT/build/lib/dcprof" /usr/bin/time -f '%U %S' -o "$TMP/time" \
+			valgrind --tool=dcprof --dcprof-out="$TMP/raw" "$@" "$prog" \
+			>/dev/null 2>"$TMP/err" ||
+			{ echo "bench/features.sh: engine $* failed:" >&2; tail -3 "$TMP/err" >&2; exit 1; }
+	else
+		/usr/bin/time -f '%U %S' -o "$TMP/time" "$DCPROF" record -q "$@" -o "$TMP/p.db" -- \
+			"$prog" >/dev/null 2>"$TMP/err" ||
+			{ echo "bench/features.sh: dcprof record $* failed:" >&2; tail -3 "$TMP/err" >&2; exit 1; }
+	fi
+	rm -f "$TMP/p.db" "$TMP/raw"
 	tail -1 "$TMP/time" | awk '{ printf "%.3f\n", $1 + $2 }'
 }
 
-echo "$("$DCPROF" --version | head -1), $(nproc) CPUs, $RUNS run(s) each, median CPU seconds"
+echo "$("$DCPROF" --version | head -1), $(nproc) CPUs, $RUNS run(s) each, median CPU seconds${ENGINE:+, engine alone}"
 echo
 head="| workload | base s |"
 rule="| --- | ---: |"

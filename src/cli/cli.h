@@ -30,6 +30,8 @@ int cmd_reuse(int argc, char **argv);
 void cmd_reuse_usage(FILE *f);
 int cmd_export(int argc, char **argv);
 void cmd_export_usage(FILE *f);
+int cmd_footprint(int argc, char **argv);
+void cmd_footprint_usage(FILE *f);
 int cmd_mrc(int argc, char **argv);
 void cmd_mrc_usage(FILE *f);
 

@@ -32,7 +32,8 @@ enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
        OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED, OPT_REUSE,
        OPT_REUSE_BLOCK, OPT_REUSE_BINS, OPT_REUSE_SAMPLE, OPT_REUSE_WATCHPOINTS,
        OPT_REUSE_WATCH, OPT_REUSE_REPLACE, OPT_REUSE_ATTRIB, OPT_CACHE_USE,
-       OPT_CACHE_USE_GRAN, OPT_CALLS };
+       OPT_CACHE_USE_GRAN, OPT_CALLS, OPT_TRACE_WINDOW, OPT_TRACE_PERIOD, OPT_TRACE_SEED,
+       OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -65,6 +66,12 @@ static const struct opt_def record_opts[] = {
 	{ OPT_REUSE_WATCH, 0, "reuse-watch", OPT_REQUIRED },
 	{ OPT_REUSE_REPLACE, 0, "reuse-replace", OPT_REQUIRED },
 	{ OPT_REUSE_ATTRIB, 0, "reuse-attrib", OPT_REQUIRED },
+	{ OPT_TRACE_WINDOW, 0, "trace-window", OPT_REQUIRED },
+	{ OPT_TRACE_PERIOD, 0, "trace-period", OPT_REQUIRED },
+	{ OPT_TRACE_SEED, 0, "trace-seed", OPT_REQUIRED },
+	{ OPT_TRACE_BLOCK, 0, "trace-block", OPT_REQUIRED },
+	{ OPT_TRACE_FULL, 0, "trace-full", OPT_OPTIONAL },
+	{ OPT_TRACE_OUT, 0, "trace-out", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
 
@@ -140,6 +147,17 @@ void cmd_record_usage(FILE *f)
 		"  --reuse-attrib=proportional|none\n"
 		"                             weigh each reuse by the samples of its use's\n"
 		"                             calling context (default: proportional)\n"
+		"  --trace-window=W           emulate a processor-trace unit: record windows\n"
+		"                             of W loads (1 to 2^24; default: no tracing)\n"
+		"  --trace-period=P           one window every P loads on average, P >= 2W\n"
+		"                             (default: 100W, a 1 %% sample ratio)\n"
+		"  --trace-seed=N             random seed of the trace period (default: 1)\n"
+		"  --trace-block=BYTES        block size of footprints and reuse distances:\n"
+		"                             a power of two, 8 to %d (default: 64)\n"
+		"  --trace-full[=yes|no]      also count the full-trace reference footprints\n"
+		"                             for dcprof footprint --accuracy (default: no)\n"
+		"  --trace-out=FILE           also write the sampled trace to FILE\n"
+		"                             (format: docs/raw-dump.md)\n"
 		"\n"
 		"  -h, --help                 show this help\n"
 		"\n"
@@ -147,7 +165,7 @@ void cmd_record_usage(FILE *f)
 		"DCPROF_VALGRIND (valgrind to run, default: valgrind from PATH), TMPDIR.\n",
 		DC_MAX_LEVELS, dc_hier_default_latency(1), dc_hier_default_latency(2),
 		dc_hier_default_latency(3), dc_hier_default_latency(4), DC_DEFAULT_MEM_LATENCY,
-		REUSE_BLOCK_MAX, REUSE_GROWTH_MAX, DC_RDX_MAX_WP);
+		REUSE_BLOCK_MAX, REUSE_GROWTH_MAX, DC_RDX_MAX_WP, REUSE_BLOCK_MAX);
 }
 
 struct record {
@@ -164,6 +182,8 @@ struct record {
 	const char *rdx_sub;    /* an option of sampled reuse, given */
 	bool cache_use;         /* --cache-use=yes */
 	bool use_gran;          /* --cache-use-granularity given */
+	uint64_t trace_window, trace_period;
+	const char *trace_sub;  /* another --trace-* option, given */
 	char *engine_args[MAX_ENGINE_ARGS];
 	int nengine;
 	char **prog;            /* the program and its arguments, NULL-terminated */
@@ -226,6 +246,44 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		break;
 	case OPT_LATENCY:
 		r->latency = v;
+		break;
+	case OPT_TRACE_WINDOW:
+	case OPT_TRACE_PERIOD:
+	case OPT_TRACE_SEED:
+		if (opt_parse_u64(v, id == OPT_TRACE_WINDOW ? 1 << 24 : id == OPT_TRACE_PERIOD
+				  ? 1ULL << 40 : INT64_MAX, &n) || (n == 0 && id != OPT_TRACE_SEED)) {
+			cli_error("invalid --%s value '%s' (%s)", name, v,
+				  id == OPT_TRACE_WINDOW ? "1 to 2^24" : id == OPT_TRACE_PERIOD
+				  ? "1 to 2^40" : "0 to 2^63-1");
+			return -1;
+		}
+		if (id == OPT_TRACE_WINDOW)
+			r->trace_window = n;
+		else if (id == OPT_TRACE_PERIOD)
+			r->trace_period = n;
+		if (id != OPT_TRACE_WINDOW)
+			r->trace_sub = id == OPT_TRACE_PERIOD ? "--trace-period" : "--trace-seed";
+		break;
+	case OPT_TRACE_BLOCK:
+		if (opt_parse_u64(v, REUSE_BLOCK_MAX, &n) || n < 8 || (n & (n - 1))) {
+			cli_error("invalid --trace-block value '%s' (a power of two from 8 to %d)",
+				  v, REUSE_BLOCK_MAX);
+			return -1;
+		}
+		r->trace_sub = "--trace-block";
+		break;
+	case OPT_TRACE_OUT:
+		if (!*v) {
+			cli_error("--trace-out needs a file name");
+			return -1;
+		}
+		r->trace_sub = "--trace-out";
+		break;
+	case OPT_TRACE_FULL:
+		if (v && opt_parse_yesno(v) < 0)
+			goto yesno;
+		v = !v || opt_parse_yesno(v) == 1 ? "yes" : "no";
+		r->trace_sub = "--trace-full";
 		break;
 	case OPT_COMPAT:
 	case OPT_EVICTIONS:
@@ -427,6 +485,15 @@ static int parse(struct record *r, int argc, char **argv)
 	}
 	if (r->use_gran && !r->cache_use) {
 		cli_error("--cache-use-granularity needs --cache-use");
+		return -1;
+	}
+	if (r->trace_sub && !r->trace_window) {
+		cli_error("%s needs --trace-window", r->trace_sub);
+		return -1;
+	}
+	if (r->trace_period && r->trace_period < 2 * r->trace_window) {
+		cli_error("--trace-period %llu is less than twice --trace-window %llu",
+			  (unsigned long long)r->trace_period, (unsigned long long)r->trace_window);
 		return -1;
 	}
 	return check_hierarchy(r);

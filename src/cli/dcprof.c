@@ -16,6 +16,8 @@ static const struct cmd commands[] = {
 	  cmd_evictions, cmd_evictions_usage },
 	{ "reuse", "show exact reuse-distance histograms and location pairs",
 	  cmd_reuse, cmd_reuse_usage },
+	{ "footprint", "show footprint, growth and load classes from sampled traces",
+	  cmd_footprint, cmd_footprint_usage },
 	{ "mrc", "show the miss-ratio curve of LRU caches from reuse distances",
 	  cmd_mrc, cmd_mrc_usage },
 	{ "export", "write a profile in Callgrind's format (callgrind_annotate, KCachegrind)",

@@ -173,7 +173,7 @@ static size_t text_cell(struct sbuf *out, const struct cell *c, enum col_type ty
 		break;
 	default:
 		if (isfinite(c->d))
-			sbuf_addf(out, "%.2f", c->d);
+			sbuf_addf(out, type == COL_REAL3 ? "%.3f" : "%.2f", c->d);
 		else
 			sbuf_addc(out, '-');
 	}

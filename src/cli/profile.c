@@ -27,6 +27,12 @@
  *   call_arc      kind, site, callee, thread, count, Dr, Dw, D1mr, ... D4mw, Lat
  *                 (version 4)
  *   call_use      kind, site, callee, thread, level, SpLoss, AcCost (version 4)
+ *   trace_window  id INTEGER PRIMARY KEY, start, period, ref_f, ref_f_str,
+ *                 ref_f_irr (version 4)
+ *   trace_access  window, time INTEGER PRIMARY KEY, location, bucket, address,
+ *                 class TEXT, implied (version 4)
+ *   trace_function_ref  function TEXT PRIMARY KEY, accesses, const_loads, f,
+ *                 f_str, f_irr (version 4)
  *   indexes       cost(location), block(bucket)
  *
  *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 4.
@@ -83,7 +89,13 @@ static const char schema_sql[] =
 	" count INTEGER, Dr INTEGER, Dw INTEGER, D1mr INTEGER, D1mw INTEGER, D2mr INTEGER,"
 	" D2mw INTEGER, D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER);"
 	"CREATE TABLE call_use(kind TEXT NOT NULL, site INTEGER, callee INTEGER, thread INTEGER,"
-	" level INTEGER, SpLoss INTEGER, AcCost INTEGER);";
+	" level INTEGER, SpLoss INTEGER, AcCost INTEGER);"
+	"CREATE TABLE trace_window(id INTEGER PRIMARY KEY, start INTEGER, period INTEGER,"
+	" ref_f INTEGER, ref_f_str INTEGER, ref_f_irr INTEGER);"
+	"CREATE TABLE trace_access(window INTEGER, time INTEGER PRIMARY KEY, location INTEGER,"
+	" bucket INTEGER, address INTEGER, class TEXT, implied INTEGER);"
+	"CREATE TABLE trace_function_ref(function TEXT PRIMARY KEY, accesses INTEGER,"
+	" const_loads INTEGER, f INTEGER, f_str INTEGER, f_irr INTEGER);";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -114,7 +126,8 @@ static void finalize_all(struct profile_writer *w)
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
 				 &w->resid, &w->rhist, &w->rfirst, &w->runseen, &w->rpair, &w->use,
-				 &w->call, &w->calluse };
+				 &w->call, &w->calluse, &w->twin, &w->tper, &w->tref, &w->trec,
+				 &w->tfn };
 
 	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
 		sqlite3_finalize(*sts[i]);
@@ -191,6 +204,19 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->calluse,
 			     "INSERT INTO call_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->twin, "INSERT INTO trace_window(id, start) VALUES(?1, ?2)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->tper, "UPDATE trace_window SET period = ?2 WHERE id = ?1");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->tref, "UPDATE trace_window SET ref_f = ?2, ref_f_str = ?3,"
+			     " ref_f_irr = ?4 WHERE id = ?1");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->trec, "INSERT INTO trace_access VALUES(?1, ?2, ?3, ?4, ?5,"
+			     " ?6, ?7)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->tfn, "INSERT INTO trace_function_ref VALUES(?1, ?2, ?3, ?4,"
+			     " ?5, ?6)");
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
@@ -447,6 +473,58 @@ int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
 	return -rc;
 }
 
+int pw_twin(struct profile_writer *w, int64_t id, int64_t start)
+{
+	sqlite3_bind_int64(w->twin, 1, id);
+	sqlite3_bind_int64(w->twin, 2, start);
+	return step(w->twin);
+}
+
+int pw_tper(struct profile_writer *w, int64_t id, int64_t period)
+{
+	sqlite3_bind_int64(w->tper, 1, id);
+	sqlite3_bind_int64(w->tper, 2, period);
+	return step(w->tper);
+}
+
+int pw_tref(struct profile_writer *w, int64_t id, const int64_t f[3])
+{
+	sqlite3_bind_int64(w->tref, 1, id);
+	for (int i = 0; i < 3; i++)
+		sqlite3_bind_int64(w->tref, 2 + i, f[i]);
+	if (step(w->tref))
+		return -SQLITE_ERROR;
+	return sqlite3_changes(w->db) == 1 ? 0 : -SQLITE_NOTFOUND;
+}
+
+int pw_trec(struct profile_writer *w, const int64_t v[6], const char *cls)
+{
+	for (int i = 0; i < 5; i++)
+		sqlite3_bind_int64(w->trec, 1 + i, v[i]);
+	sqlite3_bind_text(w->trec, 6, cls, 1, SQLITE_STATIC);
+	sqlite3_bind_int64(w->trec, 7, v[5]);
+	return step(w->trec);
+}
+
+int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v[5])
+{
+	sqlite3_bind_text(w->tfn, 1, fn, (int)len, SQLITE_STATIC);
+	for (int i = 0; i < 5; i++)
+		sqlite3_bind_int64(w->tfn, 2 + i, v[i]);
+	return step(w->tfn);
+}
+
+int pw_trace_prune(struct profile_writer *w, int64_t locs, int64_t buckets)
+{
+	char sql[512];
+
+	snprintf(sql, sizeof sql, "DELETE FROM trace_access WHERE location >= %lld OR"
+		 " bucket >= %lld; UPDATE trace_window SET period = (SELECT COUNT(*) FROM"
+		 " trace_access a WHERE a.window = trace_window.id) WHERE period IS NULL",
+		 (long long)locs, (long long)buckets);
+	return -sqlite3_exec(w->db, sql, NULL, NULL, NULL);
+}
+
 const char *profile_writer_errmsg(const struct profile_writer *w)
 {
 	return sqlite3_errmsg(w->db);
@@ -619,7 +697,8 @@ void profile_close(struct profile *p)
 static int table_version(const char *table)
 {
 	if (!strcmp(table, "reuse_unseen") || !strcmp(table, "cache_use") ||
-	    !strcmp(table, "call_arc") || !strcmp(table, "call_use"))
+	    !strcmp(table, "call_arc") || !strcmp(table, "call_use") ||
+	    !strncmp(table, "trace_", 6))
 		return 4;
 	return strncmp(table, "reuse_", 6) ? 2 : 3;
 }

@@ -3,6 +3,7 @@
  * The schema is documented in docs/schema.md (version 4; version 1 to 3
  * profiles, which lack the sampling and eviction tables (1), the reuse
  * tables (1 and 2) and cache_use (1 to 3), are read too).  The writer fills
+ * tables (1 and 2) and the trace tables (1 to 3), are read too).  The writer fills
  * a fresh file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
@@ -28,7 +29,8 @@ enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, CO
 struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
-		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *use, *call, *calluse;
+		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *use, *call, *calluse, *twin,
+		*tper, *tref, *trec, *tfn;
 };
 
 /* Creates a new profile at path (which must not exist) and begins the
@@ -85,6 +87,20 @@ int pw_calluse(struct profile_writer *w, const char *kind, int64_t site, int64_t
 	       int64_t thread, int level, int64_t sploss, int64_t accost);
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
 		    const int64_t *hi, const bool *hi_inf);
+/* Sampled traces (version 4).  pw_tper and pw_tref fill the period and
+ * the reference footprints of window id, which pw_twin must have written
+ * (pw_tref: else -SQLITE_NOTFOUND); pw_trec takes window, time, location,
+ * bucket, address, implied and the class letter; pw_tfn function,
+ * accesses, const_loads, f, f_str, f_irr. */
+int pw_twin(struct profile_writer *w, int64_t id, int64_t start);
+int pw_tper(struct profile_writer *w, int64_t id, int64_t period);
+int pw_tref(struct profile_writer *w, int64_t id, const int64_t f[3]);
+int pw_trec(struct profile_writer *w, const int64_t v[6], const char *cls);
+int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v[5]);
+/* A dump cut short: deletes the trace accesses naming a location or
+ * bucket at or beyond these counts, and gives windows without a period
+ * their number of accesses. */
+int pw_trace_prune(struct profile_writer *w, int64_t locs, int64_t buckets);
 const char *profile_writer_errmsg(const struct profile_writer *w);
 /* Builds the indexes, commits and closes.  The writer is released either
  * way; on error err says why. */

@@ -38,6 +38,10 @@ struct reader {
 	int64_t reuse_first, reuse_growth;   /* meta reuse_bins; 0 until seen */
 	int64_t rhist_bin_max;         /* largest rhist bin, -1 if none */
 	uint64_t rhist_bin_line;       /* where it was named */
+	uint64_t twins, tpers;         /* trace windows declared, with their period */
+	int64_t trec_time;             /* time of the next trec, -1 before any twin */
+	int64_t trec_max[2];           /* largest location, bucket a trec names */
+	uint64_t trec_line[2];         /* where it was named */
 	char *f[MAXFIELDS];
 	size_t flen[MAXFIELDS];
 	int nf;
@@ -584,6 +588,104 @@ static int rec_calluse(struct reader *r)
 	return rc ? sql_fail(r, rc, "calluse record") : 0;
 }
 
+/* twin ID START: window ID starts at record START; the trec records that
+ * follow are its accesses, at START, START + 1, ... */
+static int rec_twin(struct reader *r)
+{
+	int64_t id, start;
+	int rc;
+
+	if (want_fields(r, 3) || num(r, 1, &id) || num(r, 2, &start))
+		return -1;
+	if ((uint64_t)id != r->twins)
+		return fail(r, "trace window %lld out of order (expected %llu)", (long long)id,
+			    (unsigned long long)r->twins);
+	if (start < r->trec_time)
+		return fail(r, "trace window %lld starts at %lld, before the last access",
+			    (long long)id, (long long)start);
+	r->twins++;
+	r->trec_time = start;
+	rc = pw_twin(r->w, id, start);
+	return rc ? sql_fail(r, rc, "trace window") : 0;
+}
+
+static int window_ref(struct reader *r, int i, int64_t *id)
+{
+	if (num(r, i, id))
+		return -1;
+	if ((uint64_t)*id >= r->twins)
+		return fail(r, "trace window %lld is not declared", (long long)*id);
+	return 0;
+}
+
+static int rec_tper(struct reader *r)
+{
+	int64_t id, period;
+	int rc;
+
+	if (want_fields(r, 3) || window_ref(r, 1, &id) || num(r, 2, &period))
+		return -1;
+	if ((uint64_t)id != r->tpers)
+		return fail(r, "period of trace window %lld out of order (expected %llu)",
+			    (long long)id, (unsigned long long)r->tpers);
+	r->tpers++;
+	rc = pw_tper(r->w, id, period);
+	return rc ? sql_fail(r, rc, "tper record") : 0;
+}
+
+static int rec_tref(struct reader *r)
+{
+	int64_t id, f[3];
+	int rc;
+
+	if (want_fields(r, 5) || window_ref(r, 1, &id) || num(r, 2, &f[0]) ||
+	    num(r, 3, &f[1]) || num(r, 4, &f[2]))
+		return -1;
+	rc = pw_tref(r->w, id, f);
+	return rc ? sql_fail(r, rc, "tref record") : 0;
+}
+
+/* trec LOC BUCKET ADDR CLASS IMPLIED, an access of the last window.  The
+ * engine writes accesses before the locations and buckets (declared at
+ * exit): those references are checked at the end. */
+static int rec_trec(struct reader *r)
+{
+	int64_t v[6];
+	int rc;
+
+	if (want_fields(r, 6) || num(r, 1, &v[2]) || num(r, 2, &v[3]) || hex(r, 3, &v[4]) ||
+	    num(r, 5, &v[5]))
+		return -1;
+	if (r->trec_time < 0)
+		return fail(r, "trec before any twin");
+	if (r->flen[4] != 1 || !strchr("csi", r->f[4][0]))
+		return fail(r, "unknown load class '%s' (c, s or i)", r->f[4]);
+	for (int k = 0; k < 2; k++) {
+		if (v[2 + k] > r->trec_max[k]) {
+			r->trec_max[k] = v[2 + k];
+			r->trec_line[k] = r->lineno;
+		}
+	}
+	v[0] = (int64_t)r->twins - 1;
+	v[1] = r->trec_time++;
+	rc = pw_trec(r->w, v, r->f[4]);
+	return rc ? sql_fail(r, rc, "trec record") : 0;
+}
+
+static int rec_tfn(struct reader *r)
+{
+	int64_t v[5];
+	int rc;
+
+	if (want_fields(r, 7) || str(r, 1))
+		return -1;
+	for (int i = 0; i < 5; i++)
+		if (num(r, 2 + i, &v[i]))
+			return -1;
+	rc = pw_tfn(r->w, r->f[1], r->flen[1], v);
+	return rc ? sql_fail(r, rc, "tfn record (same function)") : 0;
+}
+
 /* Sets lo and hi of every reuse_hist row from meta reuse_bins. */
 static int reuse_bounds(struct reader *r)
 {
@@ -656,7 +758,9 @@ static int record(struct reader *r, char *line, size_t len)
 	if (r->s->end >= 0)
 		return fail(r, "record after the end record");
 	t = r->f[0];
-	/* Most frequent records first. */
+	/* Most frequent records first: a sampled trace has millions. */
+	if (!strcmp(t, "trec") && r->version >= 4)
+		return rec_trec(r);
 	if (!strcmp(t, "block"))
 		return rec_block(r);
 	if (!strcmp(t, "cost"))
@@ -705,7 +809,43 @@ static int record(struct reader *r, char *line, size_t len)
 		return rec_call(r);
 	if (r->version >= 4 && !strcmp(t, "calluse"))
 		return rec_calluse(r);
+	/* And version 4 records to older dumps. */
+	if (r->version >= 4) {
+		if (!strcmp(t, "twin"))
+			return rec_twin(r);
+		if (!strcmp(t, "tper"))
+			return rec_tper(r);
+		if (!strcmp(t, "tref"))
+			return rec_tref(r);
+		if (!strcmp(t, "tfn"))
+			return rec_tfn(r);
+	}
 	return fail(r, "unknown record type '%s'", t);
+}
+
+/* The locations and buckets trec records named, and every window's
+ * period.  A dump cut short may lack them: its unresolved accesses are
+ * dropped and an unfinished window's period is its accesses (the profile
+ * is marked incomplete anyway). */
+static int trace_refs(struct reader *r)
+{
+	static const char *const what[2] = { "location", "bucket" };
+	const uint64_t count[2] = { r->locs.count, r->buckets.count };
+	bool cut = r->s->end < 0;
+
+	for (int k = 0; k < 2; k++) {
+		if (r->trec_max[k] < 0 || (uint64_t)r->trec_max[k] < count[k] || cut)
+			continue;
+		r->lineno = r->trec_line[k];
+		return fail(r, "trec names %s %lld, which is never declared", what[k],
+			    (long long)r->trec_max[k]);
+	}
+	if (r->tpers < r->twins && !cut)
+		return fail(r, "trace window %llu has no tper record",
+			    (unsigned long long)r->tpers);
+	if (cut && pw_trace_prune(r->w, (int64_t)count[0], (int64_t)count[1]))
+		return fail(r, "cannot write the profile: %s", profile_writer_errmsg(r->w));
+	return 0;
 }
 
 static int check_dense(struct reader *r, const struct idset *set, const char *what)
@@ -735,7 +875,7 @@ static int check_end(struct reader *r, bool empty)
 		return fail(r, "block names bucket %lld, which is never declared",
 			    (long long)r->block_bucket_max);
 	}
-	return reuse_bounds(r);
+	return trace_refs(r) || reuse_bounds(r);
 }
 
 int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
@@ -759,6 +899,8 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	r.errlen = errlen;
 	r.block_bucket_max = -1;
 	r.rhist_bin_max = -1;
+	r.trec_max[0] = r.trec_max[1] = -1;
+	r.trec_time = -1;
 	r.buckets.max = r.locs.max = -1;
 	f = fopen(path, "r");
 	if (!f) {

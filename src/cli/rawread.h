@@ -1,4 +1,4 @@
-/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 3) into a
+/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 4) into a
  * profile.
  *
  * Notes:
@@ -7,7 +7,13 @@
  *    triple, or a reference to a bucket or location not declared yet is an
  *    error naming the line.  The version 2 records (scost, evict, sevict,
  *    fill, resid) are unknown record types in a version 1 dump, the
- *    version 3 records (rhist, rfirst, rpair) in versions 1 and 2.
+ *    version 3 records (rhist, rfirst, rpair) in versions 1 and 2, the
+ *    version 4 records (twin, trec, tper, tref, tfn) in versions 1 to 3.
+ *    twin IDs come in order from 0; a trec belongs to the last twin; tper
+ *    and tref name a declared window, tper in order.  A trec's location
+ *    and bucket may be declared later (the engine streams accesses); in a
+ *    dump cut short, accesses whose references never came are dropped and
+ *    an unfinished window's period is its accesses.
  *  - rhist rows get their bin bounds from meta reuse_bins once the whole
  *    dump is read (meta may come after them); rhist without reuse_bins,
  *    or a bin whose lower bound does not fit 64 bits, is an error.

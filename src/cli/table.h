@@ -17,6 +17,7 @@ enum col_type {
 	COL_STR,   /* text taken from the profile */
 	COL_INT,   /* integer count */
 	COL_REAL,  /* ratio, 2 decimals in text */
+	COL_REAL3, /* small ratio (footprint growth), 3 decimals in text */
 	COL_PCT,   /* percentage, 2 decimals in text */
 	COL_BOOL,  /* cell_set_int 0 or 1: text yes/no, csv and json false/true */
 };
@@ -36,7 +37,7 @@ struct column {
 struct cell {
 	bool null;             /* no value (json null, empty csv field, '-') */
 	int64_t i;             /* COL_INT */
-	double d;              /* COL_REAL, COL_PCT */
+	double d;              /* COL_REAL, COL_REAL3, COL_PCT */
 	char *s;               /* COL_STR, NUL-terminated, may contain NUL */
 	size_t len;
 };

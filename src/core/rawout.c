@@ -23,6 +23,11 @@
  *   use LEVEL BUCKET LOC THREAD SPLOSS ACCOST               (version 4)
  *   call KIND SITE CALLEE THREAD COUNT DR DW M1R ... LAT    (version 4)
  *   calluse KIND SITE CALLEE THREAD LEVEL SPLOSS ACCOST     (version 4)
+ *   twin ID START                                           (version 4)
+ *   trec LOC BUCKET ADDR CLASS IMPLIED                      (version 4)
+ *   tper ID PERIOD                                          (version 4)
+ *   tref WIN F FSTR FIRR                                    (version 4)
+ *   tfn FUNCTION A ACONST F FSTR FIRR                       (version 4)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -64,33 +69,46 @@ static void put_str(struct dc_rawout *o, const char *s)
 		put(o, *s++);
 }
 
+/* Room for n more bytes at the end of the buffer: numbers check once, not
+ * per digit (the engine writes a sampled-trace record per recorded load). */
+static char *room(struct dc_rawout *o, size_t n)
+{
+	if (o->n + n > sizeof o->buf)
+		flush(o);
+	return o->buf + o->n;
+}
+
 static void put_u64(struct dc_rawout *o, uint64_t v)
 {
-	char tmp[24];
+	char tmp[24], *p = room(o, 21);
 	int n = 0;
 
-	put(o, ' ');
+	*p++ = ' ';
 	do {
 		tmp[n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
 	while (n)
-		put(o, tmp[--n]);
+		*p++ = tmp[--n];
+	o->n = (size_t)(p - o->buf);
 }
 
 static void put_hex(struct dc_rawout *o, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[24];
+	char tmp[24], *p = room(o, 19);
 	int n = 0;
 
-	put_str(o, " 0x");
+	*p++ = ' ';
+	*p++ = '0';
+	*p++ = 'x';
 	do {
 		tmp[n++] = digits[v & 15];
 		v >>= 4;
 	} while (v);
 	while (n)
-		put(o, tmp[--n]);
+		*p++ = tmp[--n];
+	o->n = (size_t)(p - o->buf);
 }
 
 static bool needs_escape(unsigned char c)
@@ -365,6 +383,86 @@ void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uin
 	put_u64(o, sum_stack);
 	put_u64(o, sum_time);
 	put(o, '\n');
+}
+
+static const char tclass_letter[] = { 'c', 's', 'i' };
+
+void dc_raw_twin(struct dc_rawout *o, uint64_t id, uint64_t start)
+{
+	put_str(o, "twin");
+	put_u64(o, id);
+	put_u64(o, start);
+	put(o, '\n');
+}
+
+void dc_raw_tper(struct dc_rawout *o, uint64_t id, uint64_t period)
+{
+	put_str(o, "tper");
+	put_u64(o, id);
+	put_u64(o, period);
+	put(o, '\n');
+}
+
+/* ADDR CLASS IMPLIED, the end of a trace record in both formats. */
+static void put_access(struct dc_rawout *o, const struct dc_trace_rec *r)
+{
+	put_hex(o, r->addr);
+	put(o, ' ');
+	put(o, tclass_letter[r->cls]);
+	put_u64(o, r->implied);
+	put(o, '\n');
+}
+
+/* The window and time are implicit: the last twin's, counting from START. */
+void dc_raw_trec(struct dc_rawout *o, const struct dc_trace_rec *r)
+{
+	put_str(o, "trec");
+	put_u64(o, r->loc);
+	put_u64(o, r->bucket);
+	put_access(o, r);
+}
+
+void dc_raw_tref(struct dc_rawout *o, uint64_t win, uint64_t f, uint64_t fstr, uint64_t firr)
+{
+	put_str(o, "tref");
+	put_u64(o, win);
+	put_u64(o, f);
+	put_u64(o, fstr);
+	put_u64(o, firr);
+	put(o, '\n');
+}
+
+void dc_raw_tfn(struct dc_rawout *o, const char *fn, uint64_t a, uint64_t aconst, uint64_t f,
+		uint64_t fstr, uint64_t firr)
+{
+	put_str(o, "tfn");
+	put_field(o, fn);
+	put_u64(o, a);
+	put_u64(o, aconst);
+	put_u64(o, f);
+	put_u64(o, fstr);
+	put_u64(o, firr);
+	put(o, '\n');
+}
+
+void dc_trace_file_header(struct dc_rawout *o, uint64_t w, uint64_t period, uint64_t block)
+{
+	put_str(o, "dcprof-trace 1\nwindow");
+	put_u64(o, w);
+	put_str(o, "\nperiod");
+	put_u64(o, period);
+	put_str(o, "\nblock");
+	put_u64(o, block);
+	put(o, '\n');
+}
+
+void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r)
+{
+	put(o, 'a');
+	put_u64(o, r->win);
+	put_u64(o, r->time);
+	put_hex(o, r->ip);
+	put_access(o, r);
 }
 
 void dc_raw_end(struct dc_rawout *o, bool complete)

@@ -11,6 +11,7 @@
 #include "core/costtab.h"
 #include "core/evtab.h"
 #include "core/callstack.h"
+#include "core/trace.h"
 
 #define DC_RAW_VERSION 4
 
@@ -60,6 +61,19 @@ void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uin
 		  uint64_t sum_stack, uint64_t sum_time);
 void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t size,
 		  uint64_t alloc_seq, uint64_t free_seq);
+/* Sampled traces (version 4): a window's start, one recorded access (of
+ * the last window started, at the next time), a window's period, the
+ * full-trace footprints of a window's period and of one function. */
+void dc_raw_twin(struct dc_rawout *o, uint64_t id, uint64_t start);
+void dc_raw_trec(struct dc_rawout *o, const struct dc_trace_rec *r);
+void dc_raw_tper(struct dc_rawout *o, uint64_t id, uint64_t period);
+void dc_raw_tref(struct dc_rawout *o, uint64_t win, uint64_t f, uint64_t fstr, uint64_t firr);
+void dc_raw_tfn(struct dc_rawout *o, const char *fn, uint64_t a, uint64_t aconst, uint64_t f,
+		uint64_t fstr, uint64_t firr);
+/* The sampled-trace file (--trace-out, docs/raw-dump.md): its header and
+ * one line per recorded access. */
+void dc_trace_file_header(struct dc_rawout *o, uint64_t w, uint64_t period, uint64_t block);
+void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r);
 void dc_raw_end(struct dc_rawout *o, bool complete);
 
 #endif

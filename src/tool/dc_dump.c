@@ -101,6 +101,7 @@ void dc_dump_reopen_child(void)
 	dc_track_reset_child();
 	if (dc.opt.calls)
 		dc_calls_reset_child();
+	dc_trace_reset_child();
 	VG_(memset)(&dc.lost, 0, sizeof dc.lost);
 	dc.ir = 0;
 	dc.block_records = 0;
@@ -142,6 +143,7 @@ void dc_dump_finish(Bool complete, Int exitcode)
 		dc_calls_dump(o);
 	dc_costtab_each(&dc.costs, cost_cb, NULL);
 	dc_track_dump(o);
+	dc_trace_dump(o);
 	if (dc.lost.acc[0] || dc.lost.acc[1])
 		VG_(umsg)("dcprof: out of memory for cost records; %llu accesses not attributed\n",
 			  (ULong)(dc.lost.acc[0] + dc.lost.acc[1]));

@@ -208,7 +208,30 @@ UInt dc_bucket_at_addr(Addr a)
 /* ---- helpers (the per-access path) ------------------------------------ */
 
 enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_RDX = 8, REF_REUSE = 16, REF_USE = 32,
-       REF_CALLS = 64 };
+       REF_CALLS = 64, REF_TRACE = 128, REF_FULL = 256 };
+
+/* The load class of this execution (dc_trace.c Notes): Constant loads are
+ * decided statically, candidates by their address step. */
+static inline UInt trace_class(struct dc_tins *ti, Addr a)
+{
+	Long d;
+	UInt cls;
+
+	if (ti->cls == DC_TC_CONST)
+		return DC_TC_CONST;
+	d = (Long)(a - ti->last);
+	if (d == ti->stride) {
+		cls = DC_TC_STRIDED;
+	} else if (d == ti->delta) {
+		ti->stride = d;
+		cls = DC_TC_STRIDED;
+	} else {
+		cls = DC_TC_IRREG;
+	}
+	ti->delta = d;
+	ti->last = a;
+	return cls;
+}
 
 /* The cost record of this access: the one cached in the dc_ins while the
  * address is inside the cached object on the same thread (and, with
@@ -241,7 +264,11 @@ static inline __attribute__((always_inline)) struct dc_cost *cost_of(struct dc_i
  *  - REF_USE (--cache-use): the cache-use model replaces the plain one; the
  *    cost record is resolved first, as the loader of the lines it loads.
  *  - REF_CALLS (--calls): the thread's counters for inclusive costs also
- *    count the access (dc_calls.c). */
+ *    count the access (dc_calls.c).
+ *  - REF_TRACE (--trace-window, traced loads only): the load class and a
+ *    countdown; recording is out of line.  Tracing at a 1 % sample ratio
+ *    must add at most 15 % (issue 6).  REF_FULL (--trace-full): the
+ *    full-trace reference counts, out of line. */
 static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a, int mode)
 {
 	struct dc_cost *c;
@@ -276,6 +303,14 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 			dc_track_rdx_trap(in, a);
 		if (UNLIKELY(use))
 			dc_track_rdx_use(in, c, a);
+	}
+	if (mode & REF_TRACE) {
+		struct dc_tins *ti = (struct dc_tins *)in;
+		UInt cls = trace_class(ti, a);
+		if (UNLIKELY(dc_trace_tick(&dc.trace)))
+			dc_trace_put(&dc.trace, a, in->ip, c->loc, c->bucket, ti->implied, cls);
+		if (mode & REF_FULL)
+			dc_trace_ref(ti, a, cls);
 	}
 }
 
@@ -334,6 +369,29 @@ static VG_REGPARM(2) void dc_ref_use_track(struct dc_ins *in, Addr a)
 	ref(in, a, REF_USE | REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0));
 }
 
+static VG_REGPARM(2) void dc_ref_trace(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_TRACE);
+}
+
+static VG_REGPARM(2) void dc_ref_trace_full(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_TRACE | REF_FULL);
+}
+
+/* A traced load with any other bookkeeping on (with --cache-use, its model). */
+static VG_REGPARM(2) void dc_ref_trace_track(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_TRACE | REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0) |
+		   (dc.opt.trace_full ? REF_FULL : 0));
+}
+
+static VG_REGPARM(2) void dc_ref_trace_use_track(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_TRACE | REF_USE | REF_TRACK | (dc.opt.stack_frames ? REF_FRAMES : 0) |
+		   (dc.opt.trace_full ? REF_FULL : 0));
+}
+
 static VG_REGPARM(1) void dc_iref(struct dc_ins *in)
 {
 	dc_cache_ifetch(&dc.cache, in->ip, in->size);
@@ -385,6 +443,9 @@ struct event {
 	UInt isize;        /* instruction length (EV_IR) */
 	Int size;          /* data size */
 	IRAtom *addr;
+	UChar tcls;        /* --trace-window, loads: static class */
+	Bool traced;       /* --trace-window: a trace record ... */
+	UInt implied;      /* ... standing for this many Constant loads */
 };
 
 #define N_EVENTS 16
@@ -393,6 +454,8 @@ struct sbstate {
 	IRSB *out;
 	struct event ev[N_EVENTS];
 	Int n;
+	IRExpr **defs;     /* --trace-window: definitions of temporaries so far */
+	const VexGuestLayout *layout;
 };
 
 static Int min_line_size(void)
@@ -404,10 +467,8 @@ static Int min_line_size(void)
 	return m;
 }
 
-static struct dc_ins *new_ins(Addr ip, Int size, Bool is_write)
+static void init_ins(struct dc_ins *in, Addr ip, Int size, Bool is_write)
 {
-	struct dc_ins *in = VG_(malloc)("dc.ins", sizeof *in);
-
 	VG_(memset)(in, 0, sizeof *in);
 	in->ip = ip;
 	in->size = (UShort)size;
@@ -416,18 +477,82 @@ static struct dc_ins *new_ins(Addr ip, Int size, Bool is_write)
 	in->obj = &dc.fallback;
 	in->gen = dc.fallback.gen - 1;   /* not valid: the first access resolves */
 	in->cost = &dc.lost;
+}
+
+static struct dc_ins *new_ins(Addr ip, Int size, Bool is_write)
+{
+	struct dc_ins *in = VG_(malloc)("dc.ins", sizeof *in);
+
+	init_ins(in, ip, size, is_write);
 	return in;
+}
+
+static Bool is_load(const struct event *e)
+{
+	return e->kind == EV_DR || e->kind == EV_DM;
+}
+
+/* --trace-window: which loads of a straight-line stretch are records, and
+ * the proxy of its Constant loads (dc_trace.c Notes). */
+static void choose_traced(struct sbstate *s)
+{
+	Int proxy = -1, first_const = -1;
+	UInt nconst = 0;
+
+	for (Int i = 0; i < s->n; i++) {
+		struct event *e = &s->ev[i];
+		e->traced = False;
+		e->implied = 0;
+		if (!is_load(e))
+			continue;
+		if (e->tcls == DC_TC_CONST) {
+			nconst++;
+			if (first_const < 0)
+				first_const = i;
+		} else {
+			e->traced = True;
+			if (proxy < 0)
+				proxy = i;
+		}
+	}
+	if (proxy < 0 && first_const >= 0) {
+		proxy = first_const;
+		s->ev[proxy].traced = True;
+		nconst--;
+	}
+	if (proxy >= 0)
+		s->ev[proxy].implied = nconst;
 }
 
 static IRDirty *ref_call(const struct event *e)
 {
-	struct dc_ins *in = new_ins(e->ip, e->size, e->kind == EV_DW);
+	struct dc_ins *in;
 	void *fn = (void *)dc_ref;
 	const HChar *name = "dc_ref";
-
 	Bool more = dc.opt.evictions || dc.opt.reuse || dc.sampling || dc.rdx_on ||
 		    dc.opt.stack_frames;
 
+	if (e->traced) {
+		struct dc_tins *ti = dc_trace_new_ins(e->ip, e->size, e->tcls, e->implied);
+		in = &ti->in;
+		init_ins(in, e->ip, e->size, False);
+		if (dc.opt.cache_use) {
+			fn = (void *)dc_ref_trace_use_track;
+			name = "dc_ref_trace_use_track";
+		} else if (more || dc.opt.calls) {
+			fn = (void *)dc_ref_trace_track;
+			name = "dc_ref_trace_track";
+		} else if (dc.opt.trace_full) {
+			fn = (void *)dc_ref_trace_full;
+			name = "dc_ref_trace_full";
+		} else {
+			fn = (void *)dc_ref_trace;
+			name = "dc_ref_trace";
+		}
+		return unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn),
+					 mkIRExprVec_2(mkIRExpr_HWord((HWord)in), e->addr));
+	}
+	in = new_ins(e->ip, e->size, e->kind == EV_DW);
 	if (dc.opt.calls && !more) {
 		fn = dc.opt.cache_use ? (void *)dc_ref_use_calls : (void *)dc_ref_calls;
 		name = dc.opt.cache_use ? "dc_ref_use_calls" : "dc_ref_calls";
@@ -462,6 +587,8 @@ static IRDirty *ref_call(const struct event *e)
 
 static void flush(struct sbstate *s)
 {
+	if (dc.tracing)
+		choose_traced(s);
 	for (Int i = 0; i < s->n; i++) {
 		const struct event *e = &s->ev[i];
 		IRDirty *di;
@@ -505,16 +632,24 @@ static void add_data(struct sbstate *s, Addr ip, Int size, IRAtom *addr, Bool is
 	e->ip = ip;
 	e->size = size;
 	e->addr = addr;
+	e->traced = False;
+	e->tcls = dc.tracing && !is_write ? dc_trace_static_class(addr, s->defs, s->layout)
+					  : DC_TC_CONST;
 }
 
 /* A guarded access is emitted at once with the guard on the call. */
 static void add_guarded(struct sbstate *s, Addr ip, Int size, IRAtom *addr, IRAtom *guard,
 			Bool is_write)
 {
-	struct event e = { is_write ? EV_DW : EV_DR, ip, 0, size, addr };
+	struct event e = { is_write ? EV_DW : EV_DR, ip, 0, size, addr, DC_TC_CONST, False, 0 };
 	IRDirty *di;
 
 	flush(s);
+	/* A conditional load is never implied by a proxy: it is its own. */
+	if (dc.tracing && !is_write) {
+		e.tcls = dc_trace_static_class(addr, s->defs, s->layout);
+		e.traced = True;
+	}
 	di = ref_call(&e);
 	di->guard = guard;
 	addStmtToIRSB(s->out, IRStmt_Dirty(di));
@@ -550,6 +685,8 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 
 	s.out = deepCopyIRSBExceptStmts(in);
 	s.n = 0;
+	s.layout = layout;
+	s.defs = NULL;
 	for (i = 0; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
 		addStmtToIRSB(s.out, in->stmts[i]);
 	if (!dc.opt.compat && i < in->stmts_used &&
@@ -559,6 +696,10 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		if (dc.opt.calls)
 			dc_calls_instrument(s.out, in, layout, last_imark(in), gWordTy);
 		return s.out;
+	}
+	if (dc.tracing) {
+		s.defs = VG_(malloc)("dc.defs", (SizeT)tyenv->types_used * sizeof *s.defs);
+		VG_(memset)(s.defs, 0, (SizeT)tyenv->types_used * sizeof *s.defs);
 	}
 
 	for (; i < in->stmts_used; i++) {
@@ -577,6 +718,8 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 			break;
 		case Ist_WrTmp: {
 			IRExpr *data = st->Ist.WrTmp.data;
+			if (s.defs)
+				s.defs[st->Ist.WrTmp.tmp] = data;
 			if (data->tag == Iex_Load)
 				add_data(&s, ip, sizeofIRType(data->Iex.Load.ty),
 					 data->Iex.Load.addr, False);
@@ -643,5 +786,7 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	flush(&s);
 	if (dc.opt.calls)
 		dc_calls_instrument(s.out, in, layout, ip, gWordTy);
+	if (s.defs)
+		VG_(free)(s.defs);
 	return s.out;
 }

@@ -80,6 +80,14 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 		if (VG_(strcmp)(tmp, "proportional") && VG_(strcmp)(tmp, "none"))
 			VG_(fmsg_bad_option)(arg, "expected proportional or none\n");
 		dc.opt.rdx.proportional = VG_(strcmp)(tmp, "none") != 0;
+	} else if VG_BINT_CLO(arg, "--trace-window", dc.opt.trace_window, 0, 1 << 24) {
+	} else if VG_BINT_CLO(arg, "--trace-period", dc.opt.trace_period, 1, 1LL << 40) {
+	} else if VG_BINT_CLO(arg, "--trace-seed", dc.opt.trace_seed, 0, 0x7fffffffffffffffLL) {
+	} else if VG_BINT_CLO(arg, "--trace-block", dc.opt.trace_block, 8, 1 << 20) {
+		if (!dc_is_pow2((ULong)dc.opt.trace_block))
+			VG_(fmsg_bad_option)(arg, "the block size must be a power of two\n");
+	} else if VG_BOOL_CLO(arg, "--trace-full", dc.opt.trace_full) {
+	} else if VG_STR_CLO(arg, "--trace-out", dc.opt.trace_out) {
 	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
 		if (VG_(strcmp)(tmp, "site") == 0) {
 			dc.opt.heap_site = True;
@@ -132,7 +140,13 @@ static void dc_print_usage(void)
 "                                 its --reuse-block (simulator only) [dr]\n"
 "    --reuse-replace=reservoir|oldest  watchpoint replacement [reservoir]\n"
 "    --reuse-attrib=proportional|none  weigh traps by the samples of their\n"
-"                                 calling context [proportional]\n");
+"                                 calling context [proportional]\n"
+"    --trace-window=<w>           sampled load traces: windows of w records [0: off]\n"
+"    --trace-period=<p>           one window every p records on average [100w]\n"
+"    --trace-seed=<n>             seed of the trace period's randomization [1]\n"
+"    --trace-block=<bytes>        block size of footprints [64]\n"
+"    --trace-full=no|yes          also the full-trace reference counts [no]\n"
+"    --trace-out=<file>           also write the sampled trace to <file> [none]\n");
 }
 
 static void dc_print_debug_usage(void)
@@ -271,6 +285,16 @@ static void dc_post_clo_init(void)
 	if (!dc.opt.heap_site && dc.opt.heap_depth == 0)
 		dc.opt.heap_depth = 3;
 	configure_hierarchy();
+	if (dc.opt.trace_window) {
+		if (!dc.opt.trace_period)
+			dc.opt.trace_period = 100 * dc.opt.trace_window;
+		if (dc.opt.trace_period < 2 * dc.opt.trace_window)
+			VG_(fmsg_bad_option)("--trace-period",
+					     "must be at least twice --trace-window\n");
+	} else if (dc.opt.trace_period || dc.opt.trace_full || dc.opt.trace_out) {
+		VG_(fmsg_bad_option)("--trace-period, --trace-full or --trace-out",
+				     "needs --trace-window\n");
+	}
 	if (dc_objmap_init(&dc.objs, &dc.env) || dc_objmap_init(&dc.regions, &dc.env) ||
 	    dc_costtab_init(&dc.costs, &dc.env))
 		VG_(tool_panic)("out of memory");
@@ -285,6 +309,7 @@ static void dc_post_clo_init(void)
 	dc.threads = VG_(calloc)("dc.main.threads", VG_N_THREADS, sizeof *dc.threads);
 	dc.collecting = dc.opt.collect_atstart;
 	dc_dump_open();
+	dc_trace_setup();
 	VG_(atfork)(NULL, NULL, at_fork_child);
 }
 
@@ -354,6 +379,8 @@ static void dc_pre_clo_init(void)
 	dc.opt.rdx.watch = DC_RDX_WATCH_DR;
 	dc.opt.rdx.replace = DC_RDX_RESERVOIR;
 	dc.opt.rdx.proportional = True;
+	dc.opt.trace_seed = 1;
+	dc.opt.trace_block = 64;
 	dc.raw_fd = -1;
 }
 

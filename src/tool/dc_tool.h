@@ -22,6 +22,8 @@
 #include "core/rdx.h"
 #include "core/objmap.h"
 #include "core/rawout.h"
+#include "core/trace.h"
+#include "core/blockset.h"
 
 /* Object kinds (struct dc_obj.kind) and the bucket kind names they map to. */
 enum { DC_K_GLOBAL, DC_K_HEAP, DC_K_USER, DC_K_STACK, DC_K_MMAP, DC_K_UNKNOWN, DC_K_NKINDS };
@@ -46,6 +48,19 @@ struct dc_ins {
 	UChar is_write;
 };
 #define DC_NO_LOC 0xffffffffu
+
+/* A load that is a trace record (--trace-window): the event plus its load
+ * class state (dc_trace.c).  Only traced loads carry it, so the default
+ * path's dc_ins stays as small as it was. */
+struct dc_tfn;
+struct dc_tins {
+	struct dc_ins in;         /* first: helpers receive a struct dc_ins * */
+	Addr last;                /* address of the previous execution */
+	Long delta, stride;       /* last address step, confirmed stride */
+	struct dc_tfn *fn;        /* --trace-full: the function's reference counts */
+	UShort implied;           /* Constant loads of the block it stands for */
+	UChar cls;                /* DC_TC_CONST, or DC_TC_IRREG for a stride candidate */
+};
 
 struct dc_bucket {
 	HChar *name;
@@ -115,6 +130,12 @@ struct dc_opts {
 	Long reuse_first, reuse_growth;   /* --reuse-bins=FIRST:GROWTH */
 	Long reuse_sample;        /* --reuse-sample: use-point period, 0 = off */
 	struct dc_rdx_cfg rdx;    /* --reuse-watchpoints, -watch, -replace, -attrib */
+	Long trace_window;        /* --trace-window, records; 0: no tracing */
+	Long trace_period;        /* --trace-period, records */
+	Long trace_seed;          /* --trace-seed */
+	Long trace_block;         /* --trace-block, bytes */
+	Bool trace_full;          /* --trace-full */
+	const HChar *trace_out;   /* --trace-out or NULL */
 	const HChar *alloc_fns[64];
 	Int n_alloc_fns;
 };
@@ -177,6 +198,10 @@ struct dc_tool {
 	struct dc_sampler rdx_sampler; /* draws the periods ... */
 	ULong rdx_next;               /* ... and the next use is access number this */
 	struct dc_rdx rdx;
+	/* --trace-window: the trace unit, and the full-trace reference */
+	Bool tracing;
+	struct dc_trace_unit trace;
+	UInt trace_bits;              /* log2 of --trace-block */
 
 	Bool exited;                  /* exit_group was called ... */
 	Long exit_code;               /* ... with this status */
@@ -271,6 +296,21 @@ void dc_track_init(void);
 void dc_track_reset_child(void);
 void dc_track_dump(struct dc_rawout *o);
 UInt dc_bucket_at_addr(Addr a);
+
+/* dc_trace.c */
+/* After dc_dump_open: the trace unit writes into the raw dump. */
+void dc_trace_setup(void);
+/* Instrumentation time: Constant when the address is a constant or SP/FP
+ * plus a constant (defs: the superblock's temporaries' definitions so far),
+ * else a stride candidate (DC_TC_IRREG until strides confirm it). */
+UChar dc_trace_static_class(IRExpr *addr, IRExpr **defs, const VexGuestLayout *layout);
+/* A traced load's state; fn looked up for --trace-full. */
+struct dc_tins *dc_trace_new_ins(Addr ip, Int size, UChar cls, UInt implied);
+/* The full-trace reference counts of one record (out of line). */
+void dc_trace_ref(struct dc_tins *ti, Addr a, UInt cls);
+/* After the child's dump is reopened. */
+void dc_trace_reset_child(void);
+void dc_trace_dump(struct dc_rawout *o);
 
 /* dc_dump.c */
 void dc_dump_open(void);

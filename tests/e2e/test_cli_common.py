@@ -63,6 +63,7 @@ FIXTURES = os.path.join(ROOT, "tests", "e2e", "fixtures")
 TWO_LEVEL = os.path.join(FIXTURES, "two_level.raw")
 SAMPLED_EVICT = os.path.join(FIXTURES, "sampled_evict.raw")
 REUSE = os.path.join(FIXTURES, "reuse.raw")
+TRACE = os.path.join(FIXTURES, "trace.raw")
 EVIL = b'evil,"q"\n\x1b[31m\xff\xc3\xa9'
 EVIL_TEXT = 'evil,"q"\\x0a\\x1b[31m\\xffé'          # as text output shows it
 EVIL_JSON = 'evil,"q"\n\x1b[31m\ufffdé'             # JSON value after parsing

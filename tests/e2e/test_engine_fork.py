@@ -22,13 +22,16 @@ def cost(db, table, name, col):
     return rows[0][0]
 
 
-class ForkedChild(unittest.TestCase):
+class ForkRecorded(unittest.TestCase):
+    """Records fork_counts with OPTS once for the class: cls.db is the
+    parent's profile, cls.child the child's.  Holds no tests."""
+    OPTS = ()
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="dcprof-fork-")
         cls.db = os.path.join(cls.tmp, "p.db")
-        cls.rec = record(cls.db, [workload("fork_counts")],
-                         ["--reuse=yes", "--evictions=yes", "--sample=D1m:1"])
+        cls.rec = record(cls.db, [workload("fork_counts")], list(cls.OPTS))
         children = glob.glob(os.path.join(cls.tmp, "p.*.db"))
         cls.child = children[0] if len(children) == 1 else None
 
@@ -39,6 +42,10 @@ class ForkedChild(unittest.TestCase):
     def setUp(self):
         self.assertEqual(self.rec.returncode, 0, self.rec.stderr)
         self.assertIsNotNone(self.child, "expected one child profile: %s" % os.listdir(self.tmp))
+
+
+class ForkedChild(ForkRecorded):
+    OPTS = ("--reuse=yes", "--evictions=yes", "--sample=D1m:1")
 
     def test_parent(self):
         self.assertEqual(first(self.db, "parent_data"), 1024)
