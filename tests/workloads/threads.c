@@ -13,6 +13,9 @@
  *   the threads (Valgrind runs them one at a time, interleaved), but each
  *   array alone exceeds both levels, so every line misses on every pass
  *   regardless of how the other thread's accesses interleave (stream.c).
+ * The two threads meet at a barrier before they start, so both are alive
+ * at once: Valgrind reuses the id of a thread that has exited, and a first
+ * thread done before the second was created would share its id.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -24,6 +27,7 @@
 uint64_t thr_a[N / 8] __attribute__((aligned(64)));
 uint64_t thr_b[N / 8] __attribute__((aligned(64)));
 volatile uint64_t sink_a, sink_b;
+static pthread_barrier_t both_started;
 
 __attribute__((noinline)) static uint64_t sum_words(const uint64_t *a, size_t n)
 {
@@ -36,6 +40,7 @@ __attribute__((noinline)) static uint64_t sum_words(const uint64_t *a, size_t n)
 static void *run_a(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&both_started);
 	for (int p = 0; p < PASSES; p++)
 		sink_a = sum_words(thr_a, N / 8);
 	return NULL;
@@ -44,6 +49,7 @@ static void *run_a(void *arg)
 static void *run_b(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&both_started);
 	for (int p = 0; p < PASSES; p++)
 		sink_b = sum_words(thr_b, N / 8);
 	return NULL;
@@ -52,6 +58,8 @@ static void *run_b(void *arg)
 int main(void)
 {
 	pthread_t ta, tb;
+	if (pthread_barrier_init(&both_started, NULL, 2))
+		abort();
 	if (pthread_create(&ta, NULL, run_a, NULL) || pthread_create(&tb, NULL, run_b, NULL))
 		abort();
 	pthread_join(ta, NULL);
