@@ -14,7 +14,7 @@ static const struct cmd commands[] = {
 	  cmd_accuracy, cmd_accuracy_usage },
 	{ "evictions", "show who evicts whom from the caches",
 	  cmd_evictions, cmd_evictions_usage },
-	{ "reuse", "show exact reuse-distance histograms and location pairs",
+	{ "reuse", "show reuse distances: exact or sampled histograms, accuracy, pairs",
 	  cmd_reuse, cmd_reuse_usage },
 	{ "footprint", "show footprint, growth and load classes from sampled traces",
 	  cmd_footprint, cmd_footprint_usage },
