@@ -17,8 +17,10 @@ static struct dc_reuse_rec *block_rec(struct dc_reuse *r, uint64_t block)
 	uint64_t id = (block >> CHUNK_BITS) + 1, i;
 	struct dc_reuse_rec *recs;
 
-	if (id == r->last_chunk)
-		return &r->last_recs[block & (CHUNK_BLOCKS - 1)];
+	struct dc_reuse_recent *c = &r->recent[id & (DC_REUSE_RECENT - 1)];
+
+	if (id == c->id)
+		return &c->recs[block & (CHUNK_BLOCKS - 1)];
 	i = dc_hash64(id) & (r->chunk_cap - 1);
 	while (r->chunks[i].id && r->chunks[i].id != id)
 		i = (i + 1) & (r->chunk_cap - 1);
@@ -55,8 +57,8 @@ static struct dc_reuse_rec *block_rec(struct dc_reuse *r, uint64_t block)
 		r->chunks[i].recs = recs;
 		r->nchunks++;
 	}
-	r->last_chunk = id;
-	r->last_recs = recs;
+	c->id = id;
+	c->recs = recs;
 	return &recs[block & (CHUNK_BLOCKS - 1)];
 }
 

@@ -15,7 +15,8 @@
  *    the time index of its latest access, its real access number and the
  *    loc passed with it.  Records live in chunks of CHUNK_BLOCKS
  *    consecutive blocks, found through a small hash table of chunks with
- *    the last chunk remembered, so a sweep reads records in order.
+ *    the chunks used lately remembered (DC_REUSE_RECENT, by id), so a
+ *    sweep reads records in order and a few interleaved sweeps rarely hash.
  *  - The front: the DC_REUSE_FRONT most recent distinct blocks, most recent
  *    first, an exact LRU stack kept in a ring: a block found at place j has
  *    stack distance j and moves to place 0, with no tree work — loops over
@@ -71,6 +72,7 @@ struct dc_reuse_chunk;
 
 #define DC_REUSE_INIT_CAP 1024
 #define DC_REUSE_FRONT 4         /* a power of two */
+#define DC_REUSE_RECENT 8        /* a power of two */
 
 struct dc_reuse_result {
 	bool first;            /* the block was never accessed before */
@@ -94,8 +96,10 @@ struct dc_reuse {
 	unsigned block_bits;
 	struct dc_reuse_chunk *chunks; /* block >> CHUNK_BITS -> its records */
 	uint64_t nchunks, chunk_cap;
-	uint64_t last_chunk;           /* id of the chunk used last ... */
-	struct dc_reuse_rec *last_recs; /* ... and its records */
+	struct dc_reuse_recent {       /* chunks used lately, by id mod DC_REUSE_RECENT */
+		uint64_t id;
+		struct dc_reuse_rec *recs;
+	} recent[DC_REUSE_RECENT];
 	uint64_t *bits;                /* a bit per time index 0..cap: the 1s */
 	uint32_t *tree;                /* Fenwick tree over the words of bits, 1-based */
 	struct dc_reuse_rec **owner;   /* time index -> record whose 1 is there, or NULL */
