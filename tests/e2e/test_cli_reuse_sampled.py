@@ -460,9 +460,20 @@ class SampledTest(CliTest):
         self.assertEqual(doc["verdict"], verdict(want))
         if want_verdict is not None:
             self.assertEqual(doc["verdict"], want_verdict)
+        # reuse_acc.c: watching the accessed bytes (dr) while exact
+        # distances are per block wider than 8 bytes gets a note
+        m = dict(query_bytes(db, "SELECT key, value FROM meta"))
+        note = None
+        if (m.get(b"reuse_watch") == b"dr" and int(m[b"reuse_block"]) > 8 and
+                b"reuse_sample_period" in m):
+            note = ("the watchpoints watched the accessed bytes (--reuse-watch=dr) but exact"
+                    " distances are per block of more than 8 bytes: record with"
+                    " --reuse-watch=block (or --reuse-block=8) to compare like with like")
+        self.assertEqual(doc["note"], note)
         out = self.run_dcprof("reuse", db, "--accuracy", *opts)
         self.assertIn("\n\nverdict:  %s\n" % verdict(want), out)
-        self.assertTrue(out.endswith("\nverdict:  %s\n" % verdict(want)))
+        self.assertTrue(out.endswith("\nverdict:  %s\n" % verdict(want) +
+                                     ("note:     %s\n" % note if note else "")))
         rows = text_rows(out, "estimate")
         labels = {"sampled_time": ("sampled time", "exact time"),
                   "converted_exact": ("exact time, converted", "exact stack"),
