@@ -72,6 +72,7 @@ void cmd_reuse_usage(FILE *f)
 	      "  --accuracy                 S and S-hat (RDX eq. 1, 2) of the sampled and\n"
 	      "                             converted histograms against the exact ones\n"
 	      "  --pairs                    the top location pairs by reuses instead\n"
+	      "                             (with --sampled: the pairs the watchpoints caught)\n"
 	      "  --top N                    with --pairs: the first N pairs, 0 = all\n"
 	      "                             (default: 20)\n"
 	      "  --format text|csv|json     output format (default: text)\n"
@@ -147,8 +148,10 @@ static int parse(struct reuse *r, int argc, char **argv)
 	}
 	if (id != OPT_DONE)
 		return id == OPT_HELP_SHOWN ? 1 : -1;
-	if (r->sampled + r->converted + r->accuracy + r->pairs > 1) {
-		cli_error("--sampled, --converted, --accuracy and --pairs exclude each other");
+	if (r->sampled + r->converted + r->accuracy > 1 || (r->pairs && (r->converted ||
+							 r->accuracy))) {
+		cli_error("--sampled, --converted and --accuracy exclude each other, and --pairs"
+			  " goes only with --sampled");
 		return -1;
 	}
 	if (r->converted && !strcmp(r->kind, "time")) {
@@ -382,7 +385,9 @@ static void set_text_col(struct cell *c, sqlite3_stmt *st, int col)
 	cell_set_str(c, s ? s : "", (size_t)sqlite3_column_bytes(st, col));
 }
 
-static int pairs_table(struct profile *p, struct table *t)
+/* The exact pairs, or (sampled) the pairs of trapped uses: estimated
+ * counts and mean time distances, no stack distance. */
+static int pairs_table(struct profile *p, struct table *t, bool sampled)
 {
 	static const char *const side[2][3] = {
 		{ "use_function", "use_file", "use_line" },
@@ -404,18 +409,23 @@ static int pairs_table(struct profile *p, struct table *t)
 	}
 	count = table_add_col(t, "count", NULL, COL_INT, false);
 	pct = table_add_col(t, "pct", "%", COL_PCT, false);
-	ms = table_add_col(t, "mean_stack", "mean stack", COL_REAL, false);
+	ms = sampled ? -1 : table_add_col(t, "mean_stack", "mean stack", COL_REAL, false);
 	mt = table_add_col(t, "mean_time", "mean time", COL_REAL, false);
-	rc = sqlite3_prepare_v2(p->db, "SELECT lu.function, lu.file, lu.line, lr.function,"
-				" lr.file, lr.line, SUM(p.count), SUM(p.count * p.mean_stack),"
-				" SUM(p.count * p.mean_time) FROM reuse_pair p"
-				" JOIN location lu ON lu.id = p.use_location"
-				" JOIN location lr ON lr.id = p.reuse_location"
-				" GROUP BY lu.function, lu.file, lu.line, lr.function, lr.file,"
-				" lr.line", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return -1;
 	sbuf_init(&sb);
+	sbuf_addf(&sb, "SELECT lu.function, lu.file, lu.line, lr.function, lr.file, lr.line,"
+		  " SUM(p.count), %s, CASE WHEN COUNT(p.mean_time) = COUNT(*) THEN"
+		  " SUM(p.count * p.mean_time) END FROM %s p"
+		  " JOIN location lu ON lu.id = p.use_location"
+		  " JOIN location lr ON lr.id = p.reuse_location"
+		  " GROUP BY lu.function, lu.file, lu.line, lr.function, lr.file, lr.line",
+		  sampled ? "NULL" : "SUM(p.count * p.mean_stack)",
+		  sampled ? "reuse_pair_sampled" : "reuse_pair");
+	rc = sqlite3_prepare_v2(p->db, sb.buf, -1, &st, NULL);
+	sbuf_reset(&sb);
+	if (rc != SQLITE_OK) {
+		sbuf_release(&sb);
+		return -1;
+	}
 	cell_set_int(&t->total[count], 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cell *row = table_add_row(t);
@@ -429,8 +439,10 @@ static int pairs_table(struct profile *p, struct table *t)
 		}
 		cell_set_int(&row[count], sqlite3_column_int64(st, 6));
 		n = (double)row[count].i;
-		cell_set_real(&row[ms], sqlite3_column_double(st, 7) / n);
-		cell_set_real(&row[mt], sqlite3_column_double(st, 8) / n);
+		if (ms >= 0)
+			cell_set_real(&row[ms], sqlite3_column_double(st, 7) / n);
+		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+			cell_set_real(&row[mt], sqlite3_column_double(st, 8) / n);
 		t->total[count].i += row[count].i;
 	}
 	sqlite3_finalize(st);
@@ -459,12 +471,19 @@ static void print_pairs(struct profile *p, const struct header *h, const struct 
 	switch (r->format) {
 	case FMT_TEXT:
 		header_text(&out, p, h);
-		reuse_text_intro(&out, &r->ri, "exact", NULL);
+		reuse_text_intro(&out, &r->ri, r->sampled ? "sampled" : "exact", NULL);
+		if (r->sampled)
+			reuse_text_sampling(&out, &r->ri);
 		sbuf_addf(&out, "%-10s", "pairs:");
 		fmt_thousands(&out, t->total[count].i);
-		sbuf_addf(&out, " reuses by %zu pairs of source lines (previous access ->"
-			  " reuse); mean stack distance in blocks, mean time distance in"
-			  " accesses\n\n", t->nrows);
+		if (r->sampled)
+			sbuf_addf(&out, " reuses (estimated) by %zu pairs of source lines (use ->"
+				  " reuse caught by a watchpoint); mean time distance in accesses\n\n",
+				  t->nrows);
+		else
+			sbuf_addf(&out, " reuses by %zu pairs of source lines (previous access ->"
+				  " reuse); mean stack distance in blocks, mean time distance in"
+				  " accesses\n\n", t->nrows);
 		fwrite(out.buf, 1, out.len, stdout);
 		fmt_table_text(stdout, t, r->top);
 		if (r->top && r->top < t->nrows)
@@ -475,7 +494,7 @@ static void print_pairs(struct profile *p, const struct header *h, const struct 
 		break;
 	case FMT_JSON:
 		header_json(&out, p, h);
-		reuse_json_intro(&out, &r->ri, "exact", NULL);
+		reuse_json_intro(&out, &r->ri, r->sampled ? "sampled" : "exact", NULL);
 		sbuf_addf(&out, ",\"reuses\":%lld,\"total_rows\":%zu,\"rows\":",
 			  (long long)t->total[count].i, t->nrows);
 		fmt_table_json_rows(&out, t, r->top);
@@ -512,12 +531,18 @@ int cmd_reuse(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
-	if (r.pairs && !r.ri.exact) {
-		cli_error("profile '%s' has no exact reuse data; --pairs needs --reuse=yes", r.path);
+	if (r.pairs && !r.sampled && !r.ri.exact) {
+		cli_error("profile '%s' has no exact reuse data; --pairs needs --reuse=yes"
+			  " (or see --pairs --sampled)", r.path);
+		goto out;
+	}
+	if (r.pairs && r.sampled && !r.ri.sampled) {
+		cli_error("profile '%s' has no sampled reuse data; record with --reuse-sample=N",
+			  r.path);
 		goto out;
 	}
 	if (r.pairs) {
-		if (pairs_table(&p, &t)) {
+		if (pairs_table(&p, &t, r.sampled)) {
 			profile_read_error(&p, err, sizeof err);
 			cli_error("%s", err);
 			goto out;

@@ -22,6 +22,8 @@
  *   reuse_pair    use_location, reuse_location, count, mean_stack REAL,
  *                 mean_time REAL; PRIMARY KEY(use_location, reuse_location) (version 3)
  *   reuse_unseen  bucket INTEGER PRIMARY KEY, count (version 4)
+ *   reuse_pair_sampled  use_location, reuse_location, count, mean_time REAL;
+ *                 PRIMARY KEY(use_location, reuse_location) (version 4)
  *   cache_use     bucket, location, thread, level, SpLoss, AcCost;
  *                 PRIMARY KEY(bucket, location, thread, level) (version 4)
  *   call_arc      kind, site, callee, thread, count, Dr, Dw, D1mr, ... D4mw, Lat
@@ -83,6 +85,8 @@ static const char schema_sql[] =
 	"CREATE TABLE reuse_unseen(bucket INTEGER PRIMARY KEY, count INTEGER);"
 	"CREATE TABLE reuse_pair(use_location INTEGER, reuse_location INTEGER, count INTEGER,"
 	" mean_stack REAL, mean_time REAL, PRIMARY KEY(use_location, reuse_location));"
+	"CREATE TABLE reuse_pair_sampled(use_location INTEGER, reuse_location INTEGER,"
+	" count INTEGER, mean_time REAL, PRIMARY KEY(use_location, reuse_location));"
 	"CREATE TABLE cache_use(bucket INTEGER, location INTEGER, thread INTEGER, level INTEGER,"
 	" SpLoss INTEGER, AcCost INTEGER, PRIMARY KEY(bucket, location, thread, level));"
 	"CREATE TABLE call_arc(kind TEXT NOT NULL, site INTEGER, callee INTEGER, thread INTEGER,"
@@ -125,7 +129,7 @@ static void finalize_all(struct profile_writer *w)
 {
 	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
 				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
-				 &w->resid, &w->rhist, &w->rfirst, &w->runseen, &w->rpair, &w->use,
+				 &w->resid, &w->rhist, &w->rfirst, &w->runseen, &w->rpair, &w->srpair, &w->use,
 				 &w->call, &w->calluse, &w->twin, &w->tper, &w->tref, &w->trec,
 				 &w->tfn };
 
@@ -195,6 +199,9 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 		rc = prepare(w->db, &w->runseen, "INSERT INTO reuse_unseen VALUES(?1, ?2)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->rpair, "INSERT INTO reuse_pair VALUES(?1, ?2, ?3, ?4, ?5)");
+	if (rc == SQLITE_OK)
+		rc = prepare(w->db, &w->srpair,
+			     "INSERT INTO reuse_pair_sampled VALUES(?1, ?2, ?3, ?4)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->use,
 			     "INSERT INTO cache_use VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
@@ -394,6 +401,19 @@ int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count
 	sqlite3_bind_double(w->rpair, 4, (double)sumstack / (double)count);
 	sqlite3_bind_double(w->rpair, 5, (double)sumtime / (double)count);
 	return step(w->rpair);
+}
+
+int pw_srpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count,
+	      int64_t sumtime)
+{
+	sqlite3_bind_int64(w->srpair, 1, use);
+	sqlite3_bind_int64(w->srpair, 2, reuse);
+	sqlite3_bind_int64(w->srpair, 3, count);
+	if (sumtime < INT64_MAX)
+		sqlite3_bind_double(w->srpair, 4, (double)sumtime / (double)count);
+	else
+		sqlite3_bind_null(w->srpair, 4);
+	return step(w->srpair);
 }
 
 int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int64_t thread,
@@ -696,7 +716,7 @@ void profile_close(struct profile *p)
 /* The schema version that introduced a table whose rows are optional. */
 static int table_version(const char *table)
 {
-	if (!strcmp(table, "reuse_unseen") || !strcmp(table, "cache_use") ||
+	if (!strcmp(table, "reuse_unseen") || !strcmp(table, "reuse_pair_sampled") || !strcmp(table, "cache_use") ||
 	    !strcmp(table, "call_arc") || !strcmp(table, "call_use") ||
 	    !strncmp(table, "trace_", 6))
 		return 4;

@@ -29,7 +29,7 @@ enum { COST_DR, COST_DW, COST_D1MR, COST_LAT = COST_D1MR + 2 * DC_MAX_LEVELS, CO
 struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
-		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *use, *call, *calluse, *twin,
+		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *srpair, *use, *call, *calluse, *twin,
 		*tper, *tref, *trec, *tfn;
 };
 
@@ -75,6 +75,9 @@ int pw_runseen(struct profile_writer *w, int64_t bucket, int64_t count);
  * count > 0. */
 int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count,
 	     int64_t sumstack, int64_t sumtime);
+/* Stored as mean_time = sumtime / count, NULL when sumtime is INT64_MAX. */
+int pw_srpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count,
+	      int64_t sumtime);
 /* One cache_use row: SpLoss and AcCost at level of the lines loaded by
  * loc's accesses to bucket on thread. */
 int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int64_t thread,

@@ -508,6 +508,20 @@ static int rec_rpair(struct reader *r)
 	return rc ? sql_fail(r, rc, "rpair record (same locations)") : 0;
 }
 
+static int rec_srpair(struct reader *r)
+{
+	int64_t use, reuse, count, sumtime;
+	int rc;
+
+	if (want_fields(r, 5) || ref(r, &r->locs, 1, "location", &use) ||
+	    ref(r, &r->locs, 2, "location", &reuse) || num(r, 3, &count) || num(r, 4, &sumtime))
+		return -1;
+	if (count == 0)
+		return fail(r, "srpair record with count 0");
+	rc = pw_srpair(r->w, use, reuse, count, sumtime);
+	return rc ? sql_fail(r, rc, "srpair record (same locations)") : 0;
+}
+
 static int rec_use(struct reader *r)
 {
 	int64_t level, bucket, loc, thread, sploss, accost;
@@ -803,6 +817,8 @@ static int record(struct reader *r, char *line, size_t len)
 	}
 	if (r->version >= 4 && !strcmp(t, "runseen"))
 		return rec_bucket_count(r, pw_runseen, "runseen record");
+	if (r->version >= 4 && !strcmp(t, "srpair"))
+		return rec_srpair(r);
 	if (r->version >= 4 && !strcmp(t, "use"))
 		return rec_use(r);
 	if (r->version >= 4 && !strcmp(t, "call"))

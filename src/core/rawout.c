@@ -20,6 +20,7 @@
  *   rfirst BUCKET COUNT                                     (version 3)
  *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
  *   runseen BUCKET COUNT                                    (version 4)
+ *   srpair USELOC REUSELOC COUNT SUMTIME                    (version 4)
  *   use LEVEL BUCKET LOC THREAD SPLOSS ACCOST               (version 4)
  *   call KIND SITE CALLEE THREAD COUNT DR DW M1R ... LAT    (version 4)
  *   calluse KIND SITE CALLEE THREAD LEVEL SPLOSS ACCOST     (version 4)
@@ -370,6 +371,17 @@ void dc_raw_runseen(struct dc_rawout *o, uint32_t bucket, uint64_t count)
 	put_str(o, "runseen");
 	put_u64(o, bucket);
 	put_u64(o, count);
+	put(o, '\n');
+}
+
+void dc_raw_srpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uint64_t count,
+		   uint64_t sum_time)
+{
+	put_str(o, "srpair");
+	put_u64(o, use_loc);
+	put_u64(o, reuse_loc);
+	put_u64(o, count);
+	put_u64(o, sum_time);
 	put(o, '\n');
 }
 

@@ -55,6 +55,9 @@ void dc_raw_resid(struct dc_rawout *o, uint32_t bucket, uint32_t level, uint64_t
 void dc_raw_rhist(struct dc_rawout *o, const char *kind, uint32_t bucket, uint32_t bin,
 		  uint64_t count, uint64_t sum);
 void dc_raw_rfirst(struct dc_rawout *o, uint32_t bucket, uint64_t count);
+/* Sampled reuses by code-location pair: estimated count and time sum. */
+void dc_raw_srpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uint64_t count,
+		   uint64_t sum_time);
 /* Sampled uses of BUCKET whose watchpoint was still armed at exit. */
 void dc_raw_runseen(struct dc_rawout *o, uint32_t bucket, uint64_t count);
 void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uint64_t count,

@@ -300,7 +300,7 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 	if (mode & REF_RDX) {
 		Bool use = dc_rdx_tick();
 		if (UNLIKELY(dc_rdx_maybe(&dc.rdx, a, in->size)))
-			dc_track_rdx_trap(in, a);
+			dc_track_rdx_trap(in, c, a);
 		if (UNLIKELY(use))
 			dc_track_rdx_use(in, c, a);
 	}

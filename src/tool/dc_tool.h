@@ -198,6 +198,7 @@ struct dc_tool {
 	struct dc_sampler rdx_sampler; /* draws the periods ... */
 	ULong rdx_next;               /* ... and the next use is access number this */
 	struct dc_rdx rdx;
+	struct dc_rectab rdx_pairs;   /* use -> reuse locations of traps (weights) */
 	/* --trace-window: the trace unit, and the full-trace reference */
 	Bool tracing;
 	struct dc_trace_unit trace;
@@ -286,7 +287,7 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served);
 /* --reuse alone: counts the access and its reuse distances. */
 void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a);
 /* --reuse-sample: a watched access (reuse points) and a use point. */
-void dc_track_rdx_trap(const struct dc_ins *in, Addr a);
+void dc_track_rdx_trap(const struct dc_ins *in, const struct dc_cost *c, Addr a);
 void dc_track_rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a);
 /* The emulated interrupt handler: records one sample of this access. */
 void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int served);

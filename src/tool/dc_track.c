@@ -86,7 +86,9 @@ void dc_track_init(void)
 		cfg.block_bits = (unsigned)dc_log2((ULong)dc.opt.reuse_block);
 		/* the watchpoints draw from a stream apart from the use points' */
 		cfg.seed = dc_hash64((ULong)dc.opt.sample_seed + 1);
-		if (dc_rdx_init(&dc.rdx, &dc.env, &cfg))
+		if (dc_rdx_init(&dc.rdx, &dc.env, &cfg) ||
+		    dc_rectab_init(&dc.rdx_pairs, &dc.env, sizeof(struct dc_rpair),
+				   2 * sizeof(UInt), "dc.rdx.pairs"))
 			VG_(tool_panic)("out of memory");
 		dc_sampler_init(&dc.rdx_sampler, (ULong)dc.opt.reuse_sample,
 				(ULong)dc.opt.sample_seed);
@@ -241,27 +243,35 @@ void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
 
 #define CTX_FRAMES 16
 
-static void rdx_record(const struct dc_rdx_hit *h, unsigned n, Bool at_exit)
+/* Traps (reuse_loc: the trapping access's location) or, at exit
+ * (reuse_loc DC_NO_LOC), uses never reused. */
+static void rdx_record(const struct dc_rdx_hit *h, unsigned n, UInt reuse_loc)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct dc_rhist *rh = rhist_at(h[i].bucket);
 		ULong d = dc.now - h[i].t_use;
-		UInt b = bin_of(d);
-		if (at_exit) {
+		ULong wd = d <= DC_SUM_UNKNOWN / h[i].weight ? d * h[i].weight : DC_SUM_UNKNOWN;
+		UInt b = bin_of(d), key[2] = { h[i].loc, reuse_loc };
+		struct dc_rpair *p;
+		if (reuse_loc == DC_NO_LOC) {
 			rh->unseen += h[i].weight;
 			continue;
 		}
 		rh->bins[DC_RH_SAMPLED][b] += h[i].weight;
-		sum_add(&rh->sum[DC_RH_SAMPLED][b],
-			d <= DC_SUM_UNKNOWN / h[i].weight ? d * h[i].weight : DC_SUM_UNKNOWN);
+		sum_add(&rh->sum[DC_RH_SAMPLED][b], wd);
+		p = dc_rectab_get(&dc.rdx_pairs, key);
+		if (!p)
+			VG_(tool_panic)("out of memory for sampled reuse pairs");
+		p->count += h[i].weight;
+		sum_add(&p->sum_time, wd);
 	}
 }
 
-void dc_track_rdx_trap(const struct dc_ins *in, Addr a)
+void dc_track_rdx_trap(const struct dc_ins *in, const struct dc_cost *c, Addr a)
 {
 	struct dc_rdx_hit hits[DC_RDX_MAX_WP];
 
-	rdx_record(hits, dc_rdx_access(&dc.rdx, a, in->size, hits), False);
+	rdx_record(hits, dc_rdx_access(&dc.rdx, a, in->size, hits), c->loc);
 }
 
 /* The emulated PMU sample: address, instruction and calling context (a
@@ -282,7 +292,7 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 	if (dc.rdx_on) {
 		Bool use = dc_rdx_tick();
 		if (dc_rdx_maybe(&dc.rdx, a, in->size))
-			dc_track_rdx_trap(in, a);
+			dc_track_rdx_trap(in, c, a);
 		if (use)
 			dc_track_rdx_use(in, c, a);
 	} else {
@@ -329,6 +339,21 @@ static int rpair_cb(void *ud, void *rec)
 	return 0;
 }
 
+/* Sampled pairs: weights and weighted time sums, x period like the
+ * sampled histograms. */
+static int srpair_cb(void *ud, void *rec)
+{
+	const struct dc_rpair *p = rec;
+	ULong w = (ULong)dc.opt.reuse_sample, s = p->sum_time;
+
+	if (!p->count)
+		return 0;
+	if (s != DC_SUM_UNKNOWN)
+		s = s <= DC_SUM_UNKNOWN / w ? s * w : DC_SUM_UNKNOWN;
+	dc_raw_srpair(ud, p->use_loc, p->reuse_loc, p->count * w, s);
+	return 0;
+}
+
 static void rdx_meta(struct dc_rawout *o)
 {
 	const struct dc_rdx *r = &dc.rdx;
@@ -356,7 +381,7 @@ static void reuse_dump(struct dc_rawout *o)
 	HChar bins[64];
 
 	if (dc.rdx_on) {
-		rdx_record(hits, dc_rdx_drain(&dc.rdx, hits), True);
+		rdx_record(hits, dc_rdx_drain(&dc.rdx, hits), DC_NO_LOC);
 		rdx_meta(o);
 	}
 	dc_raw_meta_u64(o, "reuse_block", (ULong)dc.opt.reuse_block);
@@ -380,6 +405,8 @@ static void reuse_dump(struct dc_rawout *o)
 	}
 	if (dc.opt.reuse)
 		dc_rectab_each(&dc.rpairs, rpair_cb, o);
+	if (dc.rdx_on)
+		dc_rectab_each(&dc.rdx_pairs, srpair_cb, o);
 }
 
 static int zero_pair(void *ud, void *rec)
@@ -412,6 +439,7 @@ void dc_track_reset_child(void)
 	if (dc.opt.reuse)
 		dc_rectab_each(&dc.rpairs, zero_pair, NULL);
 	if (dc.rdx_on) {
+		dc_rectab_each(&dc.rdx_pairs, zero_pair, NULL);
 		/* the parent's watchpoints and samples are not the child's */
 		struct dc_rdx_hit hits[DC_RDX_MAX_WP];
 		dc_rdx_drain(&dc.rdx, hits);

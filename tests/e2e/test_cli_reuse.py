@@ -322,8 +322,10 @@ class Errors(CliTest):
     def test_bad_options(self):
         db = self.profile(REUSE)
         self.bad([db, "--sampled"], "has no sampled reuse data; record with --reuse-sample=N")
-        self.bad([db, "--sampled", "--accuracy"], "--sampled, --converted, --accuracy and"
-                 " --pairs exclude each other")
+        self.bad([db, "--sampled", "--accuracy"], "--sampled, --converted and --accuracy"
+                 " exclude each other, and --pairs goes only with --sampled")
+        self.bad([db, "--pairs", "--sampled"], "has no sampled reuse data; record with"
+                 " --reuse-sample=N")
         self.bad([db, "--converted", "--kind", "time"], "--converted makes stack distances")
         self.bad([db, "--accuracy", "--kind", "time"], "--kind does not apply to --accuracy")
         self.bad([db, "--kind", "space"], "invalid --kind value 'space' (stack or time)")

@@ -602,6 +602,20 @@ class FinalizeSampledErrors(DumpErrors):
                    "field 2: number out of range", i + 1)
         self.check(self.replace(i + 1, b"runseen 0 2"), "duplicate runseen record", i + 2)
 
+    def test_srpair(self):
+        # the fixture has no sampled pairs; one in place of its first rpair
+        # record: estimated count and time sum, mean = sum / count
+        i = self.line(b"rpair ")
+        self.check(self.replace(i, b"srpair 0 1 0 4"), "srpair record with count 0", i + 1)
+        self.check(self.replace(i, b"srpair 0 1 4"), "srpair record has 3 fields, expected 4",
+                   i + 1)
+        self.check(self.replace(i, b"srpair 0 99 4 8"), "location 99 is not declared", i + 1)
+        v3 = list(self.GOOD)
+        v3[i] = b"srpair 0 1 4 8"
+        v3 = [l for l in v3 if not l.startswith((b"rhist sampled ", b"runseen "))]
+        self.check(self.as_v3(v3), "unknown record type 'srpair'",
+                   v3.index(b"srpair 0 1 4 8") + 1)
+
     def test_runseen_of_an_undeclared_bucket(self):
         i = self.line(b"runseen 0 ")
         self.check(self.replace(i, b"runseen 3 4"), "bucket 3 is not declared", i + 1)
@@ -1221,10 +1235,11 @@ class Accuracy(SampledTest):
 
 class OptionErrors(SampledTest):
     def test_exclusive(self):
-        both = "--sampled, --converted, --accuracy and --pairs exclude each other"
-        for opts in (["--sampled", "--pairs"], ["--pairs", "--sampled"],
-                     ["--converted", "--sampled"], ["--accuracy", "--converted"],
-                     ["--accuracy", "--pairs"]):
+        both = ("--sampled, --converted and --accuracy exclude each other, and --pairs"
+                " goes only with --sampled")
+        for opts in (["--converted", "--sampled"], ["--accuracy", "--converted"],
+                     ["--accuracy", "--pairs"], ["--pairs", "--converted"],
+                     ["--sampled", "--accuracy"]):
             self.bad([self.db] + opts, both)
 
     def test_kind(self):
