@@ -43,10 +43,12 @@ static double tilt_mean(double lambda, int n)
 }
 
 /* λ whose spread has mean place `target`, by bisection (the mean grows
- * with λ); the ends stand for all at the first or the last place. */
+ * with λ); the ends stand for all at the first or the last place (on
+ * [0, 1), n = 0, far enough out that every quantile of a bin lands on its
+ * bound). */
 static double tilt(double target, int n)
 {
-	double lo = -700, hi = 700;
+	double lo = n ? -700 : -1e9, hi = n ? 700 : 1e9;
 
 	for (int i = 0; i < 100; i++) {
 		double mid = (lo + hi) / 2;
@@ -91,11 +93,13 @@ static void bin_points(const struct rbin *b, struct points *p)
 		p->w[j] /= sum;
 }
 
-/* E(w) = sum over δ of f(δ) min(δ, w), f = count / reuses taken at the
- * bins' points. */
-static double window_blocks(const struct rhist *prog, const struct points *pts, double w)
+/* E(w) = sum over δ of f(δ) min(δ, w), f = count / accesses taken at the
+ * bins' points, first touches (the accesses never reused, read forwards)
+ * at δ = ∞ unless reuses_only. */
+static double window_blocks(const struct rhist *prog, const struct points *pts, double w,
+			    bool reuses_only)
 {
-	double sum = 0;
+	double sum = reuses_only ? 0 : (double)prog->first * w;
 
 	for (size_t i = 0; i < prog->n; i++) {
 		double e = 0;
@@ -103,7 +107,7 @@ static double window_blocks(const struct rhist *prog, const struct points *pts, 
 			e += pts[i].w[j] * (pts[i].d[j] < w ? pts[i].d[j] : w);
 		sum += (double)prog->bins[i].count * e;
 	}
-	return sum / (double)prog->reuses;
+	return sum / (double)(prog->reuses + (reuses_only ? 0 : prog->first));
 }
 
 /* Index of the stack bin holding distance k (ri's bins). */
@@ -167,6 +171,22 @@ static void add_binomial(const struct reuse_info *ri, double n, double p, double
 	}
 }
 
+/* Adds the stack distances of weight reuses at time distance d: mean
+ * (N − 1) E(d − 1) / N (Shen: each other block among the d − 1 accesses
+ * with probability E(d − 1) / N), as Binomial(m, mean / m) over
+ * m = min(d − 1, N − 1) trials, the most distinct blocks there can be. */
+static void add_reuses(const struct reuse_info *ri, double e, double n, double d,
+		       double weight, double *stack)
+{
+	double m = d - 1 < n - 1 ? d - 1 : n - 1, mu = (n - 1) * (e < n ? e : n) / n;
+
+	if (m <= 0) {
+		stack[0] += weight;
+		return;
+	}
+	add_binomial(ri, m, mu >= m ? 1 : mu / m, weight, stack);
+}
+
 void rmodel_convert(const struct reuse_info *ri, const struct rhist *prog,
 		    const struct rhist *time, struct rhist *out)
 {
@@ -181,18 +201,18 @@ void rmodel_convert(const struct reuse_info *ri, const struct rhist *prog,
 	pts = xcalloc(prog->n, sizeof *pts);
 	for (size_t i = 0; i < prog->n; i++)
 		bin_points(&prog->bins[i], &pts[i]);
-	/* a window holds at most E(inf), the mean time distance; N is at least
-	 * that many (sampled first touches are only the uses never reused) */
-	most = window_blocks(prog, pts, INFINITY);
+	/* with every block reused a window holds at most the mean reuse time
+	 * distance; N is at least that many (sampled first touches are only
+	 * the uses never reused) */
+	most = window_blocks(prog, pts, INFINITY, true);
 	if (n < ceil(most) + 1)
 		n = ceil(most) + 1;
 	for (size_t i = 0; i < time->n; i++) {
 		struct points tp;
 		bin_points(&time->bins[i], &tp);
 		for (int j = 0; j < tp.n; j++) {
-			double p = window_blocks(prog, pts, tp.d[j] - 1) / n;
-			add_binomial(ri, n - 1, p > 1 ? 1 : p,
-				     (double)time->bins[i].count * tp.w[j], stack);
+			add_reuses(ri, window_blocks(prog, pts, tp.d[j] - 1, false), n, tp.d[j],
+				   (double)time->bins[i].count * tp.w[j], stack);
 		}
 	}
 	free(pts);

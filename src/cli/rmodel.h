@@ -3,25 +3,36 @@
  *
  * Notes (docs/cli.md, "dcprof reuse"):
  *  - Model (seeds/003 Appendix A, after Shen et al.): accesses are taken as
- *    independent and the trace as stationary.  f(δ) is the share of reuses
- *    at time distance δ; a reuse histogram counts each (use, reuse) pair
- *    once, so read forwards it is the distribution of the distance to an
- *    access's next access.  A window of w accesses then holds in
- *    expectation E(w) = Σ_{i=1..w} P(δ ≥ i) = Σ_δ f(δ) min(δ, w) distinct
- *    blocks (an access is the last of its block in the window iff its next
- *    access lies beyond it).  A reuse at time distance Δ has Δ − 1
- *    accesses in between, none to its own block; each of the other N − 1
- *    blocks is taken to be among them with probability p = E(Δ − 1) / N,
- *    so its stack distance is Binomial(N − 1, p) (equations 3 and 4).
- *    N is the number of first touches, at least 1 + E(∞) (the mean time
- *    distance, what a window holds at most): sampled profiles know only
- *    the uses never reused.  First touches play no part in f: under a
- *    stationary trace they would be new blocks all along the run, while
- *    real programs touch most blocks first early.
+ *    independent and the trace as stationary.  f(δ) is the share of
+ *    accesses whose next access to their block comes δ accesses later; a
+ *    reuse histogram counts each (use, reuse) pair once, so read forwards
+ *    it gives f for the reuses, and the first touches (as many as the last
+ *    touches; for sampled profiles, the uses never reused) are the
+ *    accesses with no next access, δ = ∞.  A window of w accesses then
+ *    holds in expectation E(w) = Σ_{i=1..w} P(δ ≥ i) = Σ_δ f(δ) min(δ, w)
+ *    distinct blocks (an access is the last of its block in the window iff
+ *    its next access lies beyond it), the mean over the run's windows.
+ *  - A reuse at time distance Δ has Δ − 1 accesses in between, none to its
+ *    own block; each of the other N − 1 blocks is taken to be among them
+ *    with probability E(Δ − 1) / N (equations 3 and 4), so its stack
+ *    distance has mean μ = (N − 1) E(Δ − 1) / N.  Its distribution is
+ *    taken as Binomial(m, μ / m) over m = min(Δ − 1, N − 1) trials, the
+ *    most distinct blocks there can be: for windows longer than N this is
+ *    Shen's Binomial(N − 1, p); for shorter ones the trials are the
+ *    accesses in between, each a new block or not, which keeps a stack
+ *    distance at most Δ − 1 and, for independent uniform accesses, has the
+ *    variance of the exact occupancy count ((Δ − 1)² / 2N collisions when
+ *    Δ ≪ N), where Shen's binomial would spread a sweep's reuses, all at
+ *    Δ − 1, over both sides of it.  N is the number of first touches, at
+ *    least 1 + the mean reuse time distance (what a window holds at most
+ *    when every block is reused).
  *  - Bins (Shen & Shaw's extension to wide bars): a time bin's count is
- *    spread evenly over its distances; bins wider than 32 distances are
- *    cut into 32 equal parts, each taken at its middle.  E(w) uses the
- *    same even spread.  The binomial is summed exactly (log-gamma) when
+ *    spread over its distances evenly or, when the engine recorded the
+ *    bin's mean distance, along exp(λ t) (t the place in the bin) with λ
+ *    such that the spread has that mean (a mean at the bin's lower bound,
+ *    a sweep's, keeps the whole count there); bins wider than 32
+ *    distances are taken at 32 quantiles of the spread.  E(w) uses the
+ *    same points.  The binomial is summed exactly (log-gamma) when
  *    its standard deviation is below 8, else taken as normal with a
  *    continuity correction.
  *  - The program's histogram gives f and N; a bucket's time histogram is
