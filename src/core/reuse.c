@@ -3,6 +3,10 @@
 #include "core/reuse.h"
 #include "core/util.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 struct dc_reuse_chunk {
 	uint64_t id;                 /* block >> CHUNK_BITS, plus 1; 0 = empty slot */
 	struct dc_reuse_rec *recs;   /* CHUNK_BLOCKS records */
@@ -12,15 +16,27 @@ struct dc_reuse_chunk {
  * (nothing changed then).  Consecutive blocks share a chunk and sit next to
  * each other, so sequential sweeps stay in the host's cache, and the last
  * chunk is remembered: a hash look-up per access took half the time. */
-static struct dc_reuse_rec *block_rec(struct dc_reuse *r, uint64_t block)
-{
-	uint64_t id = (block >> CHUNK_BITS) + 1, i;
-	struct dc_reuse_rec *recs;
+static __attribute__((noinline)) struct dc_reuse_rec *chunk_rec(struct dc_reuse *r,
+								  uint64_t block);
 
+static inline struct dc_reuse_rec *block_rec(struct dc_reuse *r, uint64_t block)
+{
+	uint64_t id = (block >> CHUNK_BITS) + 1;
 	struct dc_reuse_recent *c = &r->recent[id & (DC_REUSE_RECENT - 1)];
 
 	if (id == c->id)
 		return &c->recs[block & (CHUNK_BLOCKS - 1)];
+	return chunk_rec(r, block);
+}
+
+/* block_rec past the recent chunks (out of line: the hot path keeps fewer
+ * registers). */
+static struct dc_reuse_rec *chunk_rec(struct dc_reuse *r, uint64_t block)
+{
+	uint64_t id = (block >> CHUNK_BITS) + 1, i;
+	struct dc_reuse_recent *c = &r->recent[id & (DC_REUSE_RECENT - 1)];
+	struct dc_reuse_rec *recs;
+
 	i = dc_hash64(id) & (r->chunk_cap - 1);
 	while (r->chunks[i].id && r->chunks[i].id != id)
 		i = (i + 1) & (r->chunk_cap - 1);
@@ -75,9 +91,41 @@ static uint64_t nwords(uint64_t cap)
 	return (cap >> 6) + 1;
 }
 
-/* Without -mpopcnt a builtin would call libgcc. */
-static unsigned popcount(uint64_t x)
+/* Tree nodes 1..P, P the power of two at least nwords(cap): every update
+ * path ends at P, so two of them always meet (mark_move).  Nodes past
+ * nwords(cap) count nothing a query reads. */
+static uint64_t tnodes(uint64_t cap)
 {
+	uint64_t p = 1;
+
+	while (p < nwords(cap))
+		p <<= 1;
+	return p;
+}
+
+/* Without -mpopcnt a builtin would call libgcc, and x86-64's baseline has
+ * no POPCNT: the instruction when the CPU has it (dc_reuse_init asks), else
+ * the bit-parallel sum. */
+static bool cpu_popcnt(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_POPCNT);
+#else
+	return false;
+#endif
+}
+
+static inline unsigned popcount(const struct dc_reuse *r, uint64_t x)
+{
+#if defined(__x86_64__)
+	if (r->hw_popcnt) {
+		uint64_t n;
+		__asm__("popcntq %1, %0" : "=r"(n) : "rm"(x));
+		return (unsigned)n;
+	}
+#endif
+	(void)r;
 	x -= (x >> 1) & 0x5555555555555555ULL;
 	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
 	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
@@ -116,21 +164,17 @@ static void mark_sub(struct dc_reuse *r, uint64_t i)
  * (a reuse of a recent block touches few nodes). */
 static void mark_move(struct dc_reuse *r, uint64_t from, uint64_t to)
 {
-	uint64_t nw = nwords(r->cap), a = (from >> 6) + 1, b = (to >> 6) + 1;
+	uint64_t a = (from >> 6) + 1, b = (to >> 6) + 1;
 	uint32_t *t = r->tree;
 
 	r->bits[from >> 6] &= ~((uint64_t)1 << (from & 63));
 	r->bits[to >> 6] |= (uint64_t)1 << (to & 63);
-	/* the smaller of a and b moves; once it is past nw, both are */
+	/* the smaller of a and b moves: they meet by node P at the latest */
 	while (a != b) {
 		if (a < b) {
-			if (a > nw)
-				break;
 			t[a]--;
 			a += a & -a;
 		} else {
-			if (b > nw)
-				break;
 			t[b]++;
 			b += b & -b;
 		}
@@ -141,7 +185,7 @@ static void mark_move(struct dc_reuse *r, uint64_t from, uint64_t to)
 static uint64_t mark_prefix(const struct dc_reuse *r, uint64_t i)
 {
 	const uint32_t *t = r->tree;
-	uint64_t k = i >> 6, s = popcount(r->bits[k] & (((uint64_t)2 << (i & 63)) - 1));
+	uint64_t k = i >> 6, s = popcount(r, r->bits[k] & (((uint64_t)2 << (i & 63)) - 1));
 
 	for (; k; k -= k & -k)
 		s += t[k];
@@ -149,21 +193,24 @@ static uint64_t mark_prefix(const struct dc_reuse *r, uint64_t i)
 }
 
 /* 1s at indices 1..m and nowhere else. */
-static void mark_fill(uint64_t *bits, uint32_t *tree, uint64_t cap, uint64_t m)
+static void mark_fill(const struct dc_reuse *r, uint64_t *bits, uint32_t *tree, uint64_t cap,
+		      uint64_t m)
 {
 	uint64_t nw = nwords(cap);
 
-	memset(bits, 0, nw * sizeof *bits);
 	for (uint64_t w = 0; w < nw; w++) {
-		uint64_t lo = w << 6, hi = lo + 64;        /* indices [lo, hi) */
-		if (lo < 1)
-			lo = 1;
-		if (hi > m + 1)
-			hi = m + 1;
-		for (uint64_t i = lo; i < hi; i++)
-			bits[w] |= (uint64_t)1 << (i & 63);
-		tree[w + 1] = popcount(bits[w]);
+		/* indices [w*64, w*64 + 64) cut to [1, m] */
+		uint64_t lo = w << 6, x;
+		if (lo > m)
+			x = 0;
+		else if (m - lo >= 63)
+			x = ~(uint64_t)0;
+		else
+			x = ((uint64_t)2 << (m - lo)) - 1;
+		bits[w] = w ? x : x & ~(uint64_t)1;
+		tree[w + 1] = popcount(r, bits[w]);
 	}
+	memset(tree + nw + 1, 0, (tnodes(cap) - nw) * sizeof *tree);
 	tree[0] = 0;
 	for (uint64_t k = 1; k <= nw; k++)
 		if (k + (k & -k) <= nw)
@@ -173,7 +220,7 @@ static void mark_fill(uint64_t *bits, uint32_t *tree, uint64_t cap, uint64_t m)
 static int alloc_arrays(const struct dc_env *env, uint64_t cap, uint32_t **tree,
 			uint64_t **bits, struct dc_reuse_rec ***owner)
 {
-	*tree = dc_alloc(env, (nwords(cap) + 1) * sizeof **tree, "reuse.tree");
+	*tree = dc_alloc(env, (tnodes(cap) + 1) * sizeof **tree, "reuse.tree");
 	*bits = dc_alloc(env, nwords(cap) * sizeof **bits, "reuse.bits");
 	*owner = dc_alloc(env, (cap + 1) * sizeof **owner, "reuse.owner");
 	if (!*tree || !*bits || !*owner) {
@@ -193,6 +240,7 @@ int dc_reuse_init(struct dc_reuse *r, const struct dc_env *env, unsigned block_b
 		return DC_EINVAL;
 	r->env = env;
 	r->block_bits = block_bits;
+	r->hw_popcnt = cpu_popcnt();
 	r->chunk_cap = 16;
 	r->chunks = dc_alloc(env, r->chunk_cap * sizeof *r->chunks, "reuse.chunks");
 	if (!r->chunks) {
@@ -206,7 +254,7 @@ int dc_reuse_init(struct dc_reuse *r, const struct dc_env *env, unsigned block_b
 		memset(r, 0, sizeof *r);
 		return DC_ENOMEM;
 	}
-	mark_fill(r->bits, r->tree, r->cap, 0);
+	mark_fill(r, r->bits, r->tree, r->cap, 0);
 	r->next = 1;
 	return 0;
 }
@@ -229,7 +277,7 @@ void dc_reuse_release(struct dc_reuse *r)
  * cap < 2(M+1).  When those cannot be had but the old arrays still have
  * room for this access (cap > M), it compacts in place: slower (compactions
  * come more often) but exact.  Fails only before changing anything. */
-static int compact(struct dc_reuse *r)
+static __attribute__((noinline)) int compact(struct dc_reuse *r)
 {
 	uint64_t need = 2 * (r->nblocks + 1), cap = r->cap, m = 0;
 	struct dc_reuse_rec **owner = r->owner;
@@ -266,7 +314,7 @@ static int compact(struct dc_reuse *r)
 		dc_free(r->env, r->bits);
 		dc_free(r->env, r->owner);
 	}
-	mark_fill(bits, tree, cap, m);
+	mark_fill(r, bits, tree, cap, m);
 	r->tree = tree;
 	r->bits = bits;
 	r->owner = owner;
@@ -276,11 +324,20 @@ static int compact(struct dc_reuse *r)
 	return 0;
 }
 
-int dc_reuse_access_tree(struct dc_reuse *r, uint64_t block, uint32_t loc,
+int dc_reuse_access_slow(struct dc_reuse *r, uint64_t block, uint32_t loc,
 			 struct dc_reuse_result *out)
 {
 	uint64_t t = r->accesses + 1;
 	struct dc_reuse_rec *rec;
+
+	/* the front filling: its used places are searched here */
+	for (unsigned j = 0; j < r->nfront && r->nfront < DC_REUSE_FRONT; j++) {
+		unsigned k = dc_reuse_place(r, j);
+		if (r->front_block[k] == block) {
+			dc_reuse_front_hit(r, j, k, loc, out);
+			return 0;
+		}
+	}
 
 	/* Compaction first: it cannot be observed, so when the look-up below
 	 * then fails the state is still unchanged. */

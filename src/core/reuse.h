@@ -22,11 +22,17 @@
  *    stack distance j and moves to place 0, with no tree work — loops over
  *    a few arrays take this path, inline in the caller, for most accesses;
  *    a block entering from the tree takes the least recent one's place.
+ *    Once the front is full its slots are compared directly (the place is
+ *    the slot's distance from the ring's head), and a hit on the least
+ *    recent place only turns the ring.
  *  - Every other block seen has a 1 at the time index of its latest
  *    access: a bit per index, and a Fenwick (binary indexed) tree over the
  *    bit words' counts, so a prefix count is a walk over 1/64 as many
  *    nodes plus one masked popcount, and the tree stays in the host's
- *    cache (a tree over the indices themselves missed it on every level).  A block not in
+ *    cache (a tree over the indices themselves missed it on every level;
+ *    its node count is padded to a power of two, so the paths of the two
+ *    updates of a move always meet and the walk needs no bound test; the
+ *    word counts use the POPCNT instruction when the CPU has it).  A block not in
  *    the front was last touched before every front block, so its stack
  *    distance is the number of front blocks plus the 1s after its index:
  *    nfront + marks - prefix(idx).  Its 1 leaves the tree and it enters the
@@ -108,6 +114,7 @@ struct dc_reuse {
 	uint64_t nblocks;              /* M: distinct blocks seen = live 1s */
 	uint64_t accesses;             /* real accesses so far */
 	uint64_t compactions;          /* for tests and statistics */
+	bool hw_popcnt;                /* the CPU has POPCNT */
 	uint64_t marks;                /* 1s in the tree: blocks seen, not in the front */
 	unsigned nfront;               /* the front: the most recent distinct blocks, */
 	unsigned fhead;                /* a ring: place j is at (fhead + j) mod FRONT */
@@ -125,44 +132,60 @@ static inline unsigned dc_reuse_place(const struct dc_reuse *r, unsigned j)
 	return (r->fhead + j) & (DC_REUSE_FRONT - 1);
 }
 
-/* dc_reuse_access for a block not in the front. */
-int dc_reuse_access_tree(struct dc_reuse *r, uint64_t block, uint32_t loc,
+/* dc_reuse_access past the inline path: while the front fills, and for
+ * blocks not in it. */
+int dc_reuse_access_slow(struct dc_reuse *r, uint64_t block, uint32_t loc,
 			 struct dc_reuse_result *out);
 
-/* One access at addr (block = addr >> block_bits) by code location loc.
- * Returns 0 or DC_ENOMEM (then out is not filled and the state is
- * unchanged).  When out->first, the distances and prev_loc are 0.  The
- * front is searched inline (a fixed count of places: the compiler unrolls
- * it), the rest out of line. */
-static inline int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc,
-				  struct dc_reuse_result *out)
+/* The access of the block at front place j, in array slot k: its place is
+ * its stack distance; it moves to place 0, places 0..j-1 one back. */
+static inline void dc_reuse_front_hit(struct dc_reuse *r, unsigned j, unsigned k,
+				      uint32_t loc, struct dc_reuse_result *out)
 {
-	uint64_t block = addr >> r->block_bits, t = r->accesses + 1;
-	struct dc_reuse_rec *rec;
-	unsigned j, n = r->nfront;
+	struct dc_reuse_rec *rec = r->front[k];
+	uint64_t block = r->front_block[k], t = r->accesses + 1;
 
-	/* a block of the front: its place is its stack distance */
-	for (j = 0; j < DC_REUSE_FRONT; j++)
-		if (j < n && r->front_block[dc_reuse_place(r, j)] == block)
-			break;
-	if (j == DC_REUSE_FRONT)
-		return dc_reuse_access_tree(r, block, loc, out);
-	rec = r->front[dc_reuse_place(r, j)];
 	out->first = false;
 	out->stack_dist = j;
 	out->time_dist = t - rec->time;
 	out->prev_loc = rec->loc;
-	for (; j; j--) {        /* places 0..j-1 move one back, the block to 0 */
-		unsigned to = dc_reuse_place(r, j), from = dc_reuse_place(r, j - 1);
-		r->front_block[to] = r->front_block[from];
-		r->front[to] = r->front[from];
+	if (j == DC_REUSE_FRONT - 1 && r->nfront == DC_REUSE_FRONT) {
+		r->fhead = k;   /* the least recent of a full ring: turn it */
+	} else {
+		for (; j; j--) {
+			unsigned to = dc_reuse_place(r, j), from = dc_reuse_place(r, j - 1);
+			r->front_block[to] = r->front_block[from];
+			r->front[to] = r->front[from];
+		}
+		r->front_block[r->fhead] = block;
+		r->front[r->fhead] = rec;
 	}
-	r->front_block[r->fhead] = block;
-	r->front[r->fhead] = rec;
 	rec->time = t;
 	rec->loc = loc;
 	r->accesses = t;
-	return 0;
+}
+
+/* One access at addr (block = addr >> block_bits) by code location loc.
+ * Returns 0 or DC_ENOMEM (then out is not filled and the state is
+ * unchanged).  When out->first, the distances and prev_loc are 0.  Once
+ * the front is full, its slots are compared inline (a fixed count: the
+ * compiler unrolls it), the rest is out of line. */
+static inline int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc,
+				  struct dc_reuse_result *out)
+{
+	uint64_t block = addr >> r->block_bits;
+	unsigned k;
+
+	if (r->nfront == DC_REUSE_FRONT) {
+		for (k = 0; k < DC_REUSE_FRONT; k++)
+			if (r->front_block[k] == block)
+				break;
+		if (k < DC_REUSE_FRONT) {
+			dc_reuse_front_hit(r, (k - r->fhead) & (DC_REUSE_FRONT - 1), k, loc, out);
+			return 0;
+		}
+	}
+	return dc_reuse_access_slow(r, block, loc, out);
 }
 
 /* Histogram bin of a distance: bin 0 holds d < first; bin k >= 1 holds

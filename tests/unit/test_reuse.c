@@ -340,7 +340,7 @@ DC_TEST(reuse, high_blocks_distinct)
  * so the tree grows 1024 -> 2048 -> 4096 -> 8192 and compacts in between,
  * and the record table grows too.  Every result matches the LRU stack.  The
  * tree stays within the memory bound of the Notes: cap < max(1024, 4(M+1)). */
-DC_TEST(reuse, random_vs_reference)
+static void random_vs_reference(bool hw_popcnt)
 {
 	enum { N = 8000, NBLK = 4000 };
 	struct dc_reuse r;
@@ -350,6 +350,7 @@ DC_TEST(reuse, random_vs_reference)
 
 	ref_init(&f, N);
 	CHECK_EQ(dc_reuse_init(&r, dc_env_libc(), 6), 0);
+	r.hw_popcnt = r.hw_popcnt && hw_popcnt;
 	for (uint32_t i = 0; i < N; i++) {
 		uint64_t a = trace_addr(&s, NBLK);
 		ref_access(&f, a >> 6, i, &e);
@@ -363,6 +364,19 @@ DC_TEST(reuse, random_vs_reference)
 	CHECK_EQ(r.nblocks, f.n);
 	dc_reuse_release(&r);
 	ref_release(&f);
+}
+
+DC_TEST(reuse, random_vs_reference)
+{
+	random_vs_reference(true);
+}
+
+/* The same with the bit-parallel population count, the path of CPUs
+ * without POPCNT (the test above takes the instruction where there is
+ * one). */
+DC_TEST(reuse, random_vs_reference_soft_popcount)
+{
+	random_vs_reference(false);
 }
 
 /* ---- bins -------------------------------------------------------------------- */
