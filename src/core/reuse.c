@@ -169,7 +169,8 @@ static void mark_move(struct dc_reuse *r, uint64_t from, uint64_t to)
 
 	r->bits[from >> 6] &= ~((uint64_t)1 << (from & 63));
 	r->bits[to >> 6] |= (uint64_t)1 << (to & 63);
-	/* the smaller of a and b moves: they meet by node P at the latest */
+	/* the smaller of a and b moves: they meet by node P at the latest
+	 * (conditional moves instead of the branch were slower) */
 	while (a != b) {
 		if (a < b) {
 			t[a]--;
@@ -324,6 +325,20 @@ static __attribute__((noinline)) int compact(struct dc_reuse *r)
 	return 0;
 }
 
+/* While the front fills: the access when the block is in it. */
+static __attribute__((noinline)) bool filling_hit(struct dc_reuse *r, uint64_t block,
+						  uint32_t loc, struct dc_reuse_result *out)
+{
+	for (unsigned j = 0; j < r->nfront; j++) {
+		unsigned k = dc_reuse_place(r, j);
+		if (r->front_block[k] == block) {
+			dc_reuse_front_hit(r, j, k, loc, out);
+			return true;
+		}
+	}
+	return false;
+}
+
 int dc_reuse_access_slow(struct dc_reuse *r, uint64_t block, uint32_t loc,
 			 struct dc_reuse_result *out)
 {
@@ -331,13 +346,8 @@ int dc_reuse_access_slow(struct dc_reuse *r, uint64_t block, uint32_t loc,
 	struct dc_reuse_rec *rec;
 
 	/* the front filling: its used places are searched here */
-	for (unsigned j = 0; j < r->nfront && r->nfront < DC_REUSE_FRONT; j++) {
-		unsigned k = dc_reuse_place(r, j);
-		if (r->front_block[k] == block) {
-			dc_reuse_front_hit(r, j, k, loc, out);
-			return 0;
-		}
-	}
+	if (r->nfront < DC_REUSE_FRONT && filling_hit(r, block, loc, out))
+		return 0;
 
 	/* Compaction first: it cannot be observed, so when the look-up below
 	 * then fails the state is still unchanged. */

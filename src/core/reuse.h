@@ -15,8 +15,10 @@
  *    the time index of its latest access, its real access number and the
  *    loc passed with it.  Records live in chunks of CHUNK_BLOCKS
  *    consecutive blocks, found through a small hash table of chunks with
- *    the chunks used lately remembered (DC_REUSE_RECENT, by id), so a
- *    sweep reads records in order and a few interleaved sweeps rarely hash.
+ *    the chunks used lately remembered (DC_REUSE_RECENT, direct-mapped
+ *    by id), so a sweep reads records in order and a walk down a column
+ *    (a matrix of up to 256 chunks, 64 MiB at 64-byte blocks) rarely
+ *    hashes.
  *  - The front: the DC_REUSE_FRONT most recent distinct blocks, most recent
  *    first, an exact LRU stack kept in a ring: a block found at place j has
  *    stack distance j and moves to place 0, with no tree work — loops over
@@ -78,7 +80,7 @@ struct dc_reuse_chunk;
 
 #define DC_REUSE_INIT_CAP 1024
 #define DC_REUSE_FRONT 4         /* a power of two */
-#define DC_REUSE_RECENT 8        /* a power of two */
+#define DC_REUSE_RECENT 256      /* a power of two */
 
 struct dc_reuse_result {
 	bool first;            /* the block was never accessed before */
