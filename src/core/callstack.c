@@ -206,6 +206,19 @@ int dc_callstack_tailcall(struct dc_calls *c, struct dc_callstack *s, uint32_t s
 	return rc ? rc : push(c, s, site, callee, DC_ARC_CALL, sp, now);
 }
 
+int dc_callstack_jump(struct dc_calls *c, struct dc_callstack *s, uint32_t callee,
+		      const struct dc_cost *now)
+{
+	struct dc_frame top;
+	int rc;
+
+	if (!s->n || s->f[s->n - 1].kind != DC_ARC_CALL)
+		return 0;
+	top = s->f[s->n - 1];
+	rc = pop(c, s, now);
+	return rc ? rc : push(c, s, top.site, callee, DC_ARC_CALL, top.sp, now);
+}
+
 int dc_callstack_ret(struct dc_calls *c, struct dc_callstack *s, uint64_t sp,
 		     const struct dc_cost *now)
 {

@@ -28,6 +28,10 @@
  *    whose stack pointer it shares (its frame is gone): the return pops
  *    both, so the tail-calling function's inclusive costs include the
  *    callee's, as Callgrind counts them.
+ *  - A jump that stands for the top frame's call (the dynamic linker's
+ *    resolver jumping to the function it bound) replaces that frame: the
+ *    frame is popped, counted as a call of its arc, and one for the jump's
+ *    target pushed with the same call site and stack pointer.
  *  - Back-dating tree (seeds/001 §3; with dc_calls.tree): metrics charged
  *    later than the access they belong to (SpLoss, AcCost at eviction) get
  *    inclusive costs through a reference-counted partial call tree.  Each
@@ -105,6 +109,12 @@ int dc_callstack_call(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
 /* A jump from `site` to the entry of another function `callee`. */
 int dc_callstack_tailcall(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
 			  uint32_t callee, uint64_t sp, const struct dc_cost *now);
+/* The function on top leaves by a jump to the entry of `callee` that
+ * stands for its own call (the dynamic linker's resolver jumping to the
+ * function it bound): its frame is popped and one for callee pushed with
+ * the same call site and stack pointer. */
+int dc_callstack_jump(struct dc_calls *c, struct dc_callstack *s, uint32_t callee,
+		      const struct dc_cost *now);
 /* A return; sp = the stack pointer after it. */
 int dc_callstack_ret(struct dc_calls *c, struct dc_callstack *s, uint64_t sp,
 		     const struct dc_cost *now);

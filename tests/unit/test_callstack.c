@@ -336,3 +336,44 @@ DC_TEST(callstack, tail_call_returns_with_its_caller)
 	dc_callstack_release(&s, &c);
 	dc_calls_release(&c);
 }
+
+/* Site 1 calls the resolver R (sp 1000), which reads 3 and jumps to F, the
+ * function it bound: F takes R's place (site 1, sp 1000), reads 5 and
+ * returns.  Arcs: 1 -> R once with 3, 1 -> F once with 5; under A
+ * (reached by a tail call, sharing its stack pointer) the jump replaces
+ * only R, so A's inclusive keeps both. */
+DC_TEST(callstack, jump_replaces_the_top_frame)
+{
+	struct dc_calls c;
+	struct dc_callstack s;
+	struct dc_cost now = { 0 };
+
+	dc_calls_init(&c, dc_env_libc(), false);
+	dc_callstack_init(&s, &c, 1, &now);
+	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
+	now.acc[0] += 3;
+	CHECK_EQ(dc_callstack_jump(&c, &s, 200, &now), 0);
+	CHECK_EQ(s.n, 2);
+	now.acc[0] += 5;
+	dc_callstack_ret(&c, &s, 1008, &now);
+	CHECK_EQ(s.n, 1);
+	dc_callstack_call(&c, &s, 2, 300, 1000, &now);
+	dc_callstack_tailcall(&c, &s, 3, 100, 1000, &now);
+	now.acc[0] += 2;
+	dc_callstack_jump(&c, &s, 200, &now);
+	now.acc[0] += 4;
+	dc_callstack_ret(&c, &s, 1008, &now);
+	CHECK_EQ(s.n, 1);
+	/* the root frame is no call: nothing to replace */
+	CHECK_EQ(dc_callstack_jump(&c, &s, 200, &now), 0);
+	CHECK_EQ(s.n, 1);
+	dc_callstack_finish(&c, &s, &now);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->incl.acc[0], 3);
+	CHECK_EQ(arc(&c, 1, 200, DC_ARC_CALL)->incl.acc[0], 5);
+	CHECK_EQ(arc(&c, 1, 200, DC_ARC_CALL)->count, 1);
+	CHECK_EQ(arc(&c, 3, 100, DC_ARC_CALL)->incl.acc[0], 2);
+	CHECK_EQ(arc(&c, 3, 200, DC_ARC_CALL)->incl.acc[0], 4);
+	CHECK_EQ(arc(&c, 2, 300, DC_ARC_CALL)->incl.acc[0], 6);
+	dc_callstack_release(&s, &c);
+	dc_calls_release(&c);
+}
