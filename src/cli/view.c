@@ -15,9 +15,12 @@ struct metric_cols {
 	int misslat, misslat_pct, miss_pct, lat_per_miss, lat, dr, dw, miss[2 * DC_MAX_LEVELS];
 };
 
-static const char *const use_names[DC_MAX_LEVELS][2] = {
-	{ "SpLoss1", "AcCost1" }, { "SpLoss2", "AcCost2" }, { "SpLoss3", "AcCost3" },
-	{ "SpLoss4", "AcCost4" },
+const char *const view_use_metrics[3] = { "SpLoss", "AcCost", "Evicted" };
+
+/* The report's names of the cache-use metrics per level. */
+static const char *const use_names[DC_MAX_LEVELS][3] = {
+	{ "SpLoss1", "AcCost1", "Evicted1" }, { "SpLoss2", "AcCost2", "Evicted2" },
+	{ "SpLoss3", "AcCost3", "Evicted3" }, { "SpLoss4", "AcCost4", "Evicted4" },
 };
 
 const char *view_name(enum view_kind k)
@@ -42,6 +45,16 @@ static void add_metric_cols(struct table *t, int nlevels, struct metric_cols *m)
 							    : miss_names[k][rw],
 							    NULL, COL_INT, false);
 	}
+}
+
+int view_use_count(struct profile *p)
+{
+	int rc = profile_has_rows(p, "cache_use");
+
+	if (rc <= 0)
+		return rc;
+	rc = profile_has_evicted(p);
+	return rc < 0 ? rc : rc ? 3 : 2;
 }
 
 void view_add_use_sum(struct sbuf *sql, const char *metric, int level)
@@ -187,7 +200,7 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	struct metric_cols m;
 	struct sbuf sql, sel, group;
 	sqlite3_stmt *st = NULL;
-	int nkeys, rc;
+	int nkeys, rc, nuse;
 	int64_t total_misslat, total_d1;
 
 	sbuf_init(&sql);
@@ -195,18 +208,19 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	sbuf_init(&group);
 	nkeys = cost_keys(t, o, &sel, &group);
 	add_metric_cols(t, p->nlevels, &m);
-	rc = o->sampled ? 0 : profile_has_rows(p, "cache_use");
-	if (rc < 0)
+	nuse = o->sampled ? 0 : view_use_count(p);
+	if (nuse < 0)
 		goto read_error;
 	sbuf_addf(&sql, "SELECT %s, SUM(c.Lat), SUM(c.Dr), SUM(c.Dw)", sel.buf);
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(&sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
 	/* Cache use (seeds/001 §1), per level, when recorded: charged to the
-	 * cost row of the access that loaded the line. */
-	for (int k = 1; rc && k <= p->nlevels; k++) {
-		for (int i = 0; i < 2; i++) {
+	 * cost row of the access that loaded the line; Evicted with it when
+	 * evictions were counted. */
+	for (int k = 1; k <= p->nlevels; k++) {
+		for (int i = 0; i < nuse; i++) {
 			table_add_col(t, use_names[k - 1][i], NULL, COL_INT, false);
-			view_add_use_sum(&sql, i ? "AcCost" : "SpLoss", k);
+			view_add_use_sum(&sql, view_use_metrics[i], k);
 		}
 	}
 	sbuf_addf(&sql, " FROM %s c JOIN bucket b ON b.id = c.bucket"

@@ -60,8 +60,14 @@ int view_build(struct profile *p, const struct view_opts *o, struct table *t,
 	       char *err, size_t errlen);
 /* The column a view sorts by unless --sort says otherwise. */
 int view_default_sort(const struct table *t, enum view_kind k);
+/* Cache-use metrics per level (cache_use's columns), in report order:
+ * SpLoss, AcCost and, when evictions were counted, Evicted. */
+extern const char *const view_use_metrics[3];
+/* How many of them the profile has per level: 0 (no cache_use rows), 2
+ * or 3; negative (an SQLite code) on a read error. */
+int view_use_count(struct profile *p);
 /* Appends ", SUM(<cache_use.metric at level of cost row c>)" to sql: the
- * SpLoss or AcCost charged to the cost rows summed (0 when none). */
+ * SpLoss, AcCost or Evicted charged to the cost rows summed (0 when none). */
 void view_add_use_sum(struct sbuf *sql, const char *metric, int level);
 /* From cost, or from cost_sampled when sampled. */
 int view_level_totals(struct profile *p, bool sampled, struct level_totals *lt,

@@ -33,7 +33,8 @@
  *    frame is popped, counted as a call of its arc, and one for the jump's
  *    target pushed with the same call site and stack pointer.
  *  - Back-dating tree (seeds/001 §3; with dc_calls.tree): metrics charged
- *    later than the access they belong to (SpLoss, AcCost at eviction) get
+ *    later than the access they belong to (SpLoss, AcCost and Evicted at
+ *    eviction) get
  *    inclusive costs through a reference-counted partial call tree.  Each
  *    frame has a node (a child of its caller's node per call arc, reused
  *    when it exists; roots start new trees).  A line loaded while a node
@@ -60,7 +61,7 @@ struct dc_arc {
 	uint64_t count;
 	struct dc_cost incl;      /* only the counters: acc, miss, lat */
 	/* back-dated inclusive costs, from the tree */
-	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS];
+	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS], evicted[DC_MAX_LEVELS];
 };
 
 struct dc_bdnode {
@@ -68,7 +69,7 @@ struct dc_bdnode {
 	struct dc_arc *arc;
 	uint64_t refs;            /* lines (per level) loaded while on top */
 	bool active, nested;
-	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS];
+	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS], evicted[DC_MAX_LEVELS];
 };
 
 struct dc_frame {
@@ -140,10 +141,11 @@ static inline void dc_bdtree_ref(struct dc_bdnode *node)
 	node->refs++;
 }
 
-/* The residency of a line that referenced node ended, charged `sploss`
- * and `accost` at level k; may prune the node. */
+/* The residency of a line that referenced node ended, charged `sploss`,
+ * `accost` and `evicted` (1 when it ended by eviction and evictions are
+ * counted, else 0) at level k; may prune the node. */
 void dc_bdtree_charge(struct dc_calls *c, struct dc_bdnode *node, int k, uint64_t sploss,
-		      uint64_t accost);
+		      uint64_t accost, uint64_t evicted);
 
 /* Calls fn on every arc; stops at non-zero. */
 int dc_calls_each(const struct dc_calls *c, int (*fn)(void *ud, const struct dc_arc *a),

@@ -316,7 +316,7 @@ void dc_calls_reset_child(void)
 static int arc_cb(void *ud, const struct dc_arc *a)
 {
 	if (a->count)
-		dc_raw_call(ud, a, dc.hier.nlevels);
+		dc_raw_call(ud, a, dc.hier.nlevels, dc.use.evictions);
 	return 0;
 }
 

@@ -13,8 +13,8 @@ import re
 import unittest
 
 from harness import DCPROF, run, workload
-from test_engine_common import (CACHE_2, LAT, Recorded, marker_line, query, totals,
-                                use_totals)
+from test_engine_common import (CACHE_2, LAT, Recorded, marker_line, query, report_json,
+                                totals, use_totals)
 
 METRICS = ["Dr", "Dw", "D1mr", "D1mw", "D2mr", "D2mw", "Lat"]
 N = 4096
@@ -193,11 +193,94 @@ class CallTree(Recorded):
         self.assertGreaterEqual(sig[1], self.own_use("sum", 1, "t_sig")[1])
         self.assertEqual(self.own_use("sum", 1, "t_sig"), (0, 256 * 62))
 
+    def test_evicted_only_with_evictions(self):
+        # Evicted is counted with --evictions=yes only: NULL otherwise, and
+        # the report has no Evicted columns
+        evictions = "--evictions" in self.OPTS
+        n = query(self.db, "SELECT COUNT(*) FROM cache_use WHERE Evicted IS NULL")[0][0]
+        self.assertEqual(n == 0, evictions)
+        cols = report_json(self.db, "--top", "1")["rows"][0]
+        self.assertEqual("Evicted1" in cols, evictions)
+
     def test_tree_statistics(self):
         m = dict(query(self.db, "SELECT key, value FROM meta WHERE key LIKE 'bdtree%'"))
         # main -> level1 -> level2 -> level3 below the root and libc's frames
         self.assertGreaterEqual(int(m["bdtree_nodes_max"]), 5)
         self.assertLessEqual(float(m["bdtree_nodes_avg"]), int(m["bdtree_nodes_max"]))
+
+
+class CallTreeEvictions(CallTree):
+    """The same run with --evictions=yes: every test above again (the
+    engine's other access path), and Evicted<k> (the lines a location
+    loaded that level k evicted, charged at eviction to the loader: a
+    back-dating metric of the eviction tracking, seeds/001 §3) gets exact
+    inclusive costs through the back-dating tree like SpLoss and AcCost."""
+    OPTS = CallTree.OPTS + ("--evictions",)
+
+    def evicted(self, kind="call", caller=None, callee=None, thread=None, level=1):
+        """Evicted of the call_use rows that match."""
+        where, args = ["a.kind = ?", "a.level = ?"], [kind, level]
+        for col, v in (("sl.function", caller), ("cl.function", callee),
+                       ("a.thread", thread)):
+            if v is not None:
+                where.append(col + " = ?")
+                args.append(v)
+        return query(self.db, "SELECT COALESCE(SUM(a.Evicted), 0) FROM call_use a"
+                     " LEFT JOIN location sl ON sl.id = a.site"
+                     " LEFT JOIN location cl ON cl.id = a.callee WHERE " +
+                     " AND ".join(where), *args)[0][0]
+
+    def own_evicted(self, function=None, level=1, thread=None):
+        where, args = ["u.level = ?"], [level]
+        for col, v in (("l.function", function), ("u.thread", thread)):
+            if v is not None:
+                where.append(col + " = ?")
+                args.append(v)
+        return query(self.db, "SELECT COALESCE(SUM(u.Evicted), 0) FROM cache_use u"
+                     " JOIN location l ON l.id = u.location WHERE " + " AND ".join(where),
+                     *args)[0][0]
+
+    def test_evicted_is_the_eviction_count(self):
+        # Two accountings of one thing: the eviction tracker counts each
+        # fill that replaced a valid line (level_fill.evictions); cache use
+        # charges each residency that ended by eviction to the access that
+        # loaded it.  Every line is loaded by a data access while
+        # collecting (no instruction fetches are simulated), so per level
+        # the program's Evicted is the level's evictions.  L1 (32 KiB)
+        # holds less than t1..t3 (48 KiB): there are evictions to count.
+        for level in (1, 2):
+            fills = query(self.db, "SELECT evictions FROM level_fill WHERE level = ?", level)
+            self.assertEqual(self.own_evicted(level=level), fills[0][0], level)
+        self.assertGreater(self.own_evicted(level=1), 3 * 256)
+
+    def test_evicted_roots_add_up(self):
+        # root inclusive == program total, per thread and level
+        for thread in (1, 2):
+            for level in (1, 2):
+                roots = (self.evicted("thread", thread=thread, level=level) +
+                         self.evicted("signal", thread=thread, level=level))
+                self.assertEqual(roots, self.own_evicted(level=level, thread=thread),
+                                 (thread, level))
+
+    def test_evicted_three_levels(self):
+        # a call's subtree lost what it loaded itself plus what its calls'
+        # subtrees loaded (each function is called once)
+        l3 = self.evicted("call", "level2", "level3")
+        l2 = self.evicted("call", "level1", "level2")
+        l1 = self.evicted("call", "main", "level1")
+        self.assertEqual(l3, self.own_evicted("level3"))
+        self.assertEqual(l2, self.own_evicted("level2") + l3)
+        self.assertEqual(l1, self.own_evicted("level1") + l2)
+        # t3's 256 lines, loaded by level3, all leave L1 (32 KiB, LRU):
+        # t_tail, t_sig and t_thr, 48 KiB, are read after them
+        self.assertGreaterEqual(l3, 256)
+        # recursion counts once; inclusive >= self for every function
+        self.assertEqual(self.evicted("call", "recurse", "recurse"), 0)
+        for f in ("level1", "level2", "level3", "recurse", "deep1", "deep2", "sum",
+                  "worker", "tail1", "tail2"):
+            for level in (1, 2):
+                self.assertGreaterEqual(self.evicted(callee=f, level=level),
+                                        self.own_evicted(f, level), (f, level))
 
 
 class PltCalls(Recorded):

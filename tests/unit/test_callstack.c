@@ -216,9 +216,10 @@ DC_TEST(callstack, alloc_walk)
 /* ---- the back-dating tree (seeds/001 §3) ----------------------------------- */
 
 /* root -> A (site 1) -> B (site 2).  A line loaded in B is charged (SpLoss
- * 48, AcCost 500 at level 1) only after B and A returned: B's node lives
- * on while the line references it, then the charge prunes B (its arc gets
- * 48/500), then A (an inactive leaf now: its arc gets them too), and the
+ * 48, AcCost 500, Evicted 1 at level 1) only after B and A returned: B's
+ * node lives on while the line references it, then the charge prunes B
+ * (its arc gets 48/500/1), then A (an inactive leaf now: its arc gets them
+ * too, with A's own line's 8/1000/0, not evicted), and the
  * root keeps them until the end, when the thread arc gets them.  A line
  * loaded in A and charged while A is active stays in A's node until A
  * returns. */
@@ -234,7 +235,7 @@ DC_TEST(callstack, backdating_tree_prunes_lazily)
 	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
 	a = dc_callstack_node(&s);
 	dc_bdtree_ref(a);
-	dc_bdtree_charge(&c, a, 0, 8, 1000);          /* charged while A is on top */
+	dc_bdtree_charge(&c, a, 0, 8, 1000, 0);          /* charged while A is on top */
 	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[0], 0);
 	dc_callstack_call(&c, &s, 2, 200, 900, &now);
 	b = dc_callstack_node(&s);
@@ -245,18 +246,21 @@ DC_TEST(callstack, backdating_tree_prunes_lazily)
 	/* A was pruned? no: B, its child, is still referenced */
 	CHECK_EQ(c.nodes, 3);
 	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[0], 0);
-	dc_bdtree_charge(&c, b, 0, 48, 500);
+	dc_bdtree_charge(&c, b, 0, 48, 500, 1);
 	CHECK_EQ(c.nodes, 1);
 	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->sploss[0], 48);
 	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->accost[0], 500);
 	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[0], 56);
 	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->accost[0], 1500);
+	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->evicted[0], 1);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->evicted[0], 1);
 	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->sploss[0], 0);
 	dc_callstack_finish(&c, &s, &now);
 	CHECK_EQ(c.nodes, 0);
 	CHECK_EQ(c.max_nodes, 3);
 	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->sploss[0], 56);
 	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->accost[0], 1500);
+	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->evicted[0], 1);
 	dc_callstack_release(&s, &c);
 	dc_calls_release(&c);
 }
@@ -282,17 +286,17 @@ DC_TEST(callstack, backdating_tree_reuse_recursion_signal)
 	dc_callstack_call(&c, &s, 2, 200, 900, &now);
 	CHECK(dc_callstack_node(&s) == n);
 	dc_callstack_ret(&c, &s, 908, &now);
-	dc_bdtree_charge(&c, n, 1, 10, 20);
+	dc_bdtree_charge(&c, n, 1, 10, 20, 0);
 	dc_callstack_call(&c, &s, 3, 100, 800, &now);          /* A -> A */
 	n = dc_callstack_node(&s);
 	dc_bdtree_ref(n);
 	dc_callstack_ret(&c, &s, 808, &now);
-	dc_bdtree_charge(&c, n, 1, 5, 7);
+	dc_bdtree_charge(&c, n, 1, 5, 7, 0);
 	dc_callstack_signal(&c, &s, &now);
 	n = dc_callstack_node(&s);
 	dc_bdtree_ref(n);
 	dc_callstack_signal_end(&c, &s, &now);
-	dc_bdtree_charge(&c, n, 0, 3, 4);
+	dc_bdtree_charge(&c, n, 0, 3, 4, 0);
 	dc_callstack_ret(&c, &s, 1008, &now);
 	dc_callstack_finish(&c, &s, &now);
 	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->sploss[1], 10);
