@@ -14,7 +14,8 @@
 #include "cli/rawread.h"
 #include "cli/rhist.h"
 
-#define MAXFIELDS 16
+/* The widest record: call, with 2 misses per level of at most 4. */
+#define MAXFIELDS (9 + 2 * DC_MAX_LEVELS)
 
 /* Declared IDs of one kind (bucket or location), indexed by ID. */
 struct idset {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/err.h"
+#include "cli/incl.h"
 #include "cli/sbuf.h"
 #include "cli/view.h"
 
@@ -198,9 +199,10 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 			   char *err, size_t errlen)
 {
 	struct metric_cols m;
+	struct incl_cols ic;
 	struct sbuf sql, sel, group;
 	sqlite3_stmt *st = NULL;
-	int nkeys, rc, nuse;
+	int nkeys, rc, nuse, nself;
 	int64_t total_misslat, total_d1;
 
 	sbuf_init(&sql);
@@ -211,6 +213,17 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	nuse = o->sampled ? 0 : view_use_count(p);
 	if (nuse < 0)
 		goto read_error;
+	if (o->inclusive) {
+		rc = profile_has_rows(p, "call_arc");
+		if (rc < 0)
+			goto read_error;
+		if (!rc) {
+			snprintf(err, errlen, "profile '%s' has no call data; record with --calls=yes",
+				 p->path);
+			rc = -1;
+			goto out;
+		}
+	}
 	sbuf_addf(&sql, "SELECT %s, SUM(c.Lat), SUM(c.Dr), SUM(c.Dw)", sel.buf);
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(&sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
@@ -223,6 +236,9 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 			view_add_use_sum(&sql, view_use_metrics[i], k);
 		}
 	}
+	nself = t->ncols;
+	if (o->inclusive)
+		incl_add_cols(t, p, nuse, &ic);
 	sbuf_addf(&sql, " FROM %s c JOIN bucket b ON b.id = c.bucket"
 		  " JOIN location l ON l.id = c.location WHERE 1", cost_table(o->sampled));
 	if (o->object)
@@ -238,19 +254,23 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	if (o->function)
 		sqlite3_bind_text(st, 2, o->function, -1, SQLITE_STATIC);
 
-	for (int j = m.lat; j < t->ncols; j++)
+	for (int j = m.lat; j < nself; j++)
 		cell_set_int(&t->total[j], 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cell *row = table_add_row(t);
 
 		view_set_keys(t, row, nkeys, st);
-		for (int j = m.lat; j < t->ncols; j++) {
+		for (int j = m.lat; j < nself; j++) {
 			cell_set_int(&row[j], sqlite3_column_int64(st, nkeys + j - m.lat));
 			t->total[j].i += row[j].i;
 		}
 	}
 	if (rc != SQLITE_DONE)
 		goto read_error;
+	if (o->inclusive && incl_fill(p, o, t, &ic, m.lat, nself, err, errlen)) {
+		rc = -1;
+		goto out;
+	}
 	derive(t->total, &m, p->lv[0].latency, 0, 0);
 	total_misslat = t->total[m.misslat].i;
 	total_d1 = t->total[m.miss[0]].i + t->total[m.miss[1]].i;
@@ -367,9 +387,10 @@ int view_build(struct profile *p, const struct view_opts *o, struct table *t,
 	return build_cost_view(p, o, t, err, errlen);
 }
 
-int view_default_sort(const struct table *t, enum view_kind k)
+int view_default_sort(const struct table *t, const struct view_opts *o)
 {
-	return table_find_metric(t, k == VIEW_STATS ? "total_bytes" : "MissLat");
+	return table_find_metric(t, o->kind == VIEW_STATS ? "total_bytes"
+				    : o->inclusive     ? "InclMissLat" : "MissLat");
 }
 
 int view_level_totals(struct profile *p, bool sampled, struct level_totals *lt,
