@@ -122,6 +122,12 @@ $(B)/w/demo: examples/demo.c include/dcprof.h
 $(B)/w/globals: tests/workloads/globals.c tests/workloads/parts/globals_b.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -o $@ $^
+# calls_plt calls into a shared library of its own (through the PLT) and libm.
+$(B)/w/calls_plt: tests/workloads/calls_plt.c $(B)/w/libcalls_plt.so
+	$(CC) -O1 -g -fno-inline -o $@ $< -L$(B)/w -lcalls_plt -Wl,-rpath,'$$ORIGIN' -lm
+$(B)/w/libcalls_plt.so: tests/workloads/parts/calls_plt_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-inline -shared -fPIC -o $@ $<
 $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -o $@ $<

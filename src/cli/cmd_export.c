@@ -3,7 +3,7 @@
  *
  * Notes:
  *  - One cost line per source line of a function: "LINE Dr Dw D1mr D1mw
- *    ... DLmr DLmw Lat [SpLoss1 AcCost1 ...]", summed over buckets and
+ *    ... DLmr DLmw Lat [SpLoss1 AcCost1 [Evicted1] ...]", summed over buckets and
  *    threads (positions: line, absolute line numbers).
  *  - ob= is the location's ELF object; with --by-object it is the bucket
  *    ("NAME [KIND]"), and costs are summed per bucket, so each bucket
@@ -42,7 +42,8 @@ void cmd_export_usage(FILE *f)
 	      "\n"
 	      "Write a profile in another tool's format.  callgrind: Callgrind's profile\n"
 	      "format, for callgrind_annotate and KCachegrind/QCachegrind, with the events\n"
-	      "Dr, Dw, the misses per level, Lat and, when recorded, SpLoss<k>/AcCost<k>.\n"
+	      "Dr, Dw, the misses per level, Lat and, when recorded, SpLoss<k>/AcCost<k>\n"
+	      "(and Evicted<k> with --evictions).\n"
 	      "\n"
 	      "  --format callgrind         the output format (required)\n"
 	      "  -o, --output FILE          the file to write (required)\n"
@@ -180,12 +181,16 @@ static char *col_dup(sqlite3_stmt *st, int i)
 	return xmemdup(s ? s : "", s ? (size_t)sqlite3_column_bytes(st, i) : 0);
 }
 
+/* Dr, Dw, Lat, then per level 2 misses and at most 3 cache-use metrics. */
+#define MAX_EVENTS (3 + 5 * DC_MAX_LEVELS)
+
 struct events {
 	int n;                 /* cost columns */
-	char names[4 + 4 * DC_MAX_LEVELS][32];
+	char names[MAX_EVENTS][32];
 };
 
-static void event_names(const struct profile *p, bool use, struct events *ev)
+/* nuse: cache-use metrics per level (view_use_count). */
+static void event_names(const struct profile *p, int nuse, struct events *ev)
 {
 	ev->n = 0;
 	snprintf(ev->names[ev->n++], 32, "Dr");
@@ -196,10 +201,9 @@ static void event_names(const struct profile *p, bool use, struct events *ev)
 		snprintf(ev->names[ev->n++], 32, last ? "DLmw" : "D%dmw", k);
 	}
 	snprintf(ev->names[ev->n++], 32, "Lat");
-	for (int k = 1; use && k <= p->nlevels; k++) {
-		snprintf(ev->names[ev->n++], 32, "SpLoss%d", k);
-		snprintf(ev->names[ev->n++], 32, "AcCost%d", k);
-	}
+	for (int k = 1; k <= p->nlevels; k++)
+		for (int i = 0; i < nuse; i++)
+			snprintf(ev->names[ev->n++], 32, "%s%d", view_use_metrics[i], k);
 }
 
 /* One row of either query: the function it belongs to (object or bucket
@@ -210,7 +214,7 @@ struct row {
 	/* calls: the callee and its first line, the call count */
 	char *cob, *cfn, *cfl;
 	int64_t cline, count;
-	int64_t v[4 + 4 * DC_MAX_LEVELS];
+	int64_t v[MAX_EVENTS];
 };
 
 static void row_release(struct row *r)
@@ -226,7 +230,7 @@ static void row_release(struct row *r)
 
 /* Cost rows: ob, kind, fn, fl, line, then the events, ordered by object
  * and function, their files and lines; summed per bucket with by_object. */
-static void cost_sql(struct sbuf *sql, const struct profile *p, bool use, bool by_object)
+static void cost_sql(struct sbuf *sql, const struct profile *p, int nuse, bool by_object)
 {
 	const char *ob = by_object ? "b.name" : "l.object";
 
@@ -235,10 +239,9 @@ static void cost_sql(struct sbuf *sql, const struct profile *p, bool use, bool b
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
 	sbuf_adds(sql, ", SUM(c.Lat)");
-	for (int k = 1; use && k <= p->nlevels; k++) {
-		view_add_use_sum(sql, "SpLoss", k);
-		view_add_use_sum(sql, "AcCost", k);
-	}
+	for (int k = 1; k <= p->nlevels; k++)
+		for (int i = 0; i < nuse; i++)
+			view_add_use_sum(sql, view_use_metrics[i], k);
 	sbuf_addf(sql, " FROM cost c JOIN location l ON l.id = c.location"
 		  " JOIN bucket b ON b.id = c.bucket"
 		  " GROUP BY %s, l.object, l.function, l.file, l.line"
@@ -248,20 +251,20 @@ static void cost_sql(struct sbuf *sql, const struct profile *p, bool use, bool b
 
 /* Call rows: the caller's object, function, the site's file and line, the
  * callee's object, function, file and first line, count, inclusive costs
- * (back-dated SpLoss/AcCost from call_use with use). */
-static void call_sql(struct sbuf *sql, const struct profile *p, bool use)
+ * (back-dated SpLoss/AcCost/Evicted from call_use, nuse per level). */
+static void call_sql(struct sbuf *sql, const struct profile *p, int nuse)
 {
 	sbuf_adds(sql, "SELECT sl.object, NULL, sl.function, sl.file, sl.line, cl.object,"
 		  " cl.function, cl.file, cl.line, SUM(a.count), SUM(a.Dr), SUM(a.Dw)");
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(sql, ", SUM(a.D%dmr), SUM(a.D%dmw)", k, k);
 	sbuf_adds(sql, ", SUM(a.Lat)");
-	for (int k = 1; use && k <= p->nlevels; k++)
-		for (int i = 0; i < 2; i++)
+	for (int k = 1; k <= p->nlevels; k++)
+		for (int i = 0; i < nuse; i++)
 			sbuf_addf(sql, ", SUM((SELECT u.%s FROM call_use u WHERE u.kind = a.kind"
 				  " AND u.site = a.site AND u.callee = a.callee"
 				  " AND u.thread = a.thread AND u.level = %d))",
-				  i ? "AcCost" : "SpLoss", k);
+				  view_use_metrics[i], k);
 	sbuf_adds(sql, " FROM call_arc a JOIN location sl ON sl.id = a.site"
 		  " JOIN location cl ON cl.id = a.callee WHERE a.kind = 'call'"
 		  " GROUP BY 1, 3, 4, 5, 6, 7, 8, 9 ORDER BY 1, 3, 4, 5, 6, 7, 8, 9");
@@ -365,7 +368,7 @@ static void write_call(struct writer *w, const struct row *r, const char *fn_fl,
 /* The cost lines of every function, each followed by its calls (not with
  * --by-object: a call's inclusive costs cover every bucket); totals. */
 static int write_body(struct profile *p, const struct export *e, const struct events *ev,
-		      bool use, bool calls, struct sbuf *body, int64_t *totals)
+		      int nuse, bool calls, struct sbuf *body, int64_t *totals)
 {
 	struct writer w = { body, { 0 }, { 0 }, { 0 }, NULL, NULL };
 	struct sbuf sql1, sql2;
@@ -377,8 +380,8 @@ static int write_body(struct profile *p, const struct export *e, const struct ev
 
 	sbuf_init(&sql1);
 	sbuf_init(&sql2);
-	cost_sql(&sql1, p, use, e->by_object);
-	call_sql(&sql2, p, use);
+	cost_sql(&sql1, p, nuse, e->by_object);
+	call_sql(&sql2, p, nuse);
 	if (sqlite3_prepare_v2(p->db, sql1.buf, -1, &cs, NULL) != SQLITE_OK ||
 	    (calls && !e->by_object &&
 	     sqlite3_prepare_v2(p->db, sql2.buf, -1, &ks, NULL) != SQLITE_OK)) {
@@ -436,7 +439,7 @@ out:
 }
 
 static void write_header(struct sbuf *out, struct profile *p, const struct header *h,
-			 const struct events *ev, bool use, const int64_t *totals)
+			 const struct events *ev, const int64_t *totals)
 {
 	sbuf_adds(out, "# callgrind format\nversion: 1\ncreator: dcprof " DCPROF_VERSION "\n");
 	sbuf_adds(out, "cmd: ");
@@ -484,9 +487,9 @@ int cmd_export(int argc, char **argv)
 	struct header h;
 	struct events ev;
 	struct sbuf head, body, tail;
-	int64_t totals[4 + 4 * DC_MAX_LEVELS] = { 0 };
+	int64_t totals[MAX_EVENTS] = { 0 };
 	char err[DC_ERRLEN];
-	int rc, use, calls;
+	int rc, nuse, calls;
 
 	rc = parse(&e, argc, argv);
 	if (rc)
@@ -498,9 +501,9 @@ int cmd_export(int argc, char **argv)
 	sbuf_init(&body);
 	sbuf_init(&tail);
 	rc = DC_EXIT_ERROR;
-	use = profile_has_rows(&p, "cache_use");
-	if (use < 0 || header_read(&p, &h, err, sizeof err)) {
-		if (use < 0)
+	nuse = view_use_count(&p);
+	if (nuse < 0 || header_read(&p, &h, err, sizeof err)) {
+		if (nuse < 0)
 			profile_read_error(&p, err, sizeof err);
 		cli_error("%s", err);
 		goto out;
@@ -511,10 +514,10 @@ int cmd_export(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
-	event_names(&p, use, &ev);
-	if (write_body(&p, &e, &ev, use, calls, &body, totals))
+	event_names(&p, nuse, &ev);
+	if (write_body(&p, &e, &ev, nuse, calls, &body, totals))
 		goto out;
-	write_header(&head, &p, &h, &ev, use, totals);
+	write_header(&head, &p, &h, &ev, totals);
 	sbuf_adds(&tail, "\ntotals:");
 	for (int i = 0; i < ev.n; i++)
 		sbuf_addf(&tail, " %lld", (long long)totals[i]);

@@ -10,7 +10,7 @@
 #include "cli/view.h"
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
-       OPT_STATS, OPT_SAMPLED, OPT_FORMAT };
+       OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_FORMAT };
 
 static const struct opt_def report_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -22,6 +22,7 @@ static const struct opt_def report_opts[] = {
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
 	{ OPT_STATS, 0, "stats", OPT_NOARG },
 	{ OPT_SAMPLED, 0, "sampled", OPT_NOARG },
+	{ OPT_INCLUSIVE, 0, "inclusive", OPT_NOARG },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
@@ -40,7 +41,8 @@ void cmd_report_usage(FILE *f)
 	      "  --thread                   one row per thread (default: threads summed)\n"
 	      "  --sort METRIC              sort by this column, descending; any numeric\n"
 	      "                             column, case-insensitive (default: MissLat;\n"
-	      "                             total_bytes with --stats)\n"
+	      "                             total_bytes with --stats, InclMissLat with\n"
+	      "                             --inclusive)\n"
 	      "  --top N                    show the first N rows, 0 = all (default: 20 for\n"
 	      "                             text, all for csv and json)\n"
 	      "  --stats                    object statistics per bucket instead of costs\n"
@@ -48,6 +50,11 @@ void cmd_report_usage(FILE *f)
 	      "                             level when recorded with --evictions=yes)\n"
 	      "  --sampled                  the sampled estimates (record --sample) instead\n"
 	      "                             of the exact counts (default: exact)\n"
+	      "  --inclusive                per function (implies --by function), also the\n"
+	      "                             calls into it and its inclusive costs (its\n"
+	      "                             callees' included), and a <root> row for the\n"
+	      "                             whole program; needs a profile recorded with\n"
+	      "                             --calls\n"
 	      "  --format text|csv|json     output format (default: text)\n"
 	      "  -h, --help                 show this help\n", f);
 }
@@ -110,6 +117,9 @@ static int parse(struct report *r, int argc, char **argv)
 		case OPT_SAMPLED:
 			r->view.sampled = true;
 			break;
+		case OPT_INCLUSIVE:
+			r->view.inclusive = true;
+			break;
 		case OPT_FORMAT:
 			if (opt_parse_format(it.arg, &r->format))
 				return -1;
@@ -122,6 +132,14 @@ static int parse(struct report *r, int argc, char **argv)
 		cli_error("--stats cannot be combined with --by, --function, --thread or --sampled");
 		return -1;
 	}
+	if (r->view.inclusive && (r->stats || r->view.sampled || r->view.object ||
+				  (r->by_given && r->view.kind != VIEW_FUNCTION))) {
+		cli_error("--inclusive is per function: it cannot be combined with --by object,"
+			  " --by line, --object, --stats or --sampled");
+		return -1;
+	}
+	if (r->view.inclusive)
+		r->view.kind = VIEW_FUNCTION;
 	if (r->stats)
 		r->view.kind = VIEW_STATS;
 	else if (r->view.object && !r->by_given)
@@ -133,7 +151,7 @@ static int parse(struct report *r, int argc, char **argv)
 
 static int sort_rows(const struct report *r, struct table *t)
 {
-	int col = r->sort ? table_find_metric(t, r->sort) : view_default_sort(t, r->view.kind);
+	int col = r->sort ? table_find_metric(t, r->sort) : view_default_sort(t, &r->view);
 	struct sbuf valid;
 
 	if (col >= 0) {

@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 4 (docs/schema.md):
+ * Schema version 5 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -24,11 +24,12 @@
  *   reuse_unseen  bucket INTEGER PRIMARY KEY, count (version 4)
  *   reuse_pair_sampled  use_location, reuse_location, count, mean_time REAL;
  *                 PRIMARY KEY(use_location, reuse_location) (version 4)
- *   cache_use     bucket, location, thread, level, SpLoss, AcCost;
+ *   cache_use     bucket, location, thread, level, SpLoss, AcCost, Evicted (version 5);
  *                 PRIMARY KEY(bucket, location, thread, level) (version 4)
  *   call_arc      kind, site, callee, thread, count, Dr, Dw, D1mr, ... D4mw, Lat
  *                 (version 4)
- *   call_use      kind, site, callee, thread, level, SpLoss, AcCost (version 4)
+ *   call_use      kind, site, callee, thread, level, SpLoss, AcCost (version 4),
+ *                 Evicted (version 5)
  *   trace_window  id INTEGER PRIMARY KEY, start, period, ref_f, ref_f_str,
  *                 ref_f_irr (version 4)
  *   trace_access  window, time INTEGER PRIMARY KEY, location, bucket, address,
@@ -37,9 +38,10 @@
  *                 f_str, f_irr (version 4)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 4.
- *   Version 3 is version 4 without the tables marked (version 4); version 2
- *   also lacks those marked (version 3), version 1 those marked (version 2).
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 5.
+ *   Version 4 is version 5 without the columns marked (version 5); version 3
+ *   also lacks the tables marked (version 4), version 2 those marked
+ *   (version 3), version 1 those marked (version 2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,12 +90,13 @@ static const char schema_sql[] =
 	"CREATE TABLE reuse_pair_sampled(use_location INTEGER, reuse_location INTEGER,"
 	" count INTEGER, mean_time REAL, PRIMARY KEY(use_location, reuse_location));"
 	"CREATE TABLE cache_use(bucket INTEGER, location INTEGER, thread INTEGER, level INTEGER,"
-	" SpLoss INTEGER, AcCost INTEGER, PRIMARY KEY(bucket, location, thread, level));"
+	" SpLoss INTEGER, AcCost INTEGER, Evicted INTEGER,"
+	" PRIMARY KEY(bucket, location, thread, level));"
 	"CREATE TABLE call_arc(kind TEXT NOT NULL, site INTEGER, callee INTEGER, thread INTEGER,"
 	" count INTEGER, Dr INTEGER, Dw INTEGER, D1mr INTEGER, D1mw INTEGER, D2mr INTEGER,"
 	" D2mw INTEGER, D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER);"
 	"CREATE TABLE call_use(kind TEXT NOT NULL, site INTEGER, callee INTEGER, thread INTEGER,"
-	" level INTEGER, SpLoss INTEGER, AcCost INTEGER);"
+	" level INTEGER, SpLoss INTEGER, AcCost INTEGER, Evicted INTEGER);"
 	"CREATE TABLE trace_window(id INTEGER PRIMARY KEY, start INTEGER, period INTEGER,"
 	" ref_f INTEGER, ref_f_str INTEGER, ref_f_irr INTEGER);"
 	"CREATE TABLE trace_access(window INTEGER, time INTEGER PRIMARY KEY, location INTEGER,"
@@ -204,13 +207,13 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 			     "INSERT INTO reuse_pair_sampled VALUES(?1, ?2, ?3, ?4)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->use,
-			     "INSERT INTO cache_use VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+			     "INSERT INTO cache_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->call, "INSERT INTO call_arc VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
 			     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->calluse,
-			     "INSERT INTO call_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+			     "INSERT INTO call_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
 	if (rc == SQLITE_OK)
 		rc = prepare(w->db, &w->twin, "INSERT INTO trace_window(id, start) VALUES(?1, ?2)");
 	if (rc == SQLITE_OK)
@@ -416,19 +419,8 @@ int pw_srpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t coun
 	return step(w->srpair);
 }
 
-int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int64_t thread,
-	   int64_t sploss, int64_t accost)
-{
-	sqlite3_bind_int64(w->use, 1, bucket);
-	sqlite3_bind_int64(w->use, 2, loc);
-	sqlite3_bind_int64(w->use, 3, thread);
-	sqlite3_bind_int64(w->use, 4, level);
-	sqlite3_bind_int64(w->use, 5, sploss);
-	sqlite3_bind_int64(w->use, 6, accost);
-	return step(w->use);
-}
-
-static void bind_loc_or_null(sqlite3_stmt *st, int i, int64_t v)
+/* A count, or NULL when it is < 0. */
+static void bind_count_or_null(sqlite3_stmt *st, int i, int64_t v)
 {
 	if (v < 0)
 		sqlite3_bind_null(st, i);
@@ -436,12 +428,25 @@ static void bind_loc_or_null(sqlite3_stmt *st, int i, int64_t v)
 		sqlite3_bind_int64(st, i, v);
 }
 
+int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int64_t thread,
+	   int64_t sploss, int64_t accost, int64_t evicted)
+{
+	sqlite3_bind_int64(w->use, 1, bucket);
+	sqlite3_bind_int64(w->use, 2, loc);
+	sqlite3_bind_int64(w->use, 3, thread);
+	sqlite3_bind_int64(w->use, 4, level);
+	sqlite3_bind_int64(w->use, 5, sploss);
+	sqlite3_bind_int64(w->use, 6, accost);
+	bind_count_or_null(w->use, 7, evicted);
+	return step(w->use);
+}
+
 int pw_call(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
 	    int64_t thread, int64_t count, const int64_t v[COST_NCOLS])
 {
 	sqlite3_bind_text(w->call, 1, kind, -1, SQLITE_STATIC);
-	bind_loc_or_null(w->call, 2, site);
-	bind_loc_or_null(w->call, 3, callee);
+	bind_count_or_null(w->call, 2, site);
+	bind_count_or_null(w->call, 3, callee);
 	sqlite3_bind_int64(w->call, 4, thread);
 	sqlite3_bind_int64(w->call, 5, count);
 	for (int i = 0; i < COST_NCOLS; i++)
@@ -450,15 +455,16 @@ int pw_call(struct profile_writer *w, const char *kind, int64_t site, int64_t ca
 }
 
 int pw_calluse(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
-	       int64_t thread, int level, int64_t sploss, int64_t accost)
+	       int64_t thread, int level, int64_t sploss, int64_t accost, int64_t evicted)
 {
 	sqlite3_bind_text(w->calluse, 1, kind, -1, SQLITE_STATIC);
-	bind_loc_or_null(w->calluse, 2, site);
-	bind_loc_or_null(w->calluse, 3, callee);
+	bind_count_or_null(w->calluse, 2, site);
+	bind_count_or_null(w->calluse, 3, callee);
 	sqlite3_bind_int64(w->calluse, 4, thread);
 	sqlite3_bind_int64(w->calluse, 5, level);
 	sqlite3_bind_int64(w->calluse, 6, sploss);
 	sqlite3_bind_int64(w->calluse, 7, accost);
+	bind_count_or_null(w->calluse, 8, evicted);
 	return step(w->calluse);
 }
 
@@ -733,6 +739,17 @@ int profile_has_rows(struct profile *p, const char *table)
 		return 0;
 	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
 	rc = pragma_int(p->db, sql, &one);
+	return rc == SQLITE_OK ? 1 : rc == SQLITE_DONE ? 0 : -rc;
+}
+
+int profile_has_evicted(struct profile *p)
+{
+	int64_t one;
+	int rc;
+
+	if (p->version < 5)
+		return 0;
+	rc = pragma_int(p->db, "SELECT 1 FROM cache_use WHERE Evicted IS NOT NULL LIMIT 1", &one);
 	return rc == SQLITE_OK ? 1 : rc == SQLITE_DONE ? 0 : -rc;
 }
 

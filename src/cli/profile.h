@@ -1,10 +1,10 @@
 /* profile.h — the SQLite profile: schema, writer, and opening for reading.
  *
- * The schema is documented in docs/schema.md (version 4; version 1 to 3
+ * The schema is documented in docs/schema.md (version 5; version 1 to 4
  * profiles, which lack the sampling and eviction tables (1), the reuse
- * tables (1 and 2) and cache_use (1 to 3), are read too).  The writer fills
- * tables (1 and 2) and the trace tables (1 to 3), are read too).  The writer fills
- * a fresh file inside one transaction with journalling and syncing off: the
+ * tables (1 and 2), cache_use, the call and the trace tables (1 to 3) and
+ * the Evicted columns (1 to 4), are read too).  The writer fills a fresh
+ * file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
  */
@@ -19,7 +19,7 @@
 #include "cli/sbuf.h"
 #include "core/hier.h"
 
-#define PROFILE_SCHEMA_VERSION 4
+#define PROFILE_SCHEMA_VERSION 5
 #define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
 
 /* Cost columns in the order the writer takes them and the schema stores
@@ -78,16 +78,16 @@ int pw_rpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count
 /* Stored as mean_time = sumtime / count, NULL when sumtime is INT64_MAX. */
 int pw_srpair(struct profile_writer *w, int64_t use, int64_t reuse, int64_t count,
 	      int64_t sumtime);
-/* One cache_use row: SpLoss and AcCost at level of the lines loaded by
- * loc's accesses to bucket on thread. */
+/* One cache_use row: SpLoss, AcCost and Evicted (< 0: not counted, NULL)
+ * at level of the lines loaded by loc's accesses to bucket on thread. */
 int pw_use(struct profile_writer *w, int level, int64_t bucket, int64_t loc, int64_t thread,
-	   int64_t sploss, int64_t accost);
+	   int64_t sploss, int64_t accost, int64_t evicted);
 /* One call_arc row; site and callee < 0 for NULL (roots). */
 int pw_call(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
 	    int64_t thread, int64_t count, const int64_t v[COST_NCOLS]);
-/* One call_use row (site, callee < 0 for NULL). */
+/* One call_use row (site, callee, evicted < 0 for NULL). */
 int pw_calluse(struct profile_writer *w, const char *kind, int64_t site, int64_t callee,
-	       int64_t thread, int level, int64_t sploss, int64_t accost);
+	       int64_t thread, int level, int64_t sploss, int64_t accost, int64_t evicted);
 int pw_reuse_bounds(struct profile_writer *w, int64_t nbins, const int64_t *lo,
 		    const int64_t *hi, const bool *hi_inf);
 /* Sampled traces (version 4).  pw_tper and pw_tref fill the period and
@@ -119,7 +119,7 @@ struct profile_level {
 struct profile {
 	sqlite3 *db;
 	const char *path;
-	int version;             /* schema version, 1 to 4 */
+	int version;             /* schema version, 1 to 5 */
 	int nlevels;
 	struct profile_level lv[DC_MAX_LEVELS];
 	int64_t mem_latency;
@@ -137,6 +137,9 @@ int profile_meta(struct profile *p, const char *key, struct sbuf *out);
 /* 1 if table (a version 2, 3 or 4 table) has a row, 0 if not or the profile
  * is older than the table, negative on error. */
 int profile_has_rows(struct profile *p, const char *table);
+/* 1 if cache_use has Evicted counts (version 5, recorded with --evictions),
+ * 0 if not, negative on error. */
+int profile_has_evicted(struct profile *p);
 /* "cannot read profile 'F': <sqlite's reason>" for a failed query. */
 void profile_read_error(const struct profile *p, char *err, size_t errlen);
 

@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 4) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 5) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -14,7 +14,8 @@
 #include "cli/rawread.h"
 #include "cli/rhist.h"
 
-#define MAXFIELDS 16
+/* The widest record: call, with 2 misses per level of at most 4. */
+#define MAXFIELDS (9 + 2 * DC_MAX_LEVELS)
 
 /* Declared IDs of one kind (bucket or location), indexed by ID. */
 struct idset {
@@ -238,8 +239,8 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 4)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 4)",
+	if (v < 1 || v > 5)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 5)",
 			    (long long)v);
 	r->version = (int)v;
 	r->header = true;
@@ -522,18 +523,28 @@ static int rec_srpair(struct reader *r)
 	return rc ? sql_fail(r, rc, "srpair record (same locations)") : 0;
 }
 
+/* The EVICTED field i of use and calluse (version 5): a count, or "-" (not
+ * counted) as -1; -1 in older dumps. */
+static int evicted(struct reader *r, int i, int64_t *out)
+{
+	*out = -1;
+	if (r->version < 5 || !strcmp(r->f[i], "-"))
+		return 0;
+	return num(r, i, out);
+}
+
 static int rec_use(struct reader *r)
 {
-	int64_t level, bucket, loc, thread, sploss, accost;
+	int64_t level, bucket, loc, thread, sploss, accost, ev;
 	int rc;
 
-	if (want_fields(r, 7) || num(r, 1, &level) || ref(r, &r->buckets, 2, "bucket", &bucket) ||
-	    ref(r, &r->locs, 3, "location", &loc) || num(r, 4, &thread) || num(r, 5, &sploss) ||
-	    num(r, 6, &accost))
+	if (want_fields(r, r->version >= 5 ? 8 : 7) || num(r, 1, &level) ||
+	    ref(r, &r->buckets, 2, "bucket", &bucket) || ref(r, &r->locs, 3, "location", &loc) ||
+	    num(r, 4, &thread) || num(r, 5, &sploss) || num(r, 6, &accost) || evicted(r, 7, &ev))
 		return -1;
 	if (level < 1 || level > r->s->nlevels)
 		return fail(r, "use record for level %lld, which is not declared", (long long)level);
-	rc = pw_use(r->w, (int)level, bucket, loc, thread, sploss, accost);
+	rc = pw_use(r->w, (int)level, bucket, loc, thread, sploss, accost, ev);
 	return rc ? sql_fail(r, rc, "use record (same level, bucket, location and thread)") : 0;
 }
 
@@ -588,17 +599,19 @@ static int rec_call(struct reader *r)
 
 static int rec_calluse(struct reader *r)
 {
-	int64_t site, callee, thread, level, sploss, accost;
+	int64_t site, callee, thread, level, sploss, accost, ev;
 	size_t kind;
 	int rc;
 
-	if (want_fields(r, 8) || arc_head(r, &kind, &site, &callee) || num(r, 4, &thread) ||
-	    num(r, 5, &level) || num(r, 6, &sploss) || num(r, 7, &accost))
+	if (want_fields(r, r->version >= 5 ? 9 : 8) || arc_head(r, &kind, &site, &callee) ||
+	    num(r, 4, &thread) || num(r, 5, &level) || num(r, 6, &sploss) || num(r, 7, &accost) ||
+	    evicted(r, 8, &ev))
 		return -1;
 	if (level < 1 || level > r->s->nlevels)
 		return fail(r, "calluse record for level %lld, which is not declared",
 			    (long long)level);
-	rc = pw_calluse(r->w, arc_kinds[kind], site, callee, thread, (int)level, sploss, accost);
+	rc = pw_calluse(r->w, arc_kinds[kind], site, callee, thread, (int)level, sploss, accost,
+			ev);
 	return rc ? sql_fail(r, rc, "calluse record") : 0;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/err.h"
+#include "cli/incl.h"
 #include "cli/sbuf.h"
 #include "cli/view.h"
 
@@ -15,9 +16,12 @@ struct metric_cols {
 	int misslat, misslat_pct, miss_pct, lat_per_miss, lat, dr, dw, miss[2 * DC_MAX_LEVELS];
 };
 
-static const char *const use_names[DC_MAX_LEVELS][2] = {
-	{ "SpLoss1", "AcCost1" }, { "SpLoss2", "AcCost2" }, { "SpLoss3", "AcCost3" },
-	{ "SpLoss4", "AcCost4" },
+const char *const view_use_metrics[3] = { "SpLoss", "AcCost", "Evicted" };
+
+/* The report's names of the cache-use metrics per level. */
+static const char *const use_names[DC_MAX_LEVELS][3] = {
+	{ "SpLoss1", "AcCost1", "Evicted1" }, { "SpLoss2", "AcCost2", "Evicted2" },
+	{ "SpLoss3", "AcCost3", "Evicted3" }, { "SpLoss4", "AcCost4", "Evicted4" },
 };
 
 const char *view_name(enum view_kind k)
@@ -42,6 +46,16 @@ static void add_metric_cols(struct table *t, int nlevels, struct metric_cols *m)
 							    : miss_names[k][rw],
 							    NULL, COL_INT, false);
 	}
+}
+
+int view_use_count(struct profile *p)
+{
+	int rc = profile_has_rows(p, "cache_use");
+
+	if (rc <= 0)
+		return rc;
+	rc = profile_has_evicted(p);
+	return rc < 0 ? rc : rc ? 3 : 2;
 }
 
 void view_add_use_sum(struct sbuf *sql, const char *metric, int level)
@@ -185,9 +199,10 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 			   char *err, size_t errlen)
 {
 	struct metric_cols m;
+	struct incl_cols ic;
 	struct sbuf sql, sel, group;
 	sqlite3_stmt *st = NULL;
-	int nkeys, rc;
+	int nkeys, rc, nuse, nself;
 	int64_t total_misslat, total_d1;
 
 	sbuf_init(&sql);
@@ -195,20 +210,35 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	sbuf_init(&group);
 	nkeys = cost_keys(t, o, &sel, &group);
 	add_metric_cols(t, p->nlevels, &m);
-	rc = o->sampled ? 0 : profile_has_rows(p, "cache_use");
-	if (rc < 0)
+	nuse = o->sampled ? 0 : view_use_count(p);
+	if (nuse < 0)
 		goto read_error;
+	if (o->inclusive) {
+		rc = profile_has_rows(p, "call_arc");
+		if (rc < 0)
+			goto read_error;
+		if (!rc) {
+			snprintf(err, errlen, "profile '%s' has no call data; record with --calls=yes",
+				 p->path);
+			rc = -1;
+			goto out;
+		}
+	}
 	sbuf_addf(&sql, "SELECT %s, SUM(c.Lat), SUM(c.Dr), SUM(c.Dw)", sel.buf);
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(&sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
 	/* Cache use (seeds/001 §1), per level, when recorded: charged to the
-	 * cost row of the access that loaded the line. */
-	for (int k = 1; rc && k <= p->nlevels; k++) {
-		for (int i = 0; i < 2; i++) {
+	 * cost row of the access that loaded the line; Evicted with it when
+	 * evictions were counted. */
+	for (int k = 1; k <= p->nlevels; k++) {
+		for (int i = 0; i < nuse; i++) {
 			table_add_col(t, use_names[k - 1][i], NULL, COL_INT, false);
-			view_add_use_sum(&sql, i ? "AcCost" : "SpLoss", k);
+			view_add_use_sum(&sql, view_use_metrics[i], k);
 		}
 	}
+	nself = t->ncols;
+	if (o->inclusive)
+		incl_add_cols(t, p, nuse, &ic);
 	sbuf_addf(&sql, " FROM %s c JOIN bucket b ON b.id = c.bucket"
 		  " JOIN location l ON l.id = c.location WHERE 1", cost_table(o->sampled));
 	if (o->object)
@@ -224,19 +254,23 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	if (o->function)
 		sqlite3_bind_text(st, 2, o->function, -1, SQLITE_STATIC);
 
-	for (int j = m.lat; j < t->ncols; j++)
+	for (int j = m.lat; j < nself; j++)
 		cell_set_int(&t->total[j], 0);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cell *row = table_add_row(t);
 
 		view_set_keys(t, row, nkeys, st);
-		for (int j = m.lat; j < t->ncols; j++) {
+		for (int j = m.lat; j < nself; j++) {
 			cell_set_int(&row[j], sqlite3_column_int64(st, nkeys + j - m.lat));
 			t->total[j].i += row[j].i;
 		}
 	}
 	if (rc != SQLITE_DONE)
 		goto read_error;
+	if (o->inclusive && incl_fill(p, o, t, &ic, m.lat, nself, err, errlen)) {
+		rc = -1;
+		goto out;
+	}
 	derive(t->total, &m, p->lv[0].latency, 0, 0);
 	total_misslat = t->total[m.misslat].i;
 	total_d1 = t->total[m.miss[0]].i + t->total[m.miss[1]].i;
@@ -353,9 +387,10 @@ int view_build(struct profile *p, const struct view_opts *o, struct table *t,
 	return build_cost_view(p, o, t, err, errlen);
 }
 
-int view_default_sort(const struct table *t, enum view_kind k)
+int view_default_sort(const struct table *t, const struct view_opts *o)
 {
-	return table_find_metric(t, k == VIEW_STATS ? "total_bytes" : "MissLat");
+	return table_find_metric(t, o->kind == VIEW_STATS ? "total_bytes"
+				    : o->inclusive     ? "InclMissLat" : "MissLat");
 }
 
 int view_level_totals(struct profile *p, bool sampled, struct level_totals *lt,

@@ -31,6 +31,7 @@ struct view_opts {
 	const char *function;    /* only this function, or NULL */
 	bool thread;             /* one row per thread */
 	bool sampled;            /* from cost_sampled (not for VIEW_STATS) */
+	bool inclusive;          /* VIEW_FUNCTION: inclusive columns (incl.h) */
 };
 
 /* Whole-profile counts per level: accesses[k] reach level k+1 (accesses[N]
@@ -55,13 +56,23 @@ void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_s
 int view_check_filters(struct profile *p, const struct view_opts *o, char *err,
 		       size_t errlen);
 /* Fills t (initialised by the caller) with the view's rows and totals,
- * unsorted.  On error err holds the whole message. */
+ * unsorted.  On error err holds the whole message ("profile 'F' has no
+ * call data; record with --calls=yes" for an inclusive view without
+ * call arcs). */
 int view_build(struct profile *p, const struct view_opts *o, struct table *t,
 	       char *err, size_t errlen);
-/* The column a view sorts by unless --sort says otherwise. */
-int view_default_sort(const struct table *t, enum view_kind k);
+/* The column a view sorts by unless --sort says otherwise: InclMissLat
+ * for an inclusive view (top-down: the roots, main, ...), else MissLat
+ * (total_bytes for the stats view). */
+int view_default_sort(const struct table *t, const struct view_opts *o);
+/* Cache-use metrics per level (cache_use's columns), in report order:
+ * SpLoss, AcCost and, when evictions were counted, Evicted. */
+extern const char *const view_use_metrics[3];
+/* How many of them the profile has per level: 0 (no cache_use rows), 2
+ * or 3; negative (an SQLite code) on a read error. */
+int view_use_count(struct profile *p);
 /* Appends ", SUM(<cache_use.metric at level of cost row c>)" to sql: the
- * SpLoss or AcCost charged to the cost rows summed (0 when none). */
+ * SpLoss, AcCost or Evicted charged to the cost rows summed (0 when none). */
 void view_add_use_sum(struct sbuf *sql, const char *metric, int level);
 /* From cost, or from cost_sampled when sampled. */
 int view_level_totals(struct profile *p, bool sampled, struct level_totals *lt,

@@ -105,20 +105,23 @@ static void pass_on(struct dc_cacheuse *u, struct dc_use_l1 *r1, uint64_t block,
 	r1->pmask = 0;
 }
 
-/* Ends a residency: its loader and its tree node get SpLoss and AcCost. */
+/* Ends a residency, by eviction or not: its loader and its tree node get
+ * SpLoss, AcCost and Evicted. */
 static void charge(struct dc_cacheuse *u, int k, uint64_t mask, uint32_t count,
-		   struct dc_cost *c, struct dc_bdnode *node)
+		   struct dc_cost *c, struct dc_bdnode *node, bool evicted)
 {
-	uint64_t sp = 0, ac = 0;
+	uint64_t sp = 0, ac = 0, ev = 0;
 
 	if (c && count) {
 		sp = (uint64_t)(u->lv[k].nbits - popcount64(mask)) << u->lv[k].unit_bits;
 		ac = 1000 / count;
+		ev = evicted && u->evictions;
 		c->sploss[k] += sp;
 		c->accost[k] += ac;
+		c->evicted[k] += ev;
 	}
 	if (node)
-		dc_bdtree_charge(u->calls, node, k, sp, ac);
+		dc_bdtree_charge(u->calls, node, k, sp, ac, ev);
 }
 
 /* The node a line loaded by `loader` references. */
@@ -139,7 +142,7 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 		struct dc_use_l1 *r = (struct dc_use_l1 *)u->lv[0].rec + i;
 		if (victim != DC_EMPTY_TAG) {
 			pass_on(u, r, victim, -1, NULL);
-			charge(u, 0, r->mask, r->count, r->loader, r->node);
+			charge(u, 0, r->mask, r->count, r->loader, r->node, true);
 		}
 		r->mask = r->pmask = mask;
 		r->count = 1;
@@ -155,7 +158,7 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 			r1 = find_l1(u, victim);
 			if (r1)
 				pass_on(u, r1, victim, k, r);
-			charge(u, k, r->mask, r->count, r->loader, r->node);
+			charge(u, k, r->mask, r->count, r->loader, r->node, true);
 		}
 		/* A data access has the line in level 1 (loaded or hit there);
 		 * what level 1 counted before goes to the other levels. */
@@ -195,14 +198,14 @@ void dc_cacheuse_finish(struct dc_cacheuse *u)
 			if (k == 0) {
 				struct dc_use_l1 *r1 = (struct dc_use_l1 *)u->lv[0].rec + r;
 				pass_on(u, r1, block, -1, NULL);
-				charge(u, 0, r1->mask, r1->count, r1->loader, r1->node);
+				charge(u, 0, r1->mask, r1->count, r1->loader, r1->node, false);
 				r1->loader = NULL;
 				r1->node = NULL;
 				r1->count = r1->passed = 0;
 				r1->mask = r1->pmask = 0;
 			} else {
 				struct dc_use_line *rd = (struct dc_use_line *)u->lv[k].rec + r;
-				charge(u, k, rd->mask, rd->count, rd->loader, rd->node);
+				charge(u, k, rd->mask, rd->count, rd->loader, rd->node, false);
 				rd->loader = NULL;
 				rd->node = NULL;
 				rd->count = 0;

@@ -37,8 +37,11 @@
  *  - A residency ends at eviction or at dc_cacheuse_finish; then, if its
  *    count is not 0 and it has a loader, level k of the loader gets
  *    SpLoss += (mask bits not set) x bytes per bit and
- *    AcCost += 1000 / count (integer division), as Callgrind does, and so
- *    does the back-dating tree node the line references, if any.
+ *    AcCost += 1000 / count (integer division), as Callgrind does, and,
+ *    when the residency ended by eviction and `evictions` is set,
+ *    Evicted += 1 (the lines the loader lost at that level, the eviction
+ *    matrix's victims charged to who loaded them); so does the
+ *    back-dating tree node the line references, if any.
  *  - Instruction fetches (an I1 for --cachegrind-compat) reach the last
  *    level through dc_cacheuse_ifetch; the lines they load have no loader.
  */
@@ -88,6 +91,7 @@ struct dc_cacheuse {
 	 * loader reference `node`, which the caller keeps up to date. */
 	struct dc_calls *calls;
 	struct dc_bdnode *node;
+	bool evictions;           /* count Evicted (--evictions) */
 };
 
 /* c must be initialised and still empty; maxbits is DC_USE_EXACT or

@@ -37,10 +37,12 @@ static void prune(struct dc_calls *c, struct dc_bdnode *node)
 			if (!node->nested) {
 				node->arc->sploss[k] += node->sploss[k];
 				node->arc->accost[k] += node->accost[k];
+				node->arc->evicted[k] += node->evicted[k];
 			}
 			if (p) {
 				p->sploss[k] += node->sploss[k];
 				p->accost[k] += node->accost[k];
+				p->evicted[k] += node->evicted[k];
 			}
 		}
 		if (node->prev)
@@ -56,10 +58,11 @@ static void prune(struct dc_calls *c, struct dc_bdnode *node)
 }
 
 void dc_bdtree_charge(struct dc_calls *c, struct dc_bdnode *node, int k, uint64_t sploss,
-		      uint64_t accost)
+		      uint64_t accost, uint64_t evicted)
 {
 	node->sploss[k] += sploss;
 	node->accost[k] += accost;
+	node->evicted[k] += evicted;
 	node->refs--;
 	prune(c, node);
 }
@@ -206,6 +209,19 @@ int dc_callstack_tailcall(struct dc_calls *c, struct dc_callstack *s, uint32_t s
 	return rc ? rc : push(c, s, site, callee, DC_ARC_CALL, sp, now);
 }
 
+int dc_callstack_jump(struct dc_calls *c, struct dc_callstack *s, uint32_t callee,
+		      const struct dc_cost *now)
+{
+	struct dc_frame top;
+	int rc;
+
+	if (!s->n || s->f[s->n - 1].kind != DC_ARC_CALL)
+		return 0;
+	top = s->f[s->n - 1];
+	rc = pop(c, s, now);
+	return rc ? rc : push(c, s, top.site, callee, DC_ARC_CALL, top.sp, now);
+}
+
 int dc_callstack_ret(struct dc_calls *c, struct dc_callstack *s, uint64_t sp,
 		     const struct dc_cost *now)
 {
@@ -248,11 +264,17 @@ int dc_callstack_finish(struct dc_calls *c, struct dc_callstack *s, const struct
 	return 0;
 }
 
+static void zero_node(struct dc_bdnode *n)
+{
+	memset(n->sploss, 0, sizeof n->sploss);
+	memset(n->accost, 0, sizeof n->accost);
+	memset(n->evicted, 0, sizeof n->evicted);
+}
+
 static void zero_tree(struct dc_bdnode *n)
 {
 	for (; n; n = n->next) {
-		memset(n->sploss, 0, sizeof n->sploss);
-		memset(n->accost, 0, sizeof n->accost);
+		zero_node(n);
 		zero_tree(n->child);
 	}
 }
@@ -262,8 +284,7 @@ void dc_callstack_zero(struct dc_callstack *s)
 	for (uint32_t i = 0; i < s->n; i++) {
 		memset(&s->f[i].snap, 0, sizeof s->f[i].snap);
 		if (s->f[i].kind != DC_ARC_CALL && s->f[i].node) {
-			memset(s->f[i].node->sploss, 0, sizeof s->f[i].node->sploss);
-			memset(s->f[i].node->accost, 0, sizeof s->f[i].node->accost);
+			zero_node(s->f[i].node);
 			zero_tree(s->f[i].node->child);
 		}
 	}
@@ -294,6 +315,7 @@ static int zero_cb(void *ud, void *rec)
 	memset(&a->incl, 0, sizeof a->incl);
 	memset(a->sploss, 0, sizeof a->sploss);
 	memset(a->accost, 0, sizeof a->accost);
+	memset(a->evicted, 0, sizeof a->evicted);
 	return 0;
 }
 

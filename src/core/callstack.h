@@ -28,8 +28,13 @@
  *    whose stack pointer it shares (its frame is gone): the return pops
  *    both, so the tail-calling function's inclusive costs include the
  *    callee's, as Callgrind counts them.
+ *  - A jump that stands for the top frame's call (the dynamic linker's
+ *    resolver jumping to the function it bound) replaces that frame: the
+ *    frame is popped, counted as a call of its arc, and one for the jump's
+ *    target pushed with the same call site and stack pointer.
  *  - Back-dating tree (seeds/001 §3; with dc_calls.tree): metrics charged
- *    later than the access they belong to (SpLoss, AcCost at eviction) get
+ *    later than the access they belong to (SpLoss, AcCost and Evicted at
+ *    eviction) get
  *    inclusive costs through a reference-counted partial call tree.  Each
  *    frame has a node (a child of its caller's node per call arc, reused
  *    when it exists; roots start new trees).  A line loaded while a node
@@ -56,7 +61,7 @@ struct dc_arc {
 	uint64_t count;
 	struct dc_cost incl;      /* only the counters: acc, miss, lat */
 	/* back-dated inclusive costs, from the tree */
-	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS];
+	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS], evicted[DC_MAX_LEVELS];
 };
 
 struct dc_bdnode {
@@ -64,7 +69,7 @@ struct dc_bdnode {
 	struct dc_arc *arc;
 	uint64_t refs;            /* lines (per level) loaded while on top */
 	bool active, nested;
-	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS];
+	uint64_t sploss[DC_MAX_LEVELS], accost[DC_MAX_LEVELS], evicted[DC_MAX_LEVELS];
 };
 
 struct dc_frame {
@@ -105,6 +110,12 @@ int dc_callstack_call(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
 /* A jump from `site` to the entry of another function `callee`. */
 int dc_callstack_tailcall(struct dc_calls *c, struct dc_callstack *s, uint32_t site,
 			  uint32_t callee, uint64_t sp, const struct dc_cost *now);
+/* The function on top leaves by a jump to the entry of `callee` that
+ * stands for its own call (the dynamic linker's resolver jumping to the
+ * function it bound): its frame is popped and one for callee pushed with
+ * the same call site and stack pointer. */
+int dc_callstack_jump(struct dc_calls *c, struct dc_callstack *s, uint32_t callee,
+		      const struct dc_cost *now);
 /* A return; sp = the stack pointer after it. */
 int dc_callstack_ret(struct dc_calls *c, struct dc_callstack *s, uint64_t sp,
 		     const struct dc_cost *now);
@@ -130,10 +141,11 @@ static inline void dc_bdtree_ref(struct dc_bdnode *node)
 	node->refs++;
 }
 
-/* The residency of a line that referenced node ended, charged `sploss`
- * and `accost` at level k; may prune the node. */
+/* The residency of a line that referenced node ended, charged `sploss`,
+ * `accost` and `evicted` (1 when it ended by eviction and evictions are
+ * counted, else 0) at level k; may prune the node. */
 void dc_bdtree_charge(struct dc_calls *c, struct dc_bdnode *node, int k, uint64_t sploss,
-		      uint64_t accost);
+		      uint64_t accost, uint64_t evicted);
 
 /* Calls fn on every arc; stops at non-zero. */
 int dc_calls_each(const struct dc_calls *c, int (*fn)(void *ud, const struct dc_arc *a),

@@ -46,6 +46,7 @@ static int zero_cb(void *ud, void *rec)
 	c->lat = 0;
 	memset(c->sploss, 0, sizeof c->sploss);
 	memset(c->accost, 0, sizeof c->accost);
+	memset(c->evicted, 0, sizeof c->evicted);
 	return 0;
 }
 

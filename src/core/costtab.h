@@ -7,8 +7,8 @@
  *  - An access served by level s (1..N+1, see cache.h) missed levels
  *    1..s-1: each of those gets one read or write miss.  Its latency is the
  *    latency of the serving level (lat[s]; lat[N+1] is memory's).
- *  - sploss/accost are not counted here: the cache-use model charges them
- *    when a line's residency ends (cacheuse.h).
+ *  - sploss/accost/evicted are not counted here: the cache-use model
+ *    charges them when a line's residency ends (cacheuse.h).
  *  - A modify (read and write of the same bytes by one instruction) is
  *    counted by the engine as a read, as Cachegrind does.
  */
@@ -27,6 +27,7 @@ struct dc_cost {
 	/* --cache-use (cacheuse.h): charged to the access that loaded a line */
 	uint64_t sploss[DC_MAX_LEVELS];     /* SpLoss<k>: bytes never touched */
 	uint64_t accost[DC_MAX_LEVELS];     /* AcCost<k>: sum of 1000 / accesses */
+	uint64_t evicted[DC_MAX_LEVELS];    /* Evicted<k>: of them, ended by eviction */
 };
 
 struct dc_costtab {

@@ -21,9 +21,10 @@
  *   rpair USELOC REUSELOC COUNT SUMSTACK SUMTIME            (version 3)
  *   runseen BUCKET COUNT                                    (version 4)
  *   srpair USELOC REUSELOC COUNT SUMTIME                    (version 4)
- *   use LEVEL BUCKET LOC THREAD SPLOSS ACCOST               (version 4)
+ *   use LEVEL BUCKET LOC THREAD SPLOSS ACCOST EVICTED (4, EVICTED 5)
  *   call KIND SITE CALLEE THREAD COUNT DR DW M1R ... LAT    (version 4)
- *   calluse KIND SITE CALLEE THREAD LEVEL SPLOSS ACCOST     (version 4)
+ *   calluse KIND SITE CALLEE THREAD LEVEL SPLOSS ACCOST EVICTED
+ *                                             (version 4, EVICTED version 5)
  *   twin ID START                                           (version 4)
  *   trec LOC BUCKET ADDR CLASS IMPLIED                      (version 4)
  *   tper ID PERIOD                                          (version 4)
@@ -254,7 +255,18 @@ static void put_loc_or_none(struct dc_rawout *o, uint32_t loc)
 	}
 }
 
-void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels)
+/* Evicted, or "-" when it was not counted. */
+static void put_evicted(struct dc_rawout *o, uint64_t v, bool counted)
+{
+	if (counted) {
+		put_u64(o, v);
+	} else {
+		put(o, ' ');
+		put(o, '-');
+	}
+}
+
+void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels, bool evictions)
 {
 	static const char *const kinds[] = { "call", "thread", "signal" };
 
@@ -273,7 +285,7 @@ void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels)
 	put_u64(o, a->incl.lat);
 	put(o, '\n');
 	for (int k = 0; k < nlevels; k++) {
-		if (!a->sploss[k] && !a->accost[k])
+		if (!a->sploss[k] && !a->accost[k] && !a->evicted[k])
 			continue;
 		put_str(o, "calluse ");
 		put_str(o, kinds[a->kind]);
@@ -283,14 +295,15 @@ void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels)
 		put_u64(o, (uint64_t)k + 1);
 		put_u64(o, a->sploss[k]);
 		put_u64(o, a->accost[k]);
+		put_evicted(o, a->evicted[k], evictions);
 		put(o, '\n');
 	}
 }
 
-void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
+void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels, bool evictions)
 {
 	for (int k = 0; k < nlevels; k++) {
-		if (!c->sploss[k] && !c->accost[k])
+		if (!c->sploss[k] && !c->accost[k] && !c->evicted[k])
 			continue;
 		put_str(o, "use");
 		put_u64(o, (uint64_t)k + 1);
@@ -299,6 +312,7 @@ void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels)
 		put_u64(o, c->tid);
 		put_u64(o, c->sploss[k]);
 		put_u64(o, c->accost[k]);
+		put_evicted(o, c->evicted[k], evictions);
 		put(o, '\n');
 	}
 }

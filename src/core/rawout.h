@@ -13,7 +13,7 @@
 #include "core/callstack.h"
 #include "core/trace.h"
 
-#define DC_RAW_VERSION 4
+#define DC_RAW_VERSION 5
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -42,10 +42,12 @@ void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
 /* One call arc: call KIND SITE CALLEE THREAD COUNT, then its inclusive
  * counts as in cost (DR DW M1R M1W ... LAT); SITE and CALLEE "-" for roots.
  * Then, per level with back-dated costs, calluse KIND SITE CALLEE THREAD
- * LEVEL SPLOSS ACCOST. */
-void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels);
-/* The cache-use charges of c: one use record per level with any. */
-void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
+ * LEVEL SPLOSS ACCOST EVICTED (EVICTED "-" unless `evictions`). */
+void dc_raw_call(struct dc_rawout *o, const struct dc_arc *a, int nlevels, bool evictions);
+/* The cache-use charges of c: one use record per level with any, use
+ * LEVEL BUCKET LOC THREAD SPLOSS ACCOST EVICTED (EVICTED "-" unless
+ * `evictions`: Evicted was not counted). */
+void dc_raw_use(struct dc_rawout *o, const struct dc_cost *c, int nlevels, bool evictions);
 void dc_raw_evict(struct dc_rawout *o, const struct dc_evict *e, bool sampled);
 void dc_raw_fill(struct dc_rawout *o, uint32_t level, uint64_t fills, uint64_t empty,
 		 uint64_t evictions);

@@ -9,7 +9,23 @@
  *    the return.  Stack pointers are compared to pop frames left by
  *    longjmp or unwinding (callstack.h).  A superblock that ends in a
  *    direct jump (Ijk_Boring to a constant) to the entry of another
- *    function is a tail call; indirect jumps (PLT stubs) are not followed.
+ *    function is a tail call; other indirect jumps are not followed.
+ *  - PLT stubs are skipped, as Callgrind does by default (--skip-plt=yes):
+ *    a call (or tail call) into a PLT section pushes no frame but leaves
+ *    the thread a pending call (site, stack pointer); the jump that ends a
+ *    stub's superblock resolves it into a call of the jump's target from
+ *    that site, unless the target is in a PLT section too (lazy binding:
+ *    the stub goes on to the first PLT entry).  When the target is the
+ *    dynamic linker's resolver (_dl_runtime_resolve*), the resolver gets
+ *    the frame, and its closing indirect jump to the function it bound
+ *    replaces that frame by one for the function (Callgrind's
+ *    pop_on_jump), so every call is an arc to the real function and the
+ *    binding an arc to the resolver.  The stubs' own data accesses (the
+ *    GOT load) are charged to the pending call's site (dc_instrument.c),
+ *    as Callgrind charges a skipped function's costs to its caller.
+ *    A stub is code in a .plt section (Valgrind marks those) or, for
+ *    .plt.got and .plt.sec (CET) stubs, code without a symbol that is one
+ *    jump through a GOT slot.
  *  - Signal handlers: Valgrind's pre/post delivery events push and pop a
  *    signal root.
  *  - The counters are the thread's own accesses while collecting (Dr, Dw,
@@ -22,6 +38,7 @@
  *    Tree statistics (live nodes, sampled at each call) go to the meta.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -29,13 +46,22 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
 
 #include "tool/dc_tool.h"
 
+/* What a call or jump reaches. */
+enum { T_UNKNOWN, T_FUNC, T_PLT, T_RESOLVER };
+
+/* A call or jump; most have one target, so its kind is cached. */
 struct call_site {
 	Addr ip;
 	UInt loc;
+	Addr target;              /* the last target seen ... */
+	UInt kind;                /* ... and its T_* kind */
 };
+
+#define RESOLVER "_dl_runtime_resolve"   /* and its _xsave, _fxsave, ... */
 
 static void oom(int rc)
 {
@@ -69,26 +95,133 @@ void dc_calls_start(void)
 		dc.use.calls = &dc.calls;
 }
 
-static VG_REGPARM(3) void dc_call(struct call_site *site, Addr target, Addr sp)
+/* [endbr64] [bnd] jmp *disp32(%rip): the whole of a PLT stub's path. */
+static Bool is_got_jump(Addr a)
+{
+	static const UChar endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	const UChar *p = (const UChar *)a;
+
+	if (!VG_(am_is_valid_for_client)(a, 7, VKI_PROT_READ))
+		return False;
+	if (VG_(memcmp)(p, endbr64, sizeof endbr64) == 0)
+		p += sizeof endbr64;
+	if (p[0] == 0xf2)
+		p++;
+	return p[0] == 0xff && p[1] == 0x25;
+}
+
+/* Valgrind marks .plt sections; the stubs of .plt.got and .plt.sec (CET)
+ * are known by their code: no symbol, one jump through a GOT slot. */
+Bool dc_calls_in_plt(Addr ip)
+{
+	const HChar *name;
+
+	if (VG_(DebugInfo_sect_kind)(NULL, ip) == Vg_SectPLT)
+		return True;
+	return is_got_jump(ip) && !VG_(get_fnname)(VG_(current_DiEpoch)(), ip, &name);
+}
+
+static Bool is_resolver(Addr ip)
+{
+	const HChar *name = dc_fn_name(ip);
+
+	return VG_(strncmp)(name, RESOLVER, sizeof RESOLVER - 1) == 0;
+}
+
+static UInt kind_of(struct call_site *site, Addr target)
+{
+	if (site->kind == T_UNKNOWN || site->target != target) {
+		site->target = target;
+		site->kind = dc_calls_in_plt(target) ? T_PLT
+			     : is_resolver(target)    ? T_RESOLVER : T_FUNC;
+	}
+	return site->kind;
+}
+
+static struct call_site *new_site(Addr ip)
+{
+	struct call_site *site = VG_(malloc)("dc.calls.site", sizeof *site);
+
+	site->ip = ip;
+	site->loc = DC_NO_LOC;
+	site->target = 0;
+	site->kind = T_UNKNOWN;
+	return site;
+}
+
+/* A call or tail call from site to target; into a PLT stub, it waits for
+ * the stub's jump (Notes). */
+static void call(struct call_site *site, Addr target, Addr sp, Bool tail)
 {
 	struct dc_thread *th = thread(dc.tid);
 
 	if (site->loc == DC_NO_LOC)
 		site->loc = dc_loc_get(site->ip);
-	oom(dc_callstack_call(&dc.calls, &th->cs, site->loc, dc_loc_get(target), sp, &th->now));
+	if (kind_of(site, target) == T_PLT) {
+		th->plt_pending = True;
+		th->plt_tail = tail;
+		th->plt_site = site->loc;
+		th->plt_sp = sp;
+		return;
+	}
+	oom((tail ? dc_callstack_tailcall : dc_callstack_call)(&dc.calls, &th->cs, site->loc,
+								 dc_loc_get(target), sp,
+								 &th->now));
+}
+
+static VG_REGPARM(3) void dc_call(struct call_site *site, Addr target, Addr sp)
+{
+	call(site, target, sp, False);
 }
 
 static VG_REGPARM(3) void dc_tailcall(struct call_site *site, Addr target, Addr sp)
 {
-	struct dc_thread *th = thread(dc.tid);
-
-	if (site->loc == DC_NO_LOC)
-		site->loc = dc_loc_get(site->ip);
-	oom(dc_callstack_tailcall(&dc.calls, &th->cs, site->loc, dc_loc_get(target), sp,
-				  &th->now));
+	call(site, target, sp, True);
 }
 
-/* A direct jump from ip to the entry of another function. */
+/* The jump that ends a PLT stub's superblock. */
+static VG_REGPARM(2) void dc_plt_jump(struct call_site *site, Addr target)
+{
+	struct dc_thread *th = thread(dc.tid);
+	UInt kind;
+
+	if (!th->plt_pending)
+		return;
+	kind = kind_of(site, target);
+	if (kind == T_PLT)
+		return;
+	th->plt_pending = False;
+	oom((th->plt_tail ? dc_callstack_tailcall : dc_callstack_call)(
+		&dc.calls, &th->cs, th->plt_site, dc_loc_get(target), th->plt_sp, &th->now));
+	th->resolver_n = kind == T_RESOLVER ? th->cs.n : 0;
+}
+
+/* The resolver's indirect jump to the function it bound. */
+static VG_REGPARM(1) void dc_resolver_jump(Addr target)
+{
+	struct dc_thread *th = thread(dc.tid);
+
+	if (!th->resolver_n || th->resolver_n != th->cs.n)
+		return;
+	th->resolver_n = 0;
+	oom(dc_callstack_jump(&dc.calls, &th->cs, dc_loc_get(target), &th->now));
+}
+
+void dc_calls_plt_access(struct dc_ins *in)
+{
+	const struct dc_thread *th = &dc.threads[dc.tid];
+	UInt loc = th->plt_pending ? th->plt_site : dc_loc_get(in->ip);
+
+	/* A new location: the access resolves its cost record again. */
+	if (loc != in->loc) {
+		in->loc = loc;
+		in->span = 0;
+		in->cost = &dc.lost;
+	}
+}
+
+/* A direct jump from ip to the entry of another function or to a PLT
+ * stub. */
 static Bool is_tail_call(const IRSB *in, Addr ip)
 {
 	DiEpoch ep = VG_(current_DiEpoch)();
@@ -99,6 +232,8 @@ static Bool is_tail_call(const IRSB *in, Addr ip)
 	if (in->jumpkind != Ijk_Boring || in->next->tag != Iex_Const)
 		return False;
 	target = (Addr)in->next->Iex.Const.con->Ico.U64;
+	if (dc_calls_in_plt(target))
+		return True;
 	if (!VG_(get_fnname_if_entry)(ep, target, &name))
 		return False;
 	VG_(strncpy)(callee, name, sizeof callee - 1);
@@ -118,16 +253,30 @@ void dc_calls_instrument(IRSB *out, IRSB *in, const VexGuestLayout *layout, Addr
 {
 	IRTemp sp;
 	IRDirty *di;
-	Bool tail = is_tail_call(in, ip);
+	Bool tail;
 
+	if (dc_calls_in_plt(ip)) {
+		if (in->jumpkind == Ijk_Boring) {
+			di = unsafeIRDirty_0_N(2, "dc_plt_jump", VG_(fnptr_to_fnentry)(dc_plt_jump),
+					       mkIRExprVec_2(mkIRExpr_HWord((HWord)new_site(ip)),
+							     in->next));
+			addStmtToIRSB(out, IRStmt_Dirty(di));
+		}
+		return;
+	}
+	if (in->jumpkind == Ijk_Boring && in->next->tag != Iex_Const && is_resolver(ip)) {
+		di = unsafeIRDirty_0_N(1, "dc_resolver_jump", VG_(fnptr_to_fnentry)(dc_resolver_jump),
+				       mkIRExprVec_1(in->next));
+		addStmtToIRSB(out, IRStmt_Dirty(di));
+		return;
+	}
+	tail = is_tail_call(in, ip);
 	if (in->jumpkind != Ijk_Call && in->jumpkind != Ijk_Ret && !tail)
 		return;
 	sp = newIRTemp(out->tyenv, gWordTy);
 	addStmtToIRSB(out, IRStmt_WrTmp(sp, IRExpr_Get(layout->offset_SP, gWordTy)));
 	if (in->jumpkind == Ijk_Call || tail) {
-		struct call_site *site = VG_(malloc)("dc.calls.site", sizeof *site);
-		site->ip = ip;
-		site->loc = DC_NO_LOC;
+		struct call_site *site = new_site(ip);
 		di = unsafeIRDirty_0_N(3, tail ? "dc_tailcall" : "dc_call",
 				       VG_(fnptr_to_fnentry)(tail ? (void *)dc_tailcall
 								  : (void *)dc_call),
@@ -167,7 +316,7 @@ void dc_calls_reset_child(void)
 static int arc_cb(void *ud, const struct dc_arc *a)
 {
 	if (a->count)
-		dc_raw_call(ud, a, dc.hier.nlevels);
+		dc_raw_call(ud, a, dc.hier.nlevels, dc.use.evictions);
 	return 0;
 }
 

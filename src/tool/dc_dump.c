@@ -121,11 +121,11 @@ static int cost_cb(void *ud, const struct dc_cost *c)
 	Bool used = False;
 
 	for (Int k = 0; k < dc.hier.nlevels; k++)
-		used |= c->sploss[k] || c->accost[k];
+		used |= c->sploss[k] || c->accost[k] || c->evicted[k];
 	if (c->acc[0] || c->acc[1] || used)
 		dc_raw_cost(dc.raw, c, dc.hier.nlevels);
 	if (used)
-		dc_raw_use(dc.raw, c, dc.hier.nlevels);
+		dc_raw_use(dc.raw, c, dc.hier.nlevels, dc.use.evictions);
 	return 0;
 }
 

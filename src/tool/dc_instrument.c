@@ -456,6 +456,7 @@ struct sbstate {
 	Int n;
 	IRExpr **defs;     /* --trace-window: definitions of temporaries so far */
 	const VexGuestLayout *layout;
+	Bool plt;          /* --calls, a PLT stub: accesses go to the caller */
 };
 
 static Int min_line_size(void)
@@ -585,6 +586,25 @@ static IRDirty *ref_call(const struct event *e)
 				 mkIRExprVec_2(mkIRExpr_HWord((HWord)in), e->addr));
 }
 
+static VG_REGPARM(1) void dc_plt_access(struct dc_ins *in)
+{
+	dc_calls_plt_access(in);
+}
+
+/* Adds an access's helper call; in a PLT stub, after one that charges the
+ * access to the caller (dc_calls.c Notes). */
+static void add_ref(struct sbstate *s, IRDirty *di)
+{
+	if (s->plt) {
+		IRDirty *p = unsafeIRDirty_0_N(1, "dc_plt_access",
+					       VG_(fnptr_to_fnentry)(dc_plt_access),
+					       mkIRExprVec_1(deepCopyIRExpr(di->args[0])));
+		p->guard = deepCopyIRExpr(di->guard);
+		addStmtToIRSB(s->out, IRStmt_Dirty(p));
+	}
+	addStmtToIRSB(s->out, IRStmt_Dirty(di));
+}
+
 static void flush(struct sbstate *s)
 {
 	if (dc.tracing)
@@ -599,10 +619,10 @@ static void flush(struct sbstate *s)
 			di = unsafeIRDirty_0_N(1, dc.opt.cache_use ? "dc_iref_use" : "dc_iref",
 					       VG_(fnptr_to_fnentry)(fn),
 					       mkIRExprVec_1(mkIRExpr_HWord((HWord)in)));
+			addStmtToIRSB(s->out, IRStmt_Dirty(di));
 		} else {
-			di = ref_call(e);
+			add_ref(s, ref_call(e));
 		}
-		addStmtToIRSB(s->out, IRStmt_Dirty(di));
 	}
 	s->n = 0;
 }
@@ -652,7 +672,7 @@ static void add_guarded(struct sbstate *s, Addr ip, Int size, IRAtom *addr, IRAt
 	}
 	di = ref_call(&e);
 	di->guard = guard;
-	addStmtToIRSB(s->out, IRStmt_Dirty(di));
+	add_ref(s, di);
 }
 
 /* Code in Valgrind's preloaded objects (our malloc replacement, the core's
@@ -687,8 +707,11 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	s.n = 0;
 	s.layout = layout;
 	s.defs = NULL;
+	s.plt = False;
 	for (i = 0; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
 		addStmtToIRSB(s.out, in->stmts[i]);
+	if (dc.opt.calls && i < in->stmts_used)
+		s.plt = dc_calls_in_plt(in->stmts[i]->Ist.IMark.addr);
 	if (!dc.opt.compat && i < in->stmts_used &&
 	    is_tool_code(in->stmts[i]->Ist.IMark.addr)) {
 		for (; i < in->stmts_used; i++)

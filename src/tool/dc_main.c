@@ -124,7 +124,8 @@ static void dc_print_usage(void)
 "    --evictions=no|yes           count who evicts whom at every level [no]\n"
 "    --calls=no|yes               call arcs with inclusive costs [no]\n"
 "    --cache-use=no|yes           spatial loss and accesses per residency of every\n"
-"                                 line (SpLoss, AcCost) [no]\n"
+"                                 line (SpLoss, AcCost; with --evictions, the\n"
+"                                 lines evicted: Evicted) [no]\n"
 "    --cache-use-granularity=exact|callgrind  bytes of the touched-byte mask:\n"
 "                                 exact, or Callgrind's 32 bits a line [exact]\n"
 "    --sample=<event>:<n>         emulate a counter sampling every n-th event\n"
@@ -220,6 +221,7 @@ static void configure_hierarchy(void)
 					     "and at most %d ways\n", DC_USE_MAX_ASSOC);
 		if (rc)
 			VG_(tool_panic)("cannot allocate the cache-use records");
+		dc.use.evictions = dc.opt.evictions;
 	}
 }
 

@@ -107,6 +107,12 @@ struct dc_thread {
 	Bool calls_ready;
 	struct dc_callstack cs;
 	struct dc_cost now;
+	/* --calls: a call (or tail call) into a PLT stub, waiting for the
+	 * stub's jump to its target (dc_calls.c) */
+	Bool plt_pending, plt_tail;
+	UInt plt_site;
+	Addr plt_sp;
+	UInt resolver_n;          /* frames with the resolver's on top, or 0 */
 };
 
 struct dc_opts {
@@ -261,6 +267,12 @@ void dc_calls_thread_ready(ThreadId tid);
  * needs (ip = its last instruction). */
 void dc_calls_instrument(IRSB *out, IRSB *in, const VexGuestLayout *layout, Addr ip,
 			 IRType gWordTy);
+/* Instrumentation time: is ip in a PLT section? */
+Bool dc_calls_in_plt(Addr ip);
+/* A data access of a PLT stub's instruction: it is charged to the
+ * location of the pending call into the stub, as Callgrind charges a
+ * skipped function's costs to its caller. */
+void dc_calls_plt_access(struct dc_ins *in);
 void dc_calls_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack);
 void dc_calls_post_signal(ThreadId tid, Int sigNo);
 void dc_calls_reset_child(void);

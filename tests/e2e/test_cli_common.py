@@ -127,8 +127,22 @@ def read_text(path):
         return f.read()
 
 
+def downgrade_to_v4(db):
+    """Turns a profile into schema version 4: version 5 minus its columns."""
+    con = sqlite3.connect(db)
+    try:
+        for table in ("cache_use", "call_use"):
+            con.execute("ALTER TABLE %s DROP COLUMN Evicted" % table)
+        con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        con.execute("PRAGMA user_version = 4")
+        con.commit()
+    finally:
+        con.close()
+
+
 def downgrade_to_v3(db):
     """Turns a profile into schema version 3: version 4 minus its tables."""
+    downgrade_to_v4(db)
     con = sqlite3.connect(db)
     try:
         for table in ("cache_use", "call_arc", "call_use"):

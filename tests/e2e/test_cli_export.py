@@ -10,7 +10,7 @@ import unittest
 
 from harness import DCPROF, run
 from test_cli_common import (EVIL, SAMPLED_EVICT, CliTest, downgrade_to_v1,
-                             downgrade_to_v3)
+                             downgrade_to_v3, downgrade_to_v4)
 from test_engine_common import CACHE_2, LAT, Recorded, query, report_json
 
 EVENTS = ["Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw", "Lat", "SpLoss1", "AcCost1",
@@ -93,6 +93,7 @@ class ExportCalls(Recorded):
     level3, each called once)."""
     WORKLOAD = "calls_tree"
     OPTS = (CACHE_2, LAT, "--calls", "--cache-use")
+    USE = ["SpLoss", "AcCost"]
 
     def test_inclusive(self):
         out = os.path.join(self.tmpdir, "calls.out")
@@ -103,6 +104,7 @@ class ExportCalls(Recorded):
         self.assertIn("\ncalls=1 ", text)
         events, totals, fns = annotate(out, "--inclusive=yes")
         self.assertEqual(events[:2], ["Dr", "Dw"])
+        self.assertEqual(events[7:], ["%s%d" % (m, k) for k in (1, 2) for m in self.USE])
         got = {name.split(" [")[0]: costs for costs, name in fns}
         for f in ("level1", "level2", "level3"):
             row = query(self.db, "SELECT SUM(a.Dr), SUM(a.Dw), SUM(a.Lat) FROM call_arc a"
@@ -110,13 +112,31 @@ class ExportCalls(Recorded):
             costs = got["calls_tree.c:" + f]
             self.assertEqual((costs[0], costs[1], costs[events.index("Lat")]), row, f)
             # back-dated inclusive costs (seeds/001 §3) the same way
-            use = query(self.db, "SELECT SUM(a.SpLoss), SUM(a.AcCost) FROM call_use a"
-                        " JOIN location cl ON cl.id = a.callee WHERE cl.function = ?"
-                        " AND a.level = 1", f)[0]
-            self.assertEqual((costs[events.index("SpLoss1")], costs[events.index("AcCost1")]),
-                             use, f)
+            use = query(self.db, "SELECT " + ", ".join("SUM(a.%s)" % m for m in self.USE) +
+                        " FROM call_use a JOIN location cl ON cl.id = a.callee"
+                        " WHERE cl.function = ? AND a.level = 1", f)[0]
+            self.assertEqual(tuple(costs[events.index(m + "1")] for m in self.USE), use, f)
         # the program's total is the root's: nothing counted twice
         self.assertEqual(totals[0], query(self.db, "SELECT SUM(Dr) FROM cost")[0][0])
+
+
+class ExportCallsEvictions(ExportCalls):
+    """With --evictions=yes the lines each call's subtree lost (Evicted<k>,
+    back-dated like SpLoss/AcCost) are events too, after AcCost<k>."""
+    OPTS = ExportCalls.OPTS + ("--evictions",)
+    USE = ["SpLoss", "AcCost", "Evicted"]
+
+    def test_version_4_profile(self):
+        # a version 4 profile has no Evicted columns: neither has its export
+        db = os.path.join(self.tmpdir, "v4.db")
+        shutil.copy(self.db, db)
+        downgrade_to_v4(db)
+        out = os.path.join(self.tmpdir, "v4.out")
+        r = run([DCPROF, "export", db, "--format=callgrind", "-o", out])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        events, _, _ = annotate(out, "--inclusive=yes")
+        self.assertEqual(events[7:], ["SpLoss1", "AcCost1", "SpLoss2", "AcCost2"])
+        self.assertNotIn("Evicted1", report_json(db, "--top", "1")["rows"][0])
 
 
 class ExportNames(CliTest):

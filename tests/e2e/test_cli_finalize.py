@@ -427,3 +427,38 @@ class FinalizeCacheUse(DumpErrors):
         data, n = self.with_use(b"use 1 0 0 1 1 1")
         self.check(data.replace(b"dcprof-raw 4", b"dcprof-raw 3", 1),
                    "unknown record type 'use'", n)
+
+
+class FinalizeEvicted(FinalizeCacheUse):
+    """Version 5: use and calluse end in EVICTED, a count or "-" (not
+    counted: NULL); version 4 records have no such field."""
+    GOOD = [b"dcprof-raw 5"] + fixture_lines(SAMPLED_EVICT)[1:]
+
+    def test_rows(self):
+        data, _ = self.with_use(b"use 1 0 0 1 4480 125000 70", b"use 2 0 0 1 0 1000 -",
+                                b"calluse thread - - 1 1 4480 125000 70",
+                                b"calluse thread - - 1 2 0 1000 -")
+        r, db = self.finalize(self.write("u.raw", data))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(query_bytes(db, "SELECT level, SpLoss, AcCost, Evicted FROM cache_use"
+                                     " ORDER BY level"),
+                         [(1, 4480, 125000, 70), (2, 0, 1000, None)])
+        self.assertEqual(query_bytes(db, "SELECT kind, site, level, SpLoss, AcCost, Evicted"
+                                     " FROM call_use ORDER BY level"),
+                         [(b"thread", None, 1, 4480, 125000, 70),
+                          (b"thread", None, 2, 0, 1000, None)])
+
+    def test_errors(self):
+        data, n = self.with_use(b"use 1 0 0 1 1 1")
+        self.check(data, "use record", n)
+        data, n = self.with_use(b"use 1 0 0 1 1 1 x")
+        self.check(data, "field 7: 'x' is not an unsigned decimal number", n)
+        data, n = self.with_use(b"calluse thread - - 1 1 1 1")
+        self.check(data, "calluse record", n)
+        data, n = self.with_use(b"use 1 0 0 1 1 1 1 1")
+        self.check(data.replace(b"dcprof-raw 5", b"dcprof-raw 4", 1), "use record", n)
+
+    def test_use_in_a_version_3_dump(self):
+        data, n = self.with_use(b"use 1 0 0 1 1 1")
+        self.check(data.replace(b"dcprof-raw 5", b"dcprof-raw 3", 1),
+                   "unknown record type 'use'", n)

@@ -8,10 +8,13 @@ and the call arcs (differences of a per-thread counter taken at call and
 return).  Known traffic: level_k reads its array t_k of 4096 ints once, so
 4096 of the reads charged to level_k are of bucket t_k, and nothing else
 reads t_k."""
+import os
+import re
 import unittest
 
-from test_engine_common import (CACHE_2, LAT, Recorded, marker_line, query, totals,
-                                use_totals)
+from harness import DCPROF, run, workload
+from test_engine_common import (CACHE_2, LAT, Recorded, marker_line, query, report_json,
+                                totals, use_totals)
 
 METRICS = ["Dr", "Dw", "D1mr", "D1mw", "D2mr", "D2mw", "Lat"]
 N = 4096
@@ -115,9 +118,11 @@ class CallTree(Recorded):
         self.assertGreaterEqual(sroot["Dr"], N)
         self.assertLessEqual(handler["Dr"], sroot["Dr"])
         # raise() was interrupted by the handler but does not include it
+        # (the call site's other arc is the dynamic linker binding raise)
         rows = query(self.db, "SELECT a.Dr FROM call_arc a JOIN location sl"
-                     " ON sl.id = a.site WHERE a.kind = 'call' AND sl.function = 'main'"
-                     " AND sl.line = ?", marker_line("calls_tree.c", "LINE:raise"))
+                     " ON sl.id = a.site JOIN location cl ON cl.id = a.callee"
+                     " WHERE a.kind = 'call' AND sl.function = 'main' AND sl.line = ?"
+                     " AND cl.function = 'raise'", marker_line("calls_tree.c", "LINE:raise"))
         self.assertEqual(len(rows), 1)
         self.assertLess(rows[0][0], N)
 
@@ -188,11 +193,182 @@ class CallTree(Recorded):
         self.assertGreaterEqual(sig[1], self.own_use("sum", 1, "t_sig")[1])
         self.assertEqual(self.own_use("sum", 1, "t_sig"), (0, 256 * 62))
 
+    def test_evicted_only_with_evictions(self):
+        # Evicted is counted with --evictions=yes only: NULL otherwise, and
+        # the report has no Evicted columns
+        evictions = "--evictions" in self.OPTS
+        n = query(self.db, "SELECT COUNT(*) FROM cache_use WHERE Evicted IS NULL")[0][0]
+        self.assertEqual(n == 0, evictions)
+        cols = report_json(self.db, "--top", "1")["rows"][0]
+        self.assertEqual("Evicted1" in cols, evictions)
+
     def test_tree_statistics(self):
         m = dict(query(self.db, "SELECT key, value FROM meta WHERE key LIKE 'bdtree%'"))
         # main -> level1 -> level2 -> level3 below the root and libc's frames
         self.assertGreaterEqual(int(m["bdtree_nodes_max"]), 5)
         self.assertLessEqual(float(m["bdtree_nodes_avg"]), int(m["bdtree_nodes_max"]))
+
+
+class CallTreeEvictions(CallTree):
+    """The same run with --evictions=yes: every test above again (the
+    engine's other access path), and Evicted<k> (the lines a location
+    loaded that level k evicted, charged at eviction to the loader: a
+    back-dating metric of the eviction tracking, seeds/001 §3) gets exact
+    inclusive costs through the back-dating tree like SpLoss and AcCost."""
+    OPTS = CallTree.OPTS + ("--evictions",)
+
+    def evicted(self, kind="call", caller=None, callee=None, thread=None, level=1):
+        """Evicted of the call_use rows that match."""
+        where, args = ["a.kind = ?", "a.level = ?"], [kind, level]
+        for col, v in (("sl.function", caller), ("cl.function", callee),
+                       ("a.thread", thread)):
+            if v is not None:
+                where.append(col + " = ?")
+                args.append(v)
+        return query(self.db, "SELECT COALESCE(SUM(a.Evicted), 0) FROM call_use a"
+                     " LEFT JOIN location sl ON sl.id = a.site"
+                     " LEFT JOIN location cl ON cl.id = a.callee WHERE " +
+                     " AND ".join(where), *args)[0][0]
+
+    def own_evicted(self, function=None, level=1, thread=None):
+        where, args = ["u.level = ?"], [level]
+        for col, v in (("l.function", function), ("u.thread", thread)):
+            if v is not None:
+                where.append(col + " = ?")
+                args.append(v)
+        return query(self.db, "SELECT COALESCE(SUM(u.Evicted), 0) FROM cache_use u"
+                     " JOIN location l ON l.id = u.location WHERE " + " AND ".join(where),
+                     *args)[0][0]
+
+    def test_evicted_is_the_eviction_count(self):
+        # Two accountings of one thing: the eviction tracker counts each
+        # fill that replaced a valid line (level_fill.evictions); cache use
+        # charges each residency that ended by eviction to the access that
+        # loaded it.  Every line is loaded by a data access while
+        # collecting (no instruction fetches are simulated), so per level
+        # the program's Evicted is the level's evictions.  L1 (32 KiB)
+        # holds less than t1..t3 (48 KiB): there are evictions to count.
+        for level in (1, 2):
+            fills = query(self.db, "SELECT evictions FROM level_fill WHERE level = ?", level)
+            self.assertEqual(self.own_evicted(level=level), fills[0][0], level)
+        self.assertGreater(self.own_evicted(level=1), 3 * 256)
+
+    def test_evicted_roots_add_up(self):
+        # root inclusive == program total, per thread and level
+        for thread in (1, 2):
+            for level in (1, 2):
+                roots = (self.evicted("thread", thread=thread, level=level) +
+                         self.evicted("signal", thread=thread, level=level))
+                self.assertEqual(roots, self.own_evicted(level=level, thread=thread),
+                                 (thread, level))
+
+    def test_evicted_three_levels(self):
+        # a call's subtree lost what it loaded itself plus what its calls'
+        # subtrees loaded (each function is called once)
+        l3 = self.evicted("call", "level2", "level3")
+        l2 = self.evicted("call", "level1", "level2")
+        l1 = self.evicted("call", "main", "level1")
+        self.assertEqual(l3, self.own_evicted("level3"))
+        self.assertEqual(l2, self.own_evicted("level2") + l3)
+        self.assertEqual(l1, self.own_evicted("level1") + l2)
+        # t3's 256 lines, loaded by level3, all leave L1 (32 KiB, LRU):
+        # t_tail, t_sig and t_thr, 48 KiB, are read after them
+        self.assertGreaterEqual(l3, 256)
+        # recursion counts once; inclusive >= self for every function
+        self.assertEqual(self.evicted("call", "recurse", "recurse"), 0)
+        for f in ("level1", "level2", "level3", "recurse", "deep1", "deep2", "sum",
+                  "worker", "tail1", "tail2"):
+            for level in (1, 2):
+                self.assertGreaterEqual(self.evicted(callee=f, level=level),
+                                        self.own_evicted(f, level), (f, level))
+
+
+class PltCalls(Recorded):
+    """Calls through PLT stubs are arcs to the real function (Callgrind's
+    --skip-plt=yes) on calls_plt (see its header): use_lib calls lib_sum,
+    in a library of the workload's own, 4 times; use_libm calls libm's cos
+    100 times.  The program is bound lazily (no BIND_NOW): the first call
+    of each goes stub -> first PLT entry -> the dynamic linker's resolver,
+    which jumps to the function it bound."""
+    WORKLOAD = "calls_plt"
+    OPTS = (CACHE_2, LAT, "--calls")
+    arcs = CallTree.arcs
+    self_cost = CallTree.self_cost
+
+    def test_calls_reach_the_library_function(self):
+        n, incl = self.arcs("use_lib", "lib_sum")
+        self.assertEqual(n, 4)
+        # lib_sum reads data's 1024 ints per call and calls nothing: the
+        # arc's inclusive cost is its own, every metric (the resolver's
+        # work on the first call is its own arc's, below)
+        self.assertEqual(self.self_cost("lib_sum", bucket="data")["Dr"], 4 * 1024)
+        self.assertEqual(incl, self.self_cost("lib_sum"))
+        # cos: libm picks its implementation at load time (an IFUNC), so
+        # the name is that of the variant, e.g. __cos_fma
+        rows = query(self.db, "SELECT cl.function, SUM(a.count) FROM call_arc a"
+                     " JOIN location sl ON sl.id = a.site JOIN location cl ON cl.id = a.callee"
+                     " WHERE sl.function = 'use_libm' GROUP BY 1")
+        calls = dict(rows)
+        self.assertEqual(sum(v for k, v in calls.items() if "cos" in k), 100, calls)
+
+    def test_binding_is_the_resolvers_arc(self):
+        # the first call of each function: one arc to the resolver per
+        # call site, which then gives its frame to the bound function
+        for caller in ("use_lib", "use_libm"):
+            rows = query(self.db, "SELECT cl.function, a.count FROM call_arc a"
+                         " JOIN location sl ON sl.id = a.site"
+                         " JOIN location cl ON cl.id = a.callee WHERE sl.function = ?", caller)
+            resolver = [r for r in rows if r[0].startswith("_dl_runtime_resolve")]
+            self.assertEqual((len(rows), len(resolver)), (2, 1), rows)
+            self.assertEqual(resolver[0][1], 1)
+
+    def test_stub_costs_go_to_the_call_site(self):
+        # charged to the call instruction's location (Callgrind charges a
+        # skipped function to its caller): 4 calls push 4 return addresses;
+        # each call's stub reads its GOT slot (4 reads); the first, unbound,
+        # goes on: the stub pushes the relocation index (1 write), the first
+        # PLT entry pushes a GOT word (1 read, 1 write) and jumps through
+        # another (1 read).  Dr = 4 + 1 + 1 = 6, Dw = 4 + 1 + 1 = 6.
+        rows = query(self.db, "SELECT SUM(c.Dr), SUM(c.Dw) FROM cost c WHERE c.location IN"
+                     " (SELECT a.site FROM call_arc a JOIN location cl ON cl.id = a.callee"
+                     " WHERE cl.function = 'lib_sum')")
+        self.assertEqual(rows, [(6, 6)])
+
+    def test_no_location_in_a_plt(self):
+        # the program's .plt and .plt.got (__cxa_finalize at exit) stubs
+        # have no location at all: neither a cost nor an arc end there
+        exe = workload(self.WORKLOAD)
+        base = query(self.db, "SELECT DISTINCT cl.ip FROM call_arc a"
+                     " JOIN location cl ON cl.id = a.callee WHERE cl.function = 'use_lib'")
+        self.assertEqual(len(base), 1)
+        sym = re.search(r"^([0-9a-f]+) t use_lib$", run(["nm", exe]).stdout, re.M)
+        base = base[0][0] - int(sym.group(1), 16)
+        plt = re.findall(r"\s(\.plt(?:\.got|\.sec)?)\s+\w+\s+([0-9a-f]+)\s[0-9a-f]+\s([0-9a-f]+)",
+                         run(["readelf", "-SW", exe]).stdout)
+        self.assertIn(".plt.got", [p[0] for p in plt])
+        for name, addr, size in plt:
+            lo = base + int(addr, 16)
+            hi = lo + int(size, 16)
+            n = query(self.db, "SELECT COUNT(*) FROM location WHERE object = ?"
+                      " AND ip >= ? AND ip < ?", exe, lo, hi)[0][0]
+            self.assertEqual(n, 0, name)
+        rows = query(self.db, "SELECT COUNT(*) FROM call_arc a JOIN location sl ON sl.id = a.site"
+                     " JOIN location cl ON cl.id = a.callee WHERE cl.function = '__cxa_finalize'")
+        self.assertGreaterEqual(rows[0][0], 1)
+
+    def test_export_names_the_library_function(self):
+        out = os.path.join(self.tmpdir, "plt.out")
+        r = run([DCPROF, "export", self.db, "--format=callgrind", "-o", out])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            text = f.read()
+        # use_lib's calls of lib_sum: one calls= line with the 4 calls (names
+        # are compressed: use_lib's id is given where it is first named)
+        fid = re.search(r"^c?fn=\((\d+)\) use_lib$", text, re.M).group(1)
+        block = re.search(r"^fn=\(%s\)(?: use_lib)?\n(.*?)(?=^fn=)" % fid, text,
+                          re.M | re.S).group(1)
+        self.assertRegex(block, r"cfn=\(\d+\) lib_sum\ncalls=4 ")
+        self.assertNotIn("???", block)
 
 
 if __name__ == "__main__":

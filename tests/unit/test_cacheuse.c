@@ -81,6 +81,35 @@ DC_TEST(cacheuse, finish_charges_resident_lines_once)
 	rm(&x);
 }
 
+/* Evicted (with u.evictions): the residencies that ended by eviction, not
+ * those finish ends.  A, B, C, D at 0x0, 0x40, 0x80, 0xc0 in a one-set
+ * two-way L1: C evicts A, D evicts B; C and D are still resident at
+ * finish.  A's and B's loader: 1 each; C's and D's: 0.  Without the flag
+ * nothing is counted (SpLoss and AcCost as before). */
+DC_TEST(cacheuse, evicted_counts_evictions_only)
+{
+	struct uc x;
+	struct dc_cost a = { 0 }, b = { 0 }, cd = { 0 };
+
+	for (int on = 0; on < 2; on++) {
+		mk(&x, "L1=128:2:64", NULL, DC_USE_EXACT);
+		x.u.evictions = on;
+		memset(&a, 0, sizeof a);
+		memset(&b, 0, sizeof b);
+		memset(&cd, 0, sizeof cd);
+		dc_cacheuse_access(&x.u, 0x0, 64, &a);
+		dc_cacheuse_access(&x.u, 0x40, 64, &b);
+		dc_cacheuse_access(&x.u, 0x80, 64, &cd);
+		dc_cacheuse_access(&x.u, 0xc0, 64, &cd);
+		dc_cacheuse_finish(&x.u);
+		CHECK_EQ(a.evicted[0], on);
+		CHECK_EQ(b.evicted[0], on);
+		CHECK_EQ(cd.evicted[0], 0);
+		CHECK_EQ(a.accost[0] + b.accost[0] + cd.accost[0], 4000);
+		rm(&x);
+	}
+}
+
 /* Granularity.  A 1-byte read at offset 5 of a 64-byte line: exact masks
  * lose 63 bytes; Callgrind's 32-bit mask has 2-byte units, the read covers
  * unit 2 (bytes 4-5) and 62 bytes count as lost.  (After finish that line

@@ -216,9 +216,10 @@ DC_TEST(callstack, alloc_walk)
 /* ---- the back-dating tree (seeds/001 §3) ----------------------------------- */
 
 /* root -> A (site 1) -> B (site 2).  A line loaded in B is charged (SpLoss
- * 48, AcCost 500 at level 1) only after B and A returned: B's node lives
- * on while the line references it, then the charge prunes B (its arc gets
- * 48/500), then A (an inactive leaf now: its arc gets them too), and the
+ * 48, AcCost 500, Evicted 1 at level 1) only after B and A returned: B's
+ * node lives on while the line references it, then the charge prunes B
+ * (its arc gets 48/500/1), then A (an inactive leaf now: its arc gets them
+ * too, with A's own line's 8/1000/0, not evicted), and the
  * root keeps them until the end, when the thread arc gets them.  A line
  * loaded in A and charged while A is active stays in A's node until A
  * returns. */
@@ -234,7 +235,7 @@ DC_TEST(callstack, backdating_tree_prunes_lazily)
 	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
 	a = dc_callstack_node(&s);
 	dc_bdtree_ref(a);
-	dc_bdtree_charge(&c, a, 0, 8, 1000);          /* charged while A is on top */
+	dc_bdtree_charge(&c, a, 0, 8, 1000, 0);          /* charged while A is on top */
 	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[0], 0);
 	dc_callstack_call(&c, &s, 2, 200, 900, &now);
 	b = dc_callstack_node(&s);
@@ -245,18 +246,21 @@ DC_TEST(callstack, backdating_tree_prunes_lazily)
 	/* A was pruned? no: B, its child, is still referenced */
 	CHECK_EQ(c.nodes, 3);
 	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[0], 0);
-	dc_bdtree_charge(&c, b, 0, 48, 500);
+	dc_bdtree_charge(&c, b, 0, 48, 500, 1);
 	CHECK_EQ(c.nodes, 1);
 	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->sploss[0], 48);
 	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->accost[0], 500);
 	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->sploss[0], 56);
 	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->accost[0], 1500);
+	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->evicted[0], 1);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->evicted[0], 1);
 	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->sploss[0], 0);
 	dc_callstack_finish(&c, &s, &now);
 	CHECK_EQ(c.nodes, 0);
 	CHECK_EQ(c.max_nodes, 3);
 	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->sploss[0], 56);
 	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->accost[0], 1500);
+	CHECK_EQ(arc(&c, N, N, DC_ARC_THREAD)->evicted[0], 1);
 	dc_callstack_release(&s, &c);
 	dc_calls_release(&c);
 }
@@ -282,17 +286,17 @@ DC_TEST(callstack, backdating_tree_reuse_recursion_signal)
 	dc_callstack_call(&c, &s, 2, 200, 900, &now);
 	CHECK(dc_callstack_node(&s) == n);
 	dc_callstack_ret(&c, &s, 908, &now);
-	dc_bdtree_charge(&c, n, 1, 10, 20);
+	dc_bdtree_charge(&c, n, 1, 10, 20, 0);
 	dc_callstack_call(&c, &s, 3, 100, 800, &now);          /* A -> A */
 	n = dc_callstack_node(&s);
 	dc_bdtree_ref(n);
 	dc_callstack_ret(&c, &s, 808, &now);
-	dc_bdtree_charge(&c, n, 1, 5, 7);
+	dc_bdtree_charge(&c, n, 1, 5, 7, 0);
 	dc_callstack_signal(&c, &s, &now);
 	n = dc_callstack_node(&s);
 	dc_bdtree_ref(n);
 	dc_callstack_signal_end(&c, &s, &now);
-	dc_bdtree_charge(&c, n, 0, 3, 4);
+	dc_bdtree_charge(&c, n, 0, 3, 4, 0);
 	dc_callstack_ret(&c, &s, 1008, &now);
 	dc_callstack_finish(&c, &s, &now);
 	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->sploss[1], 10);
@@ -333,6 +337,47 @@ DC_TEST(callstack, tail_call_returns_with_its_caller)
 	CHECK_EQ(arc(&c, 2, 200, DC_ARC_CALL)->incl.acc[0], 4);
 	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->incl.acc[0], 5);
 	CHECK_EQ(arc(&c, 3, 300, DC_ARC_CALL)->incl.acc[0], 2);
+	dc_callstack_release(&s, &c);
+	dc_calls_release(&c);
+}
+
+/* Site 1 calls the resolver R (sp 1000), which reads 3 and jumps to F, the
+ * function it bound: F takes R's place (site 1, sp 1000), reads 5 and
+ * returns.  Arcs: 1 -> R once with 3, 1 -> F once with 5; under A
+ * (reached by a tail call, sharing its stack pointer) the jump replaces
+ * only R, so A's inclusive keeps both. */
+DC_TEST(callstack, jump_replaces_the_top_frame)
+{
+	struct dc_calls c;
+	struct dc_callstack s;
+	struct dc_cost now = { 0 };
+
+	dc_calls_init(&c, dc_env_libc(), false);
+	dc_callstack_init(&s, &c, 1, &now);
+	dc_callstack_call(&c, &s, 1, 100, 1000, &now);
+	now.acc[0] += 3;
+	CHECK_EQ(dc_callstack_jump(&c, &s, 200, &now), 0);
+	CHECK_EQ(s.n, 2);
+	now.acc[0] += 5;
+	dc_callstack_ret(&c, &s, 1008, &now);
+	CHECK_EQ(s.n, 1);
+	dc_callstack_call(&c, &s, 2, 300, 1000, &now);
+	dc_callstack_tailcall(&c, &s, 3, 100, 1000, &now);
+	now.acc[0] += 2;
+	dc_callstack_jump(&c, &s, 200, &now);
+	now.acc[0] += 4;
+	dc_callstack_ret(&c, &s, 1008, &now);
+	CHECK_EQ(s.n, 1);
+	/* the root frame is no call: nothing to replace */
+	CHECK_EQ(dc_callstack_jump(&c, &s, 200, &now), 0);
+	CHECK_EQ(s.n, 1);
+	dc_callstack_finish(&c, &s, &now);
+	CHECK_EQ(arc(&c, 1, 100, DC_ARC_CALL)->incl.acc[0], 3);
+	CHECK_EQ(arc(&c, 1, 200, DC_ARC_CALL)->incl.acc[0], 5);
+	CHECK_EQ(arc(&c, 1, 200, DC_ARC_CALL)->count, 1);
+	CHECK_EQ(arc(&c, 3, 100, DC_ARC_CALL)->incl.acc[0], 2);
+	CHECK_EQ(arc(&c, 3, 200, DC_ARC_CALL)->incl.acc[0], 4);
+	CHECK_EQ(arc(&c, 2, 300, DC_ARC_CALL)->incl.acc[0], 6);
 	dc_callstack_release(&s, &c);
 	dc_calls_release(&c);
 }

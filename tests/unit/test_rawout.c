@@ -67,11 +67,11 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 4);
+	CHECK_EQ(DC_RAW_VERSION, 5);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
-	finish_expect(o, &m, "dcprof-raw 4\nend 1\nend 0\n");
+	finish_expect(o, &m, "dcprof-raw 5\nend 1\nend 0\n");
 }
 
 DC_TEST(rawout, meta)
@@ -218,7 +218,7 @@ DC_TEST(rawout, whole_dump)
 	dc_raw_cost(o, &c, 1);
 	dc_raw_end(o, true);
 	finish_expect(o, &m,
-		      "dcprof-raw 4\n"
+		      "dcprof-raw 5\n"
 		      "meta cache_source option\n"
 		      "level 1 L1 1024 2 64 4\n"
 		      "memory 200\n"
@@ -452,8 +452,10 @@ DC_TEST(rawout, reuse_records)
 		      "rpair 10 11 4 12 16\n");
 }
 
-/* The version-4 cache-use record: one per level with a charge, levels
- * without any are left out. */
+/* The cache-use record (version 4; EVICTED version 5): one per level with
+ * a charge, levels without any are left out; a level whose lines were all
+ * used often (SpLoss and AcCost 0) but evicted has one.  EVICTED is "-"
+ * when evictions were not counted. */
 DC_TEST(rawout, use_records)
 {
 	struct mem m;
@@ -466,11 +468,20 @@ DC_TEST(rawout, use_records)
 	c.tid = 2;
 	c.sploss[0] = 4480;
 	c.accost[0] = 125000;
+	c.evicted[0] = 70;
 	c.accost[2] = 1000;
-	dc_raw_use(o, &c, 3);
+	dc_raw_use(o, &c, 3, true);
+	c.accost[2] = 0;
+	c.evicted[2] = 1;
+	dc_raw_use(o, &c, 3, true);
+	c.evicted[2] = 0;
+	dc_raw_use(o, &c, 3, false);
 	finish_expect(o, &m,
-		      "use 1 3 4 2 4480 125000\n"
-		      "use 3 3 4 2 0 1000\n");
+		      "use 1 3 4 2 4480 125000 70\n"
+		      "use 3 3 4 2 0 1000 0\n"
+		      "use 1 3 4 2 4480 125000 70\n"
+		      "use 3 3 4 2 0 0 1\n"
+		      "use 1 3 4 2 4480 125000 -\n");
 }
 
 /* Version 4: a window's start, its records (class letter c/s/i, hex
