@@ -91,18 +91,6 @@ static uint64_t nwords(uint64_t cap)
 	return (cap >> 6) + 1;
 }
 
-/* Tree nodes 1..P, P the power of two at least nwords(cap): every update
- * path ends at P, so two of them always meet (mark_move).  Nodes past
- * nwords(cap) count nothing a query reads. */
-static uint64_t tnodes(uint64_t cap)
-{
-	uint64_t p = 1;
-
-	while (p < nwords(cap))
-		p <<= 1;
-	return p;
-}
-
 /* Without -mpopcnt a builtin would call libgcc, and x86-64's baseline has
  * no POPCNT: the instruction when the CPU has it (dc_reuse_init asks), else
  * the bit-parallel sum. */
@@ -132,73 +120,86 @@ static inline unsigned popcount(const struct dc_reuse *r, uint64_t x)
 	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
 }
 
-/* The 1s: a bit per time index, and a Fenwick tree over the words' counts
- * (node k covers words (k - lowbit(k), k], 1-based), so the tree is 64
- * times smaller than one over indices and its walks stay in the host's
- * cache. */
+/* The 1s: a bit per time index, and a Fenwick tree over the counts of the
+ * words before r->wr (node k covers words (k - lowbit(k), k], 1-based).
+ * The last RECENT_WORDS words or fewer, from r->wr on, are counted by
+ * their bits alone (reuse.h Notes). */
 /* (The walks keep the arrays in locals: the tool is built with
  * -fno-strict-aliasing, and a store through r->tree would make the
  * compiler reload r->tree at every step.) */
-static void mark_add(struct dc_reuse *r, uint64_t i)
+#define RECENT_WORDS 64
+
+static void tree_add(struct dc_reuse *r, uint64_t w, uint32_t d)
 {
 	uint64_t nw = nwords(r->cap);
 	uint32_t *t = r->tree;
 
-	r->bits[i >> 6] |= (uint64_t)1 << (i & 63);
-	for (uint64_t k = (i >> 6) + 1; k <= nw; k += k & -k)
-		t[k]++;
+	for (uint64_t k = w + 1; k <= nw; k += k & -k)
+		t[k] += d;
 }
 
-static void mark_sub(struct dc_reuse *r, uint64_t i)
+/* A mark at the next index (the newest), words leaving the recent ones
+ * entering the tree. */
+static void mark_next(struct dc_reuse *r)
 {
-	uint64_t nw = nwords(r->cap);
-	uint32_t *t = r->tree;
+	uint64_t i = r->next, w = i >> 6;
 
-	r->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
-	for (uint64_t k = (i >> 6) + 1; k <= nw; k += k & -k)
-		t[k]--;
-}
-
-/* mark_sub(from) and mark_add(to) in one: the two update paths climb to a
- * common node, above which +1 and -1 cancel, so each walk stops there
- * (a reuse of a recent block touches few nodes). */
-static void mark_move(struct dc_reuse *r, uint64_t from, uint64_t to)
-{
-	uint64_t a = (from >> 6) + 1, b = (to >> 6) + 1;
-	uint32_t *t = r->tree;
-
-	r->bits[from >> 6] &= ~((uint64_t)1 << (from & 63));
-	r->bits[to >> 6] |= (uint64_t)1 << (to & 63);
-	/* the smaller of a and b moves: they meet by node P at the latest
-	 * (conditional moves instead of the branch were slower) */
-	while (a != b) {
-		if (a < b) {
-			t[a]--;
-			a += a & -a;
-		} else {
-			t[b]++;
-			b += b & -b;
-		}
+	r->bits[w] |= (uint64_t)1 << (i & 63);
+	while (w - r->wr >= RECENT_WORDS) {
+		uint32_t c = popcount(r, r->bits[r->wr]);
+		tree_add(r, r->wr, c);
+		r->tmarks += c;
+		r->wr++;
 	}
 }
 
-/* 1s at indices 0..i. */
-static uint64_t mark_prefix(const struct dc_reuse *r, uint64_t i)
+static void mark_clear(struct dc_reuse *r, uint64_t i)
 {
-	const uint32_t *t = r->tree;
-	uint64_t k = i >> 6, s = popcount(r, r->bits[k] & (((uint64_t)2 << (i & 63)) - 1));
+	uint64_t w = i >> 6;
 
-	for (; k; k -= k & -k)
-		s += t[k];
-	return s;
+	r->bits[w] &= ~((uint64_t)1 << (i & 63));
+	if (w < r->wr) {
+		tree_add(r, w, (uint32_t)-1);
+		r->tmarks--;
+	}
 }
 
-/* 1s at indices 1..m and nowhere else. */
-static void mark_fill(const struct dc_reuse *r, uint64_t *bits, uint32_t *tree, uint64_t cap,
+/* 1s at indices after i (all are before r->next).  For i among the recent
+ * words, their bits from i's word to the last or, when shorter, the
+ * recent 1s less those up to i; else the tree's prefix. */
+static uint64_t mark_after(const struct dc_reuse *r, uint64_t i)
+{
+	const uint32_t *t = r->tree;
+	const uint64_t *bits = r->bits;
+	uint64_t w = i >> 6, last = (r->next - 1) >> 6, s;
+	uint64_t upto = bits[w] & (((uint64_t)2 << (i & 63)) - 1);
+
+	if (w >= r->wr) {
+		if (last - w <= w - r->wr) {
+			s = popcount(r, bits[w] & ~upto);
+			for (uint64_t k = w + 1; k <= last; k++)
+				s += popcount(r, bits[k]);
+			return s;
+		}
+		s = popcount(r, upto);
+		for (uint64_t k = r->wr; k < w; k++)
+			s += popcount(r, bits[k]);
+		return r->marks - r->tmarks - s;
+	}
+	s = popcount(r, upto);
+	for (uint64_t k = w; k; k -= k & -k)
+		s += t[k];
+	return r->marks - s;
+}
+
+/* 1s at indices 1..m and nowhere else; the words before the one of m + 1
+ * (the next index) in the tree, that one recent. */
+static void mark_fill(struct dc_reuse *r, uint64_t *bits, uint32_t *tree, uint64_t cap,
 		      uint64_t m)
 {
-	uint64_t nw = nwords(cap);
+	uint64_t nw = nwords(cap), wr = (m + 1) >> 6;
 
+	r->tmarks = 0;
 	for (uint64_t w = 0; w < nw; w++) {
 		/* indices [w*64, w*64 + 64) cut to [1, m] */
 		uint64_t lo = w << 6, x;
@@ -209,19 +210,20 @@ static void mark_fill(const struct dc_reuse *r, uint64_t *bits, uint32_t *tree, 
 		else
 			x = ((uint64_t)2 << (m - lo)) - 1;
 		bits[w] = w ? x : x & ~(uint64_t)1;
-		tree[w + 1] = popcount(r, bits[w]);
+		tree[w + 1] = w < wr ? popcount(r, bits[w]) : 0;
+		r->tmarks += tree[w + 1];
 	}
-	memset(tree + nw + 1, 0, (tnodes(cap) - nw) * sizeof *tree);
 	tree[0] = 0;
 	for (uint64_t k = 1; k <= nw; k++)
 		if (k + (k & -k) <= nw)
 			tree[k + (k & -k)] += tree[k];
+	r->wr = wr;
 }
 
 static int alloc_arrays(const struct dc_env *env, uint64_t cap, uint32_t **tree,
 			uint64_t **bits, struct dc_reuse_rec ***owner)
 {
-	*tree = dc_alloc(env, (tnodes(cap) + 1) * sizeof **tree, "reuse.tree");
+	*tree = dc_alloc(env, (nwords(cap) + 1) * sizeof **tree, "reuse.tree");
 	*bits = dc_alloc(env, nwords(cap) * sizeof **bits, "reuse.bits");
 	*owner = dc_alloc(env, (cap + 1) * sizeof **owner, "reuse.owner");
 	if (!*tree || !*bits || !*owner) {
@@ -368,27 +370,23 @@ int dc_reuse_access_slow(struct dc_reuse *r, uint64_t block, uint32_t loc,
 	} else {
 		out->first = false;
 		/* every front block and the marks after idx came later */
-		out->stack_dist = r->nfront + r->marks - mark_prefix(r, rec->idx);
+		out->stack_dist = r->nfront + mark_after(r, rec->idx);
 		out->time_dist = t - rec->time;
 		out->prev_loc = rec->loc;
 	}
+	if (!out->first)
+		mark_clear(r, rec->idx);
 	if (r->nfront == DC_REUSE_FRONT) {
-		/* the front's least recent block takes the newest mark, in one
-		 * walk with clearing the reused block's */
+		/* the front's least recent block takes the newest mark */
 		struct dc_reuse_rec *old = r->front[dc_reuse_place(r, DC_REUSE_FRONT - 1)];
-		if (out->first) {
-			mark_add(r, r->next);
+		mark_next(r);
+		if (out->first)
 			r->marks++;
-		} else {
-			mark_move(r, rec->idx, r->next);
-		}
 		r->owner[r->next] = old;
 		old->idx = (uint32_t)r->next++;
 	} else {
-		if (!out->first) {
-			mark_sub(r, rec->idx);
+		if (!out->first)
 			r->marks--;
-		}
 		r->nfront++;
 	}
 	/* the place before the head is free or the least recent block's */

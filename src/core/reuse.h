@@ -31,16 +31,18 @@
  *    access: a bit per index, and a Fenwick (binary indexed) tree over the
  *    bit words' counts, so a prefix count is a walk over 1/64 as many
  *    nodes plus one masked popcount, and the tree stays in the host's
- *    cache (a tree over the indices themselves missed it on every level;
- *    its node count is padded to a power of two, so the paths of the two
- *    updates of a move always meet and the walk needs no bound test; the
- *    word counts use the POPCNT instruction when the CPU has it).  A block not in
- *    the front was last touched before every front block, so its stack
- *    distance is the number of front blocks plus the 1s after its index:
- *    nfront + marks - prefix(idx).  Its 1 leaves the tree and it enters the
- *    front; when the front is full its least recent block leaves it and
- *    takes the next time index: all 1s in the tree are older, so the tree
- *    keeps the recency order.
+ *    cache (a tree over the indices themselves missed it on every level).
+ *    The newest 64 words (4096 indices) are left out of the tree: 1s set
+ *    and cleared there cost no walk, a count there is a popcount of at
+ *    most 32 words (from the index's word to the newest or from the oldest
+ *    recent word to it, the shorter), and a word enters the tree when the
+ *    newest index leaves it 64 words behind (one walk per 64 indices).
+ *    Popcounts use the POPCNT instruction when the CPU has it.  A block
+ *    not in the front was last touched before every front block, so its
+ *    stack distance is the number of front blocks plus the 1s after its
+ *    index.  Its 1 is cleared and it enters the front; when the front is
+ *    full its least recent block leaves it and takes the next time index:
+ *    all 1s are older, so the indices keep the recency order.
  *  - Time indices only grow.  When they reach the tree's capacity, the
  *    live 1s (at most one per distinct block, found in order through an
  *    array time index -> block record) are renumbered, and the capacity is grown
@@ -53,7 +55,9 @@
  *    cleared (a random write per access saved): an entry is live when its
  *    bit is set, and compaction walks the set bits.
  *  - Cost per access: a scan of the front; past it O(log M) amortized (one
- *    chunk look-up, one prefix query, two tree updates).  Memory: 16 bytes
+ *    chunk look-up, a count, at most one tree update, and a share of the
+ *    word entering the tree); a reuse within the last 4096 indices takes
+ *    no tree walk.  Memory: 16 bytes
  *    per block of every chunk touched (64 KiB per chunk of 4096 blocks: at
  *    most a quarter of the address range touched at 64-byte blocks, more
  *    for sparse accesses at small blocks), plus per time index a bit and a
@@ -117,7 +121,9 @@ struct dc_reuse {
 	uint64_t accesses;             /* real accesses so far */
 	uint64_t compactions;          /* for tests and statistics */
 	bool hw_popcnt;                /* the CPU has POPCNT */
-	uint64_t marks;                /* 1s in the tree: blocks seen, not in the front */
+	uint64_t marks;                /* 1s: blocks seen, not in the front */
+	uint64_t wr;                   /* the first bitmap word not counted in the tree */
+	uint64_t tmarks;               /* 1s in the words before wr */
 	unsigned nfront;               /* the front: the most recent distinct blocks, */
 	unsigned fhead;                /* a ring: place j is at (fhead + j) mod FRONT */
 	uint64_t front_block[DC_REUSE_FRONT];

@@ -379,6 +379,35 @@ DC_TEST(reuse, random_vs_reference_soft_popcount)
 	random_vs_reference(false);
 }
 
+/* Sweeps over 1500 and 5000 blocks with a random block (of 6000) between
+ * sweep steps: nearly every access leaves the front and takes a time
+ * index, so a sweep block is reused about 3000 and 10000 indices back, on
+ * both sides of the 4096 newest indices kept out of the tree (64 words),
+ * the random ones anywhere; words enter the tree all along, and
+ * compactions renumber in between.  Every result matches the LRU stack. */
+DC_TEST(reuse, recent_words_vs_reference)
+{
+	enum { N = 60000 };
+	struct dc_reuse r;
+	struct dc_reuse_result o, e;
+	struct ref f;
+	uint64_t s = 12345;
+
+	ref_init(&f, 12000);
+	CHECK_EQ(dc_reuse_init(&r, dc_env_libc(), 6), 0);
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t len = i < N / 2 ? 1500 : 5000;
+		uint64_t blk = i & 1 ? 100000 + rnd(&s) % 6000 : (i / 2) % len;
+		ref_access(&f, blk, i, &e);
+		CHECK_EQ(dc_reuse_access(&r, blk << 6, i, &o), 0);
+		check_same(&o, &e);
+	}
+	CHECK(r.compactions >= 2);
+	CHECK(r.wr > 64);
+	dc_reuse_release(&r);
+	ref_release(&f);
+}
+
 /* ---- bins -------------------------------------------------------------------- */
 
 /* first 1, growth 2: bin 0 {0}, 1 {1}, 2 [2,4), 3 [4,8), ...; 2^63 starts
