@@ -197,26 +197,49 @@ static UInt bin_of(ULong d)
 	return b < DC_REUSE_BINS ? b : DC_REUSE_BINS - 1;
 }
 
+/* A run of reuses counted alike (one bucket, stack bin, time bin and pair
+ * record): its count and sums go into the histogram and the pair record
+ * when it ends, not at every access (a loop reusing its lines adds up
+ * here).  Time distances in a run stay below 2^32 (a longer one is counted
+ * at once) and runs below 2^31 reuses, so the run's sums cannot overflow. */
+#define RUN_MAX (1ull << 31)
+static struct {
+	struct dc_rpair *p;     /* NULL: no run */
+	UInt bucket, sb, tb;
+	ULong n, sum_stack, sum_time;
+} run;
+
+static void run_end(void)
+{
+	struct dc_rhist *h;
+
+	if (!run.p)
+		return;
+	h = &dc.rhist[run.bucket];
+	h->bins[DC_RH_STACK][run.sb] += run.n;
+	h->bins[DC_RH_TIME][run.tb] += run.n;
+	sum_add(&h->sum[DC_RH_STACK][run.sb], run.sum_stack);
+	sum_add(&h->sum[DC_RH_TIME][run.tb], run.sum_time);
+	run.p->count += run.n;
+	run.p->sum_stack += run.sum_stack;
+	run.p->sum_time += run.sum_time;
+	run.p = NULL;
+}
+
 static void track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
 {
 	struct dc_reuse_result res;
-	struct dc_rhist *h;
 	struct dc_rpair *p;
 	UInt key[2], sb, tb;
 
 	if (dc_reuse_access(&dc.reuse, a, c->loc, &res))
 		VG_(tool_panic)("out of memory for reuse tracking");
-	h = rhist_at(c->bucket);
 	if (res.first) {
-		h->first++;
+		rhist_at(c->bucket)->first++;
 		return;
 	}
 	sb = bin_of(res.stack_dist);
 	tb = bin_of(res.time_dist);
-	h->bins[DC_RH_STACK][sb]++;
-	h->bins[DC_RH_TIME][tb]++;
-	sum_add(&h->sum[DC_RH_STACK][sb], res.stack_dist);
-	sum_add(&h->sum[DC_RH_TIME][tb], res.time_dist);
 	/* an instruction mostly reuses what one other instruction used */
 	p = in->rpair;
 	if (!p || in->rpair_use != res.prev_loc || p->reuse_loc != c->loc) {
@@ -228,9 +251,26 @@ static void track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
 		in->rpair = p;
 		in->rpair_use = res.prev_loc;
 	}
-	p->count++;
-	p->sum_stack += res.stack_dist;
-	p->sum_time += res.time_dist;
+	if (p == run.p && c->bucket == run.bucket && sb == run.sb && tb == run.tb &&
+	    !(res.time_dist >> 32)) {
+		run.n++;
+		run.sum_stack += res.stack_dist;
+		run.sum_time += res.time_dist;
+		if (UNLIKELY(run.n == RUN_MAX))
+			run_end();
+		return;
+	}
+	run_end();
+	rhist_at(c->bucket);    /* the run's bucket has its histogram */
+	run.p = p;
+	run.bucket = c->bucket;
+	run.sb = sb;
+	run.tb = tb;
+	run.n = 1;
+	run.sum_stack = res.stack_dist;
+	run.sum_time = res.time_dist;
+	if (res.time_dist >> 32)
+		run_end();      /* a distance this long is counted at once */
 }
 
 void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
@@ -380,6 +420,7 @@ static void reuse_dump(struct dc_rawout *o)
 	ULong w = (ULong)dc.opt.reuse_sample;
 	HChar bins[64];
 
+	run_end();
 	if (dc.rdx_on) {
 		rdx_record(hits, dc_rdx_drain(&dc.rdx, hits), DC_NO_LOC);
 		rdx_meta(o);
@@ -434,6 +475,7 @@ void dc_track_reset_child(void)
 			VG_(memset)(dc.resid, 0,
 				    (SizeT)dc.resid_buckets * DC_MAX_LEVELS * sizeof *dc.resid);
 	}
+	run.p = NULL;           /* the parent's run */
 	if (dc.rhist)
 		VG_(memset)(dc.rhist, 0, (SizeT)dc.rhist_buckets * sizeof *dc.rhist);
 	if (dc.opt.reuse)
