@@ -198,6 +198,11 @@ struct dc_tool {
 	struct dc_rhist *rhist;       /* per bucket */
 	UInt rhist_buckets;
 	struct dc_rectab rpairs;
+	struct dc_rrun {              /* reuses counted alike, not yet added (dc_track.c) */
+		struct dc_rpair *p;   /* NULL: no run */
+		UInt bucket, sb, tb;
+		ULong n, sum_stack, sum_time;
+	} rrun;
 
 	/* --reuse-sample: RDX use points and watchpoints */
 	Bool rdx_on;
@@ -297,7 +302,52 @@ void dc_track_munmap(Addr a, SizeT len);
 /* dc_track.c */
 void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served);
 /* --reuse alone: counts the access and its reuse distances. */
-void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a);
+#define DC_RUN_MAX (1ull << 31)       /* reuses in a run at most */
+void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
+			 const struct dc_reuse_result *res);
+
+/* --reuse: one access (counted in dc.now by the caller).  Inline: a block
+ * of the reuse front whose reuse continues the run (same bucket, bins and
+ * pair: dc_track.c); the rest out of line. */
+static inline void dc_track_reuse_at(struct dc_ins *in, const struct dc_cost *c, Addr a)
+{
+	struct dc_reuse *r = &dc.reuse;
+	struct dc_rrun *run = &dc.rrun;
+	struct dc_reuse_result res;
+	ULong block = a >> r->block_bits;
+	UInt k;
+
+	if (LIKELY(r->nfront == DC_REUSE_FRONT)) {
+		for (k = 0; k < DC_REUSE_FRONT; k++)
+			if (r->front_block[k] == block)
+				break;
+		if (k < DC_REUSE_FRONT) {
+			dc_reuse_front_hit(r, (k - r->fhead) & (DC_REUSE_FRONT - 1), k, c->loc, &res);
+			if (run->p && run->p == in->rpair && in->rpair_use == res.prev_loc &&
+			    run->p->reuse_loc == c->loc && run->bucket == c->bucket &&
+			    run->sb == dc_reuse_bin(res.stack_dist, (ULong)dc.opt.reuse_first,
+						    (ULong)dc.opt.reuse_growth) &&
+			    run->tb == dc_reuse_bin(res.time_dist, (ULong)dc.opt.reuse_first,
+						    (ULong)dc.opt.reuse_growth) &&
+			    !(res.time_dist >> 32) && run->n < DC_RUN_MAX) {
+				run->n++;
+				run->sum_stack += res.stack_dist;
+				run->sum_time += res.time_dist;
+				return;
+			}
+			dc_track_reuse_slow(in, c, a, &res);
+			return;
+		}
+	}
+	dc_track_reuse_slow(in, c, a, NULL);
+}
+
+/* --reuse alone: one access counted and tracked. */
+static inline void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
+{
+	dc.now++;
+	dc_track_reuse_at(in, c, a);
+}
 /* --reuse-sample: a watched access (reuse points) and a use point. */
 void dc_track_rdx_trap(const struct dc_ins *in, const struct dc_cost *c, Addr a);
 void dc_track_rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a);

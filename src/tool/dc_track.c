@@ -197,86 +197,80 @@ static UInt bin_of(ULong d)
 	return b < DC_REUSE_BINS ? b : DC_REUSE_BINS - 1;
 }
 
-/* A run of reuses counted alike (one bucket, stack bin, time bin and pair
- * record): its count and sums go into the histogram and the pair record
- * when it ends, not at every access (a loop reusing its lines adds up
- * here).  Time distances in a run stay below 2^32 (a longer one is counted
- * at once) and runs below 2^31 reuses, so the run's sums cannot overflow. */
-#define RUN_MAX (1ull << 31)
-static struct {
-	struct dc_rpair *p;     /* NULL: no run */
-	UInt bucket, sb, tb;
-	ULong n, sum_stack, sum_time;
-} run;
-
+/* A run of reuses counted alike (dc.rrun: one bucket, stack bin, time bin
+ * and pair record): its count and sums go into the histogram and the pair
+ * record when it ends, not at every access (a loop reusing its lines adds
+ * up there, inline: dc_track_reuse).  Time distances in a run stay below
+ * 2^32 (a longer one is counted at once) and runs at most DC_RUN_MAX
+ * reuses, so the run's sums cannot overflow. */
 static void run_end(void)
 {
+	struct dc_rrun *run = &dc.rrun;
 	struct dc_rhist *h;
 
-	if (!run.p)
+	if (!run->p)
 		return;
-	h = &dc.rhist[run.bucket];
-	h->bins[DC_RH_STACK][run.sb] += run.n;
-	h->bins[DC_RH_TIME][run.tb] += run.n;
-	sum_add(&h->sum[DC_RH_STACK][run.sb], run.sum_stack);
-	sum_add(&h->sum[DC_RH_TIME][run.tb], run.sum_time);
-	run.p->count += run.n;
-	run.p->sum_stack += run.sum_stack;
-	run.p->sum_time += run.sum_time;
-	run.p = NULL;
+	h = &dc.rhist[run->bucket];
+	h->bins[DC_RH_STACK][run->sb] += run->n;
+	h->bins[DC_RH_TIME][run->tb] += run->n;
+	sum_add(&h->sum[DC_RH_STACK][run->sb], run->sum_stack);
+	sum_add(&h->sum[DC_RH_TIME][run->tb], run->sum_time);
+	run->p->count += run->n;
+	run->p->sum_stack += run->sum_stack;
+	run->p->sum_time += run->sum_time;
+	run->p = NULL;
 }
 
-static void track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
+/* The access past dc_track_reuse's inline path: res is its front hit, or
+ * NULL for a block not in the full front or while the front fills. */
+void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
+			 const struct dc_reuse_result *res)
 {
-	struct dc_reuse_result res;
+	struct dc_rrun *run = &dc.rrun;
+	struct dc_reuse_result tree;
 	struct dc_rpair *p;
 	UInt key[2], sb, tb;
 
-	if (dc_reuse_access(&dc.reuse, a, c->loc, &res))
-		VG_(tool_panic)("out of memory for reuse tracking");
-	if (res.first) {
+	if (!res) {
+		if (dc_reuse_access_slow(&dc.reuse, a >> dc.reuse.block_bits, c->loc, &tree))
+			VG_(tool_panic)("out of memory for reuse tracking");
+		res = &tree;
+	}
+	if (res->first) {
 		rhist_at(c->bucket)->first++;
 		return;
 	}
-	sb = bin_of(res.stack_dist);
-	tb = bin_of(res.time_dist);
+	sb = bin_of(res->stack_dist);
+	tb = bin_of(res->time_dist);
 	/* an instruction mostly reuses what one other instruction used */
 	p = in->rpair;
-	if (!p || in->rpair_use != res.prev_loc || p->reuse_loc != c->loc) {
-		key[0] = res.prev_loc;
+	if (!p || in->rpair_use != res->prev_loc || p->reuse_loc != c->loc) {
+		key[0] = res->prev_loc;
 		key[1] = c->loc;
 		p = dc_rectab_get(&dc.rpairs, key);
 		if (!p)
 			VG_(tool_panic)("out of memory for reuse tracking");
 		in->rpair = p;
-		in->rpair_use = res.prev_loc;
+		in->rpair_use = res->prev_loc;
 	}
-	if (p == run.p && c->bucket == run.bucket && sb == run.sb && tb == run.tb &&
-	    !(res.time_dist >> 32)) {
-		run.n++;
-		run.sum_stack += res.stack_dist;
-		run.sum_time += res.time_dist;
-		if (UNLIKELY(run.n == RUN_MAX))
-			run_end();
+	if (p == run->p && c->bucket == run->bucket && sb == run->sb && tb == run->tb &&
+	    !(res->time_dist >> 32) && run->n < DC_RUN_MAX) {
+		run->n++;
+		run->sum_stack += res->stack_dist;
+		run->sum_time += res->time_dist;
 		return;
 	}
 	run_end();
 	rhist_at(c->bucket);    /* the run's bucket has its histogram */
-	run.p = p;
-	run.bucket = c->bucket;
-	run.sb = sb;
-	run.tb = tb;
-	run.n = 1;
-	run.sum_stack = res.stack_dist;
-	run.sum_time = res.time_dist;
-	if (res.time_dist >> 32)
+	run->p = p;
+	run->bucket = c->bucket;
+	run->sb = sb;
+	run->tb = tb;
+	run->n = 1;
+	run->sum_stack = res->stack_dist;
+	run->sum_time = res->time_dist;
+	if (res->time_dist >> 32)
 		run_end();      /* a distance this long is counted at once */
-}
-
-void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Addr a)
-{
-	dc.now++;
-	track_reuse(in, c, a);
 }
 
 /* ---- sampled reuse (RDX) ---------------------------------------------- */
@@ -341,7 +335,7 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 	if (dc.opt.calls)
 		dc_cost_count(&dc.threads[dc.tid].now, in->is_write, served, dc.lat);
 	if (dc.opt.reuse)
-		track_reuse(in, c, a);
+		dc_track_reuse_at(in, c, a);
 	if (dc.opt.evictions)
 		for (Int k = 0; k < served - 1; k++)
 			track_fills(k, c->bucket, c->loc);
@@ -475,7 +469,7 @@ void dc_track_reset_child(void)
 			VG_(memset)(dc.resid, 0,
 				    (SizeT)dc.resid_buckets * DC_MAX_LEVELS * sizeof *dc.resid);
 	}
-	run.p = NULL;           /* the parent's run */
+	dc.rrun.p = NULL;       /* the parent's run */
 	if (dc.rhist)
 		VG_(memset)(dc.rhist, 0, (SizeT)dc.rhist_buckets * sizeof *dc.rhist);
 	if (dc.opt.reuse)
