@@ -90,6 +90,11 @@ struct dc_rhist {
 struct dc_rpair {
 	UInt use_loc, reuse_loc;
 	ULong count, sum_stack, sum_time;
+	/* --reuse: the pair's run of reuses counted alike (one bucket, stack
+	 * bin and time bin), not yet in the counts above nor in the
+	 * histogram (dc_track.c) */
+	UInt run_bucket, run_sb, run_tb;
+	ULong run_n, run_stack, run_time;
 };
 
 /* Lines of one bucket resident at one level, integrated over time. */
@@ -198,11 +203,6 @@ struct dc_tool {
 	struct dc_rhist *rhist;       /* per bucket */
 	UInt rhist_buckets;
 	struct dc_rectab rpairs;
-	struct dc_rrun {              /* reuses counted alike, not yet added (dc_track.c) */
-		struct dc_rpair *p;   /* NULL: no run */
-		UInt bucket, sb, tb;
-		ULong n, sum_stack, sum_time;
-	} rrun;
 
 	/* --reuse-sample: RDX use points and watchpoints */
 	Bool rdx_on;
@@ -307,13 +307,13 @@ void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
 			 const struct dc_reuse_result *res);
 
 /* --reuse: one access (counted in dc.now by the caller).  Inline: a block
- * of the reuse front whose reuse continues the run (same bucket, bins and
- * pair: dc_track.c); the rest out of line. */
+ * of the reuse front whose reuse continues its pair's run (same bucket and
+ * bins: dc_track.c); the rest out of line. */
 static inline void dc_track_reuse_at(struct dc_ins *in, const struct dc_cost *c, Addr a)
 {
 	struct dc_reuse *r = &dc.reuse;
-	struct dc_rrun *run = &dc.rrun;
 	struct dc_reuse_result res;
+	struct dc_rpair *p;
 	ULong block = a >> r->block_bits;
 	UInt k;
 
@@ -323,16 +323,17 @@ static inline void dc_track_reuse_at(struct dc_ins *in, const struct dc_cost *c,
 				break;
 		if (k < DC_REUSE_FRONT) {
 			dc_reuse_front_hit(r, (k - r->fhead) & (DC_REUSE_FRONT - 1), k, c->loc, &res);
-			if (run->p && run->p == in->rpair && in->rpair_use == res.prev_loc &&
-			    run->p->reuse_loc == c->loc && run->bucket == c->bucket &&
-			    run->sb == dc_reuse_bin(res.stack_dist, (ULong)dc.opt.reuse_first,
-						    (ULong)dc.opt.reuse_growth) &&
-			    run->tb == dc_reuse_bin(res.time_dist, (ULong)dc.opt.reuse_first,
-						    (ULong)dc.opt.reuse_growth) &&
-			    !(res.time_dist >> 32) && run->n < DC_RUN_MAX) {
-				run->n++;
-				run->sum_stack += res.stack_dist;
-				run->sum_time += res.time_dist;
+			p = in->rpair;
+			if (p && in->rpair_use == res.prev_loc && p->reuse_loc == c->loc &&
+			    p->run_n && p->run_n < DC_RUN_MAX && p->run_bucket == c->bucket &&
+			    p->run_sb == dc_reuse_bin(res.stack_dist, (ULong)dc.opt.reuse_first,
+						      (ULong)dc.opt.reuse_growth) &&
+			    p->run_tb == dc_reuse_bin(res.time_dist, (ULong)dc.opt.reuse_first,
+						      (ULong)dc.opt.reuse_growth) &&
+			    !(res.time_dist >> 32)) {
+				p->run_n++;
+				p->run_stack += res.stack_dist;
+				p->run_time += res.time_dist;
 				return;
 			}
 			dc_track_reuse_slow(in, c, a, &res);

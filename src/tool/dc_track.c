@@ -197,28 +197,34 @@ static UInt bin_of(ULong d)
 	return b < DC_REUSE_BINS ? b : DC_REUSE_BINS - 1;
 }
 
-/* A run of reuses counted alike (dc.rrun: one bucket, stack bin, time bin
- * and pair record): its count and sums go into the histogram and the pair
- * record when it ends, not at every access (a loop reusing its lines adds
- * up there, inline: dc_track_reuse).  Time distances in a run stay below
- * 2^32 (a longer one is counted at once) and runs at most DC_RUN_MAX
- * reuses, so the run's sums cannot overflow. */
-static void run_end(void)
+/* A pair's run of reuses counted alike (one bucket, stack bin and time
+ * bin): its count and sums go into the histogram and the pair's counts
+ * when it ends, not at every access (a loop reusing its lines adds up in
+ * its pair record, inline: dc_track_reuse_at).  Time distances in a run
+ * stay below 2^32 (a longer one is counted at once) and runs at most
+ * DC_RUN_MAX reuses, so the run's sums cannot overflow. */
+static void run_end(struct dc_rpair *p)
 {
-	struct dc_rrun *run = &dc.rrun;
 	struct dc_rhist *h;
 
-	if (!run->p)
+	if (!p->run_n)
 		return;
-	h = &dc.rhist[run->bucket];
-	h->bins[DC_RH_STACK][run->sb] += run->n;
-	h->bins[DC_RH_TIME][run->tb] += run->n;
-	sum_add(&h->sum[DC_RH_STACK][run->sb], run->sum_stack);
-	sum_add(&h->sum[DC_RH_TIME][run->tb], run->sum_time);
-	run->p->count += run->n;
-	run->p->sum_stack += run->sum_stack;
-	run->p->sum_time += run->sum_time;
-	run->p = NULL;
+	h = &dc.rhist[p->run_bucket];
+	h->bins[DC_RH_STACK][p->run_sb] += p->run_n;
+	h->bins[DC_RH_TIME][p->run_tb] += p->run_n;
+	sum_add(&h->sum[DC_RH_STACK][p->run_sb], p->run_stack);
+	sum_add(&h->sum[DC_RH_TIME][p->run_tb], p->run_time);
+	p->count += p->run_n;
+	p->sum_stack += p->run_stack;
+	p->sum_time += p->run_time;
+	p->run_n = 0;
+}
+
+static int run_end_cb(void *ud, void *rec)
+{
+	(void)ud;
+	run_end(rec);
+	return 0;
 }
 
 /* The access past dc_track_reuse's inline path: res is its front hit, or
@@ -226,7 +232,6 @@ static void run_end(void)
 void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
 			 const struct dc_reuse_result *res)
 {
-	struct dc_rrun *run = &dc.rrun;
 	struct dc_reuse_result tree;
 	struct dc_rpair *p;
 	UInt key[2], sb, tb;
@@ -253,24 +258,23 @@ void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
 		in->rpair = p;
 		in->rpair_use = res->prev_loc;
 	}
-	if (p == run->p && c->bucket == run->bucket && sb == run->sb && tb == run->tb &&
-	    !(res->time_dist >> 32) && run->n < DC_RUN_MAX) {
-		run->n++;
-		run->sum_stack += res->stack_dist;
-		run->sum_time += res->time_dist;
+	if (p->run_n && p->run_n < DC_RUN_MAX && c->bucket == p->run_bucket &&
+	    sb == p->run_sb && tb == p->run_tb && !(res->time_dist >> 32)) {
+		p->run_n++;
+		p->run_stack += res->stack_dist;
+		p->run_time += res->time_dist;
 		return;
 	}
-	run_end();
+	run_end(p);
 	rhist_at(c->bucket);    /* the run's bucket has its histogram */
-	run->p = p;
-	run->bucket = c->bucket;
-	run->sb = sb;
-	run->tb = tb;
-	run->n = 1;
-	run->sum_stack = res->stack_dist;
-	run->sum_time = res->time_dist;
+	p->run_bucket = c->bucket;
+	p->run_sb = sb;
+	p->run_tb = tb;
+	p->run_n = 1;
+	p->run_stack = res->stack_dist;
+	p->run_time = res->time_dist;
 	if (res->time_dist >> 32)
-		run_end();      /* a distance this long is counted at once */
+		run_end(p);     /* a distance this long is counted at once */
 }
 
 /* ---- sampled reuse (RDX) ---------------------------------------------- */
@@ -414,7 +418,8 @@ static void reuse_dump(struct dc_rawout *o)
 	ULong w = (ULong)dc.opt.reuse_sample;
 	HChar bins[64];
 
-	run_end();
+	if (dc.opt.reuse)
+		dc_rectab_each(&dc.rpairs, run_end_cb, NULL);
 	if (dc.rdx_on) {
 		rdx_record(hits, dc_rdx_drain(&dc.rdx, hits), DC_NO_LOC);
 		rdx_meta(o);
@@ -448,6 +453,7 @@ static int zero_pair(void *ud, void *rec)
 {
 	struct dc_rpair *p = rec;
 	p->count = p->sum_stack = p->sum_time = 0;
+	p->run_n = p->run_stack = p->run_time = 0;
 	return 0;
 }
 
@@ -469,7 +475,6 @@ void dc_track_reset_child(void)
 			VG_(memset)(dc.resid, 0,
 				    (SizeT)dc.resid_buckets * DC_MAX_LEVELS * sizeof *dc.resid);
 	}
-	dc.rrun.p = NULL;       /* the parent's run */
 	if (dc.rhist)
 		VG_(memset)(dc.rhist, 0, (SizeT)dc.rhist_buckets * sizeof *dc.rhist);
 	if (dc.opt.reuse)
