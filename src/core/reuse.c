@@ -164,6 +164,28 @@ static void mark_clear(struct dc_reuse *r, uint64_t i)
 	}
 }
 
+/* 1s in the words [from, to): the CPU's choice of population count made
+ * once, not per word. */
+static uint64_t popcount_words(const struct dc_reuse *r, uint64_t from, uint64_t to)
+{
+	const uint64_t *bits = r->bits;
+	uint64_t s = 0;
+
+#if defined(__x86_64__)
+	if (r->hw_popcnt) {
+		for (uint64_t k = from; k < to; k++) {
+			uint64_t n;
+			__asm__("popcntq %1, %0" : "=r"(n) : "rm"(bits[k]));
+			s += n;
+		}
+		return s;
+	}
+#endif
+	for (uint64_t k = from; k < to; k++)
+		s += popcount(r, bits[k]);
+	return s;
+}
+
 /* 1s at indices after i (all are before r->next).  For i among the recent
  * words, their bits from i's word to the last or, when shorter, the
  * recent 1s less those up to i; else the tree's prefix. */
@@ -175,15 +197,9 @@ static uint64_t mark_after(const struct dc_reuse *r, uint64_t i)
 	uint64_t upto = bits[w] & (((uint64_t)2 << (i & 63)) - 1);
 
 	if (w >= r->wr) {
-		if (last - w <= w - r->wr) {
-			s = popcount(r, bits[w] & ~upto);
-			for (uint64_t k = w + 1; k <= last; k++)
-				s += popcount(r, bits[k]);
-			return s;
-		}
-		s = popcount(r, upto);
-		for (uint64_t k = r->wr; k < w; k++)
-			s += popcount(r, bits[k]);
+		if (last - w <= w - r->wr)
+			return popcount(r, bits[w] & ~upto) + popcount_words(r, w + 1, last + 1);
+		s = popcount(r, upto) + popcount_words(r, r->wr, w);
 		return r->marks - r->tmarks - s;
 	}
 	s = popcount(r, upto);
