@@ -237,18 +237,15 @@ static void mark_fill(struct dc_reuse *r, uint64_t *bits, uint32_t *tree, uint64
 }
 
 static int alloc_arrays(const struct dc_env *env, uint64_t cap, uint32_t **tree,
-			uint64_t **bits, struct dc_reuse_rec ***owner)
+			uint64_t **bits)
 {
 	*tree = dc_alloc(env, (nwords(cap) + 1) * sizeof **tree, "reuse.tree");
 	*bits = dc_alloc(env, nwords(cap) * sizeof **bits, "reuse.bits");
-	*owner = dc_alloc(env, (cap + 1) * sizeof **owner, "reuse.owner");
-	if (!*tree || !*bits || !*owner) {
+	if (!*tree || !*bits) {
 		dc_free(env, *tree);
 		dc_free(env, *bits);
-		dc_free(env, *owner);
 		return DC_ENOMEM;
 	}
-	memset(*owner, 0, (cap + 1) * sizeof **owner);
 	return 0;
 }
 
@@ -268,7 +265,7 @@ int dc_reuse_init(struct dc_reuse *r, const struct dc_env *env, unsigned block_b
 	}
 	memset(r->chunks, 0, r->chunk_cap * sizeof *r->chunks);
 	r->cap = DC_REUSE_INIT_CAP;
-	if (alloc_arrays(env, r->cap, &r->tree, &r->bits, &r->owner)) {
+	if (alloc_arrays(env, r->cap, &r->tree, &r->bits)) {
 		dc_free(env, r->chunks);
 		memset(r, 0, sizeof *r);
 		return DC_ENOMEM;
@@ -283,7 +280,6 @@ void dc_reuse_release(struct dc_reuse *r)
 	if (r->env) {
 		dc_free(r->env, r->tree);
 		dc_free(r->env, r->bits);
-		dc_free(r->env, r->owner);
 		for (uint64_t i = 0; i < r->chunk_cap; i++)
 			if (r->chunks[i].id)
 				dc_free(r->env, r->chunks[i].recs);
@@ -292,51 +288,57 @@ void dc_reuse_release(struct dc_reuse *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* Renumbers the live 1s to 1..M in time order, into bigger arrays when
- * cap < 2(M+1).  When those cannot be had but the old arrays still have
- * room for this access (cap > M), it compacts in place: slower (compactions
- * come more often) but exact.  Fails only before changing anything. */
+/* Renumbers the live 1s to 1..M in time order: a record's new index is
+ * the rank of its 1, the 1s in the words before its word (counted once
+ * into the old tree's array, which is rebuilt anyway) plus those before
+ * it in its word.  The capacity grows to at least 2(M+1) and a quarter of
+ * the records of the chunks, so this O(capacity + records) pass comes at
+ * most once per max(M + 2, records/4 - M) accesses that reach the tree:
+ * a few record visits per access even when every chunk holds one block.  When the bigger
+ * arrays cannot be had but the old ones still have room for this access
+ * (cap > M), it compacts in place: slower (compactions come more often)
+ * but exact.  Fails only before changing anything. */
 static __attribute__((noinline)) int compact(struct dc_reuse *r)
 {
-	uint64_t need = 2 * (r->nblocks + 1), cap = r->cap, m = 0;
-	struct dc_reuse_rec **owner = r->owner;
-	uint32_t *tree = r->tree;
+	uint64_t need = 2 * (r->nblocks + 1), want = r->nchunks * CHUNK_BLOCKS / 4;
+	uint64_t cap = r->cap, nw = nwords(r->cap), m = 0;
+	uint32_t *tree = r->tree, *rank = r->tree;
 	uint64_t *bits = r->bits;
 
-	if (cap < need) {
-		while (cap < need)
-			cap *= 2;
-		if (cap > MAX_CAP || alloc_arrays(r->env, cap, &tree, &bits, &owner)) {
-			if (r->cap <= r->marks)
-				return DC_ENOMEM;
-			cap = r->cap;
-			owner = r->owner;
-			tree = r->tree;
-			bits = r->bits;
+	if (want < need)
+		want = need;
+	while (cap < want && cap < MAX_CAP)
+		cap *= 2;
+	if (cap != r->cap && (cap < need || alloc_arrays(r->env, cap, &tree, &bits))) {
+		if (r->cap <= r->marks)
+			return DC_ENOMEM;
+		cap = r->cap;
+		tree = r->tree;
+		bits = r->bits;
+	}
+	for (uint64_t w = 0; w < nw; w++) {
+		uint32_t c = popcount(r, r->bits[w]);
+		rank[w] = (uint32_t)m;
+		m += c;
+	}
+	for (uint64_t i = 0; i < r->chunk_cap; i++) {
+		struct dc_reuse_rec *rec = r->chunks[i].recs;
+		if (!r->chunks[i].id)
+			continue;
+		for (uint32_t k = 0; k < CHUNK_BLOCKS; k++) {
+			uint32_t x = rec[k].idx;
+			if (x && x != IN_FRONT)
+				rec[k].idx = rank[x >> 6] + 1 +
+					     popcount(r, r->bits[x >> 6] & (((uint64_t)1 << (x & 63)) - 1));
 		}
 	}
-	/* The live entries are the 1s of the bitmap (the others are stale:
-	 * their record's 1 moved on).  In place, m <= i, so owner[i] is read
-	 * before it can be overwritten. */
-	for (uint64_t w = 0; w <= (r->next - 1) >> 6; w++) {
-		for (uint64_t x = r->bits[w]; x; x &= x - 1) {
-			uint64_t i = (w << 6) + (uint64_t)__builtin_ctzll(x);
-			struct dc_reuse_rec *rec = r->owner[i];
-			owner[++m] = rec;
-			rec->idx = (uint32_t)m;
-		}
-	}
-	if (owner == r->owner) {
-		memset(owner + m + 1, 0, (cap - m) * sizeof *owner);
-	} else {
+	if (tree != r->tree) {
 		dc_free(r->env, r->tree);
 		dc_free(r->env, r->bits);
-		dc_free(r->env, r->owner);
 	}
 	mark_fill(r, bits, tree, cap, m);
 	r->tree = tree;
 	r->bits = bits;
-	r->owner = owner;
 	r->cap = cap;
 	r->next = m + 1;
 	r->compactions++;
@@ -398,7 +400,6 @@ int dc_reuse_access_slow(struct dc_reuse *r, uint64_t block, uint32_t loc,
 		mark_next(r);
 		if (out->first)
 			r->marks++;
-		r->owner[r->next] = old;
 		old->idx = (uint32_t)r->next++;
 	} else {
 		if (!out->first)

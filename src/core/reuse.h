@@ -44,25 +44,27 @@
  *    full its least recent block leaves it and takes the next time index:
  *    all 1s are older, so the indices keep the recency order.
  *  - Time indices only grow.  When they reach the tree's capacity, the
- *    live 1s (at most one per distinct block, found in order through an
- *    array time index -> block record) are renumbered, and the capacity is grown
- *    (powers of two) to at least 2(M+1), so at least M accesses pass before
- *    the next O(capacity) = O(M) compaction.  Real access numbers, for time
- *    distance, are kept apart as uint64 and never renumbered.  If the
- *    bigger arrays cannot be allocated but the tree has a free slot
- *    (capacity > marks), it compacts in place instead: exact, only slower.
- *  - The array time index -> record is written when a 1 is set and never
- *    cleared (a random write per access saved): an entry is live when its
- *    bit is set, and compaction walks the set bits.
+ *    live 1s (at most one per distinct block) are renumbered 1..M in
+ *    order: each block record's index becomes the rank of its 1 (the 1s
+ *    of the words before its word, counted once, plus those before it in
+ *    its word), a pass over the records of every chunk, and the capacity
+ *    is grown (powers of two) to at least 2(M+1) and a quarter of the
+ *    records, so at least max(M + 2, records/4 - M) accesses pass before
+ *    the next O(capacity + records) compaction (a few record visits per
+ *    access, even with one block per chunk).  No array from time index to
+ *    record is kept: it cost a write per access and 8 bytes per index.
+ *    Real access numbers, for time distance, are kept apart as uint64 and
+ *    never renumbered.  If the bigger arrays cannot be allocated but the
+ *    tree has a free slot (capacity > marks), it compacts in place
+ *    instead: exact, only slower.
  *  - Cost per access: a scan of the front; past it O(log M) amortized (one
  *    chunk look-up, a count, at most one tree update, and a share of the
  *    word entering the tree); a reuse within the last 4096 indices takes
- *    no tree walk.  Memory: 16 bytes
- *    per block of every chunk touched (64 KiB per chunk of 4096 blocks: at
- *    most a quarter of the address range touched at 64-byte blocks, more
- *    for sparse accesses at small blocks), plus per time index a bit and a
- *    record pointer (8 bytes and a bit; the tree adds 1/16 byte) with fewer
- *    than max(DC_REUSE_INIT_CAP, 4(M+1)) indices.  Blocks are never
+ *    no tree walk.  Memory: 16 bytes per block of every chunk touched (64
+ *    KiB per chunk of 4096 blocks: at most a quarter of the address range
+ *    touched at 64-byte blocks, more for sparse accesses at small blocks),
+ *    plus per time index a bit (the tree adds 1/16 byte) with fewer than
+ *    max(DC_REUSE_INIT_CAP, 4(M+1), records/2) indices.  Blocks are never
  *    forgotten.  Indices stop growing at 2^31 (uint32 in records and
  *    counts), i.e. about 2^30 distinct blocks.
  *  - dc_reuse_access either records the access fully or, on DC_ENOMEM,
@@ -93,8 +95,7 @@ struct dc_reuse_result {
 	uint32_t prev_loc;     /* loc passed with the previous access to this block */
 };
 
-/* One per block of every chunk touched; chunks never move, so the tree's
- * owner array can point at records. */
+/* One per block of every chunk touched. */
 struct dc_reuse_rec {
 	uint32_t idx;           /* time index of the latest access, IN_FRONT,
 				 * or 0: none yet (indices stay below 2^31) */
@@ -114,7 +115,6 @@ struct dc_reuse {
 	} recent[DC_REUSE_RECENT];
 	uint64_t *bits;                /* a bit per time index 0..cap: the 1s */
 	uint32_t *tree;                /* Fenwick tree over the words of bits, 1-based */
-	struct dc_reuse_rec **owner;   /* time index -> record whose 1 is there, or NULL */
 	uint64_t cap;                  /* time indices 1..cap */
 	uint64_t next;                 /* the time index the next access takes */
 	uint64_t nblocks;              /* M: distinct blocks seen = live 1s */
