@@ -47,11 +47,6 @@ static uint32_t popcount64(uint64_t x)
 	return (uint32_t)((x * 0x0101010101010101ULL) >> 56);
 }
 
-static size_t index_of(const struct dc_cache_level *l, uint64_t block, uint32_t slot)
-{
-	return (size_t)(block & l->set_mask) * l->assoc + slot;
-}
-
 /* The slot of `block` at level k, or -1 when the level lacks it. */
 static int64_t find(const struct dc_cacheuse *u, int k, uint64_t block)
 {
@@ -69,7 +64,7 @@ static struct dc_use_l1 *find_l1(const struct dc_cacheuse *u, uint64_t block)
 	int64_t s = find(u, 0, block);
 
 	return s < 0 ? NULL : (struct dc_use_l1 *)u->lv[0].rec +
-			      index_of(&u->c->lv[0], block, (uint32_t)s);
+			      dc_cacheuse_index(&u->c->lv[0], block, (uint32_t)s);
 }
 
 /* Level j's record of r1's line `block`, NULL when level j lacks it. */
@@ -81,7 +76,7 @@ static struct dc_use_line *dep(const struct dc_cacheuse *u, struct dc_use_l1 *r1
 	if (r == DC_USE_UNKNOWN || (r && r->block != block)) {
 		int64_t s = find(u, j, block);
 		r = s < 0 ? NULL : (struct dc_use_line *)u->lv[j].rec +
-				   index_of(&u->c->lv[j], block, (uint32_t)s);
+				   dc_cacheuse_index(&u->c->lv[j], block, (uint32_t)s);
 		r1->dep[j] = r;
 	}
 	return r;
@@ -136,7 +131,7 @@ static struct dc_bdnode *load_node(struct dc_cacheuse *u, const struct dc_cost *
 void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t victim,
 		      uint32_t slot, uint64_t mask, struct dc_cost *loader)
 {
-	size_t i = index_of(&u->c->lv[k], block, slot);
+	size_t i = dc_cacheuse_index(&u->c->lv[k], block, slot);
 
 	if (k == 0) {
 		struct dc_use_l1 *r = (struct dc_use_l1 *)u->lv[0].rec + i;
@@ -181,7 +176,7 @@ void dc_cacheuse_deep_hit(struct dc_cacheuse *u, int k, uint64_t block, uint32_t
 
 	if (r1)
 		r1->dep[k] = (struct dc_use_line *)u->lv[k].rec +
-			     index_of(&u->c->lv[k], block, slot);
+			     dc_cacheuse_index(&u->c->lv[k], block, slot);
 }
 
 void dc_cacheuse_finish(struct dc_cacheuse *u)
@@ -192,7 +187,7 @@ void dc_cacheuse_finish(struct dc_cacheuse *u)
 
 		for (size_t i = 0; i < n; i++) {
 			uint64_t block = l->tags[i] & DC_USE_BLOCK;
-			size_t r = (i - i % l->assoc) + (size_t)(l->tags[i] >> 56);
+			size_t r = dc_cacheuse_index(l, i / l->assoc, (uint32_t)(l->tags[i] >> 56));
 			if (block == DC_USE_EMPTY)
 				continue;
 			if (k == 0) {

@@ -79,7 +79,7 @@ struct dc_use_l1 {
 #define DC_USE_UNKNOWN ((struct dc_use_line *)1)
 
 struct dc_use_level {
-	void *rec;                /* per slot: set * assoc + slot */
+	void *rec;                /* per slot: dc_cacheuse_index */
 	uint32_t unit_bits;       /* log2(bytes per mask bit) */
 	uint32_t nbits;           /* mask bits per line */
 };
@@ -112,6 +112,18 @@ void dc_cacheuse_deep_hit(struct dc_cacheuse *u, int k, uint64_t block, uint32_t
 /* Ends every residency still in the cache (at exit).  The cache keeps its
  * lines; their use starts again from zero with no loader. */
 void dc_cacheuse_finish(struct dc_cacheuse *u);
+
+/* The index of the use record of `block`'s set and `slot` at a level:
+ * records are slot-major (all sets' slot 0, then slot 1, ...), so lines
+ * filled in consecutive sets, whose victims take the same slot when a
+ * stream fills the sets in turn, have their records side by side, and
+ * the host's prefetcher fetches them: set-major, every deep fill of a
+ * stream loaded a record line from memory. */
+static inline size_t dc_cacheuse_index(const struct dc_cache_level *l, uint64_t block,
+				       uint32_t slot)
+{
+	return (size_t)slot * (l->set_mask + 1) + (block & l->set_mask);
+}
 
 /* The mask bits [addr, addr + size) covers in `block` at level k. */
 static inline uint64_t dc_cacheuse_mask(const struct dc_cache_level *l,
@@ -169,9 +181,9 @@ static inline bool dc_cacheuse_line(struct dc_cacheuse *u, int k, uint64_t block
 	/* A miss replaces the last way: fetch its use record while the set is
 	 * searched (deeper records are rarely in the host's cache). */
 	if (k > 0) {
-		size_t base = (size_t)(block & l->set_mask) * l->assoc;
-		__builtin_prefetch((struct dc_use_line *)ul->rec + base +
-				   (l->tags[base + l->assoc - 1] >> 56));
+		const uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
+		__builtin_prefetch((struct dc_use_line *)ul->rec +
+				   dc_cacheuse_index(l, block, (uint32_t)(set[l->assoc - 1] >> 56)));
 	}
 	hit = dc_cacheuse_line_ref(l, block, victim, &s);
 
@@ -179,8 +191,7 @@ static inline bool dc_cacheuse_line(struct dc_cacheuse *u, int k, uint64_t block
 		dc_cacheuse_fill(u, k, block, *victim, s, dc_cacheuse_mask(l, ul, block, addr, size),
 				 loader);
 	} else if (k == 0) {
-		struct dc_use_l1 *r = (struct dc_use_l1 *)ul->rec +
-				      (size_t)(block & l->set_mask) * l->assoc + s;
+		struct dc_use_l1 *r = (struct dc_use_l1 *)ul->rec + dc_cacheuse_index(l, block, s);
 		uint64_t m = dc_cacheuse_mask(l, ul, block, addr, size);
 		r->count++;
 		r->mask |= m;
