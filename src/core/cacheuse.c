@@ -89,6 +89,9 @@ static void pass_on(struct dc_cacheuse *u, struct dc_use_l1 *r1, uint64_t block,
 {
 	uint32_t n = r1->count - r1->passed;
 
+	/* Nothing to pass (pmask is empty too): the lookups are skipped. */
+	if (!n)
+		return;
 	for (int j = 1; j < u->c->nlevels; j++) {
 		struct dc_use_line *r = j == k ? self : dep(u, r1, j, block);
 		if (r) {
