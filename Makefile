@@ -152,5 +152,11 @@ deps:
 bench: all
 	sh bench/run.sh
 
+# The cache model alone on address streams shaped like the bench workloads
+# (bench/README.md); not part of `all`.
+$(B)/bench/cacheuse-replay: bench/cacheuse_replay.c $(HOST_CORE_OBJ) $(B)/host/host/port_libc.o
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTFLAGS) $(CFLAGS) -o $@ $^
+
 clean:
 	rm -rf $(B)
