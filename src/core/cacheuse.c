@@ -176,10 +176,14 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 void dc_cacheuse_deep_hit(struct dc_cacheuse *u, int k, uint64_t block, uint32_t slot)
 {
 	struct dc_use_l1 *r1 = find_l1(u, block);
+	struct dc_use_line *r = (struct dc_use_line *)u->lv[k].rec +
+				dc_cacheuse_index(&u->c->lv[k], block, slot);
 
+	/* Level 1 passes its use to r when it evicts the line: fetch r now,
+	 * off the critical path (random chases stalled there on it). */
+	__builtin_prefetch(r);
 	if (r1)
-		r1->dep[k] = (struct dc_use_line *)u->lv[k].rec +
-			     dc_cacheuse_index(&u->c->lv[k], block, slot);
+		r1->dep[k] = r;
 }
 
 void dc_cacheuse_finish(struct dc_cacheuse *u)
