@@ -153,13 +153,28 @@ static void mark_next(struct dc_reuse *r)
 	}
 }
 
+/* Clearing 1s in an old word leaves the tree to walk once for the run of
+ * them (a sweep clears its oldest word's 1s one after another): r->pend
+ * 1s of word r->pend_w are cleared in the bits but not yet in the tree. */
+static void pend_flush(struct dc_reuse *r)
+{
+	if (r->pend) {
+		tree_add(r, r->pend_w, (uint32_t)0 - r->pend);
+		r->pend = 0;
+	}
+}
+
 static void mark_clear(struct dc_reuse *r, uint64_t i)
 {
 	uint64_t w = i >> 6;
 
 	r->bits[w] &= ~((uint64_t)1 << (i & 63));
 	if (w < r->wr) {
-		tree_add(r, w, (uint32_t)-1);
+		if (w != r->pend_w) {
+			pend_flush(r);
+			r->pend_w = w;
+		}
+		r->pend++;
 		r->tmarks--;
 	}
 }
@@ -202,7 +217,7 @@ static uint64_t mark_after(const struct dc_reuse *r, uint64_t i)
 		s = popcount(r, upto) + popcount_words(r, r->wr, w);
 		return r->marks - r->tmarks - s;
 	}
-	s = popcount(r, upto);
+	s = popcount(r, upto) - (r->pend_w < w ? r->pend : 0);
 	for (uint64_t k = w; k; k -= k & -k)
 		s += t[k];
 	return r->marks - s;
@@ -234,6 +249,7 @@ static void mark_fill(struct dc_reuse *r, uint64_t *bits, uint32_t *tree, uint64
 		if (k + (k & -k) <= nw)
 			tree[k + (k & -k)] += tree[k];
 	r->wr = wr;
+	r->pend = 0;
 }
 
 static int alloc_arrays(const struct dc_env *env, uint64_t cap, uint32_t **tree,

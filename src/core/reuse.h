@@ -37,7 +37,10 @@
  *    most 32 words (from the index's word to the newest or from the oldest
  *    recent word to it, the shorter), and a word enters the tree when the
  *    newest index leaves it 64 words behind (one walk per 64 indices).
- *    Popcounts use the POPCNT instruction when the CPU has it.  A block
+ *    1s cleared one after another in the same old word (a sweep reusing
+ *    its oldest blocks) leave the tree in one walk when the run of them
+ *    ends; a count before then subtracts them.  Popcounts use the POPCNT
+ *    instruction when the CPU has it.  A block
  *    not in the front was last touched before every front block, so its
  *    stack distance is the number of front blocks plus the 1s after its
  *    index.  Its 1 is cleared and it enters the front; when the front is
@@ -124,6 +127,8 @@ struct dc_reuse {
 	uint64_t marks;                /* 1s: blocks seen, not in the front */
 	uint64_t wr;                   /* the first bitmap word not counted in the tree */
 	uint64_t tmarks;               /* 1s in the words before wr */
+	uint64_t pend_w;               /* a word before wr whose last pend cleared */
+	uint64_t pend;                 /* 1s are not yet taken off the tree (reuse.c) */
 	unsigned nfront;               /* the front: the most recent distinct blocks, */
 	unsigned fhead;                /* a ring: place j is at (fhead + j) mod FRONT */
 	uint64_t front_block[DC_REUSE_FRONT];
