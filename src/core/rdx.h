@@ -111,13 +111,13 @@ static inline unsigned dc_rdx_slot(uint64_t granule)
 /* Might [a, a + size) touch a watched byte?  False means surely not. */
 static inline bool dc_rdx_maybe(const struct dc_rdx *r, uint64_t a, unsigned size)
 {
-	uint64_t g = a >> r->shift, last;
+	uint64_t g = a >> r->shift, last = (a + size - 1) >> r->shift;
 
 	if (r->filter[dc_rdx_slot(g)])
 		return true;
-	if (r->cfg.watch != DC_RDX_WATCH_DR)
+	if (g == last || r->cfg.watch != DC_RDX_WATCH_DR)
 		return false;
-	for (last = (a + size - 1) >> r->shift; g != last;)
+	while (g != last)
 		if (r->filter[dc_rdx_slot(++g)])
 			return true;
 	return false;

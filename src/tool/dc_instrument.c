@@ -299,10 +299,8 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 		dc_track_sample(in, c, served);
 	if (mode & REF_RDX) {
 		Bool use = dc_rdx_tick();
-		if (UNLIKELY(dc_rdx_maybe(&dc.rdx, a, in->size)))
-			dc_track_rdx_trap(in, c, a);
-		if (UNLIKELY(use))
-			dc_track_rdx_use(in, c, a);
+		if (UNLIKELY(use | dc_rdx_maybe(&dc.rdx, a, in->size)))
+			dc_track_rdx(in, c, a, use);
 	}
 	if (mode & REF_TRACE) {
 		struct dc_tins *ti = (struct dc_tins *)in;

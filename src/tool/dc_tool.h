@@ -350,8 +350,7 @@ static inline void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Ad
 	dc_track_reuse_at(in, c, a);
 }
 /* --reuse-sample: a watched access (reuse points) and a use point. */
-void dc_track_rdx_trap(const struct dc_ins *in, const struct dc_cost *c, Addr a);
-void dc_track_rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a);
+void dc_track_rdx(const struct dc_ins *in, const struct dc_cost *c, Addr a, Bool use);
 /* The emulated interrupt handler: records one sample of this access. */
 void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int served);
 /* Parses --sample's EVENT:N; False when malformed. */

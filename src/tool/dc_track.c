@@ -305,7 +305,7 @@ static void rdx_record(const struct dc_rdx_hit *h, unsigned n, UInt reuse_loc)
 	}
 }
 
-void dc_track_rdx_trap(const struct dc_ins *in, const struct dc_cost *c, Addr a)
+static void rdx_trap(const struct dc_ins *in, const struct dc_cost *c, Addr a)
 {
 	struct dc_rdx_hit hits[DC_RDX_MAX_WP];
 
@@ -314,7 +314,7 @@ void dc_track_rdx_trap(const struct dc_ins *in, const struct dc_cost *c, Addr a)
 
 /* The emulated PMU sample: address, instruction and calling context (a
  * hash of the instruction and the return addresses of its frames). */
-void dc_track_rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a)
+static void rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a)
 {
 	Addr ips[CTX_FRAMES];
 	UInt n = VG_(get_StackTrace)(dc.tid, ips, CTX_FRAMES, NULL, NULL, 0);
@@ -325,14 +325,20 @@ void dc_track_rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a)
 	dc_rdx_sample(&dc.rdx, a, in->size, dc.now, ctx, c->bucket, c->loc);
 }
 
+/* A use point (use) and/or an access that may touch a watched byte: the
+ * trap first, then the new use (one call from the access helper). */
+void dc_track_rdx(const struct dc_ins *in, const struct dc_cost *c, Addr a, Bool use)
+{
+	if (dc_rdx_maybe(&dc.rdx, a, in->size))
+		rdx_trap(in, c, a);
+	if (use)
+		rdx_use(in, c, a);
+}
+
 void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 {
 	if (dc.rdx_on) {
-		Bool use = dc_rdx_tick();
-		if (dc_rdx_maybe(&dc.rdx, a, in->size))
-			dc_track_rdx_trap(in, c, a);
-		if (use)
-			dc_track_rdx_use(in, c, a);
+		dc_track_rdx(in, c, a, dc_rdx_tick());
 	} else {
 		dc.now++;
 	}
