@@ -196,7 +196,7 @@ struct dc_tool {
 	ULong fills[DC_MAX_LEVELS], empty_fills[DC_MAX_LEVELS], nevictions[DC_MAX_LEVELS];
 	struct dc_resid *resid;       /* per bucket x level */
 	UInt resid_buckets;
-	ULong now;                    /* data accesses counted so far */
+	ULong now;                    /* data accesses counted so far (see dc_now) */
 
 	/* --reuse: distances per bucket, first touches, use -> reuse pairs */
 	struct dc_reuse reuse;
@@ -236,14 +236,24 @@ static inline Bool dc_sample_event_matches(const struct dc_ins *in, int served)
 	}
 }
 
-/* --reuse-sample: counts one access (dc.now); true when it is a use point. */
+/* --reuse-sample: counts one access down to the next use point (the
+ * access count is dc_now()); true when it is a use point. */
 static inline Bool dc_rdx_tick(void)
 {
-	if (LIKELY(++dc.now != dc.rdx_next))
+	if (LIKELY(--dc.rdx_sampler.countdown))
 		return False;
-	dc.rdx_next = dc.now + dc_sampler_next(&dc.rdx_sampler);
+	dc.rdx_sampler.countdown = dc_sampler_next(&dc.rdx_sampler);
+	dc.rdx_next += dc.rdx_sampler.countdown;
 	dc.rdx_sampler.samples++;
 	return True;
+}
+
+/* Data accesses counted so far: dc.now, or with --reuse-sample the next use
+ * point's access number less the accesses still to come before it (a
+ * countdown per access instead of a count and a compare). */
+static inline ULong dc_now(void)
+{
+	return dc.rdx_on ? dc.rdx_next - dc.rdx_sampler.countdown : dc.now;
 }
 
 /* dc_names.c */

@@ -120,9 +120,10 @@ static struct dc_resid *resid_at(UInt bucket, Int k)
 static void resid_add(UInt bucket, Int k, Long delta)
 {
 	struct dc_resid *r = resid_at(bucket, k);
+	ULong now = dc_now();
 
-	r->integral += (ULong)r->lines * (dc.now - r->last);
-	r->last = dc.now;
+	r->integral += (ULong)r->lines * (now - r->last);
+	r->last = now;
 	r->lines += delta;
 	if (r->lines < 0)
 		r->lines = 0;
@@ -287,7 +288,7 @@ static void rdx_record(const struct dc_rdx_hit *h, unsigned n, UInt reuse_loc)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct dc_rhist *rh = rhist_at(h[i].bucket);
-		ULong d = dc.now - h[i].t_use;
+		ULong d = dc_now() - h[i].t_use;
 		ULong wd = d <= DC_SUM_UNKNOWN / h[i].weight ? d * h[i].weight : DC_SUM_UNKNOWN;
 		UInt b = bin_of(d), key[2] = { h[i].loc, reuse_loc };
 		struct dc_rpair *p;
@@ -322,7 +323,7 @@ static void rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a)
 
 	for (UInt i = 1; i < n; i++)
 		ctx = dc_hash64(ctx ^ ips[i]);
-	dc_rdx_sample(&dc.rdx, a, in->size, dc.now, ctx, c->bucket, c->loc);
+	dc_rdx_sample(&dc.rdx, a, in->size, dc_now(), ctx, c->bucket, c->loc);
 }
 
 /* A use point (use) and/or an access that may touch a watched byte: the
@@ -412,7 +413,7 @@ static void rdx_meta(struct dc_rawout *o)
 	dc_raw_meta_u64(o, "reuse_replaced", r->replaced);
 	dc_raw_meta_u64(o, "reuse_dropped", r->dropped);
 	dc_raw_meta_u64(o, "reuse_traps", r->traps);
-	dc_raw_meta_u64(o, "reuse_accesses", dc.now);
+	dc_raw_meta_u64(o, "reuse_accesses", dc_now());
 }
 
 /* Sampled counts are weights (samples); each sample stands for `period`
@@ -493,7 +494,7 @@ void dc_track_reset_child(void)
 		dc.rdx.samples = dc.rdx.arms = dc.rdx.replaced = dc.rdx.dropped = 0;
 		dc.rdx.traps = 0;
 		dc.rdx_sampler.samples = 0;
-		dc.rdx_next = dc_sampler_next(&dc.rdx_sampler);
+		dc.rdx_next = dc.rdx_sampler.countdown = dc_sampler_next(&dc.rdx_sampler);
 	}
 	dc.now = 0;
 }
@@ -519,11 +520,11 @@ void dc_track_dump(struct dc_rawout *o)
 	for (UInt b = 0; b < dc.resid_buckets && b < dc_bucket_count(); b++) {
 		for (Int k = 0; k < dc.hier.nlevels; k++) {
 			struct dc_resid *r = resid_at(b, k);
-			ULong integral = r->integral + (ULong)r->lines * (dc.now - r->last);
-			if (!integral || !dc.now)
+			ULong now = dc_now(), integral = r->integral + (ULong)r->lines * (now - r->last);
+			if (!integral || !now)
 				continue;
 			dc_raw_resid(o, b, (UInt)k + 1,
-				     integral / dc.now * 1000 + integral % dc.now * 1000 / dc.now);
+				     integral / now * 1000 + integral % now * 1000 / now);
 		}
 	}
 }
