@@ -144,18 +144,23 @@ class CallTree(Recorded):
 
     # -- back-dated inclusive costs (seeds/001 §3), --cache-use
 
-    def use(self, kind="call", caller=None, callee=None, thread=None, level=1):
-        """(SpLoss, AcCost) of call_use rows that match."""
+    def call_use_sums(self, columns, kind, caller, callee, thread, level):
+        """The sums of call_use columns over the rows that match."""
         where, args = ["a.kind = ?", "a.level = ?"], [kind, level]
         for col, v in (("sl.function", caller), ("cl.function", callee),
                        ("a.thread", thread)):
             if v is not None:
                 where.append(col + " = ?")
                 args.append(v)
-        return query(self.db, "SELECT COALESCE(SUM(a.SpLoss), 0), COALESCE(SUM(a.AcCost), 0)"
-                     " FROM call_use a LEFT JOIN location sl ON sl.id = a.site"
+        sums = ", ".join("COALESCE(SUM(a.%s), 0)" % c for c in columns)
+        return query(self.db, "SELECT " + sums + " FROM call_use a"
+                     " LEFT JOIN location sl ON sl.id = a.site"
                      " LEFT JOIN location cl ON cl.id = a.callee WHERE " +
                      " AND ".join(where), *args)[0]
+
+    def use(self, kind="call", caller=None, callee=None, thread=None, level=1):
+        """(SpLoss, AcCost) of call_use rows that match."""
+        return self.call_use_sums(("SpLoss", "AcCost"), kind, caller, callee, thread, level)
 
     def own_use(self, function, level=1, bucket=None):
         return use_totals(self.db, bucket, function, level=level)
@@ -219,16 +224,7 @@ class CallTreeEvictions(CallTree):
 
     def evicted(self, kind="call", caller=None, callee=None, thread=None, level=1):
         """Evicted of the call_use rows that match."""
-        where, args = ["a.kind = ?", "a.level = ?"], [kind, level]
-        for col, v in (("sl.function", caller), ("cl.function", callee),
-                       ("a.thread", thread)):
-            if v is not None:
-                where.append(col + " = ?")
-                args.append(v)
-        return query(self.db, "SELECT COALESCE(SUM(a.Evicted), 0) FROM call_use a"
-                     " LEFT JOIN location sl ON sl.id = a.site"
-                     " LEFT JOIN location cl ON cl.id = a.callee WHERE " +
-                     " AND ".join(where), *args)[0][0]
+        return self.call_use_sums(("Evicted",), kind, caller, callee, thread, level)[0]
 
     def own_evicted(self, function=None, level=1, thread=None):
         where, args = ["u.level = ?"], [level]
