@@ -203,7 +203,8 @@ static uint64_t popcount_words(const struct dc_reuse *r, uint64_t from, uint64_t
 
 /* 1s at indices after i (all are before r->next).  For i among the recent
  * words, their bits from i's word to the last or, when shorter, the
- * recent 1s less those up to i; else the tree's prefix. */
+ * recent 1s less those up to i; else all 1s less the tree's prefix (less
+ * the pending clears of a word before i's). */
 static uint64_t mark_after(const struct dc_reuse *r, uint64_t i)
 {
 	const uint32_t *t = r->tree;

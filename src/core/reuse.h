@@ -127,8 +127,8 @@ struct dc_reuse {
 	uint64_t marks;                /* 1s: blocks seen, not in the front */
 	uint64_t wr;                   /* the first bitmap word not counted in the tree */
 	uint64_t tmarks;               /* 1s in the words before wr */
-	uint64_t pend_w;               /* a word before wr whose last pend cleared */
-	uint64_t pend;                 /* 1s are not yet taken off the tree (reuse.c) */
+	uint64_t pend_w;               /* a word before wr ... */
+	uint64_t pend;                 /* ... and its 1s cleared but still in the tree */
 	unsigned nfront;               /* the front: the most recent distinct blocks, */
 	unsigned fhead;                /* a ring: place j is at (fhead + j) mod FRONT */
 	uint64_t front_block[DC_REUSE_FRONT];
