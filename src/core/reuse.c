@@ -129,6 +129,15 @@ static inline unsigned popcount(const struct dc_reuse *r, uint64_t x)
  * compiler reload r->tree at every step.) */
 #define RECENT_WORDS 64
 
+/* The recent words' 1s counted per group of 8 words, in a ring of
+ * DC_REUSE_GROUPS (more than the 9 groups the recent words can span, so a
+ * group's slot has been emptied before it is used again): a group counts
+ * only its words from r->wr on. */
+static uint32_t *group(struct dc_reuse *r, uint64_t w)
+{
+	return &r->gcnt[(w >> 3) & (DC_REUSE_GROUPS - 1)];
+}
+
 static void tree_add(struct dc_reuse *r, uint64_t w, uint32_t d)
 {
 	uint64_t nw = nwords(r->cap);
@@ -145,9 +154,11 @@ static void mark_next(struct dc_reuse *r)
 	uint64_t i = r->next, w = i >> 6;
 
 	r->bits[w] |= (uint64_t)1 << (i & 63);
+	(*group(r, w))++;
 	while (w - r->wr >= RECENT_WORDS) {
 		uint32_t c = popcount(r, r->bits[r->wr]);
 		tree_add(r, r->wr, c);
+		*group(r, r->wr) -= c;
 		r->tmarks += c;
 		r->wr++;
 	}
@@ -176,6 +187,8 @@ static void mark_clear(struct dc_reuse *r, uint64_t i)
 		}
 		r->pend++;
 		r->tmarks--;
+	} else {
+		(*group(r, w))--;
 	}
 }
 
@@ -202,9 +215,9 @@ static uint64_t popcount_words(const struct dc_reuse *r, uint64_t from, uint64_t
 }
 
 /* 1s at indices after i (all are before r->next).  For i among the recent
- * words, their bits from i's word to the last or, when shorter, the
- * recent 1s less those up to i; else all 1s less the tree's prefix (less
- * the pending clears of a word before i's). */
+ * words, the rest of i's word and of its group of 8 words, and the later
+ * groups' counts (at most 7 words and 8 groups); else all 1s less the
+ * tree's prefix (less the pending clears of a word before i's). */
 static uint64_t mark_after(const struct dc_reuse *r, uint64_t i)
 {
 	const uint32_t *t = r->tree;
@@ -213,10 +226,11 @@ static uint64_t mark_after(const struct dc_reuse *r, uint64_t i)
 	uint64_t upto = bits[w] & (((uint64_t)2 << (i & 63)) - 1);
 
 	if (w >= r->wr) {
-		if (last - w <= w - r->wr)
-			return popcount(r, bits[w] & ~upto) + popcount_words(r, w + 1, last + 1);
-		s = popcount(r, upto) + popcount_words(r, r->wr, w);
-		return r->marks - r->tmarks - s;
+		uint64_t end = (w | 7) < last ? (w | 7) : last;
+		s = popcount(r, bits[w] & ~upto) + popcount_words(r, w + 1, end + 1);
+		for (uint64_t g = (w >> 3) + 1; g <= last >> 3; g++)
+			s += r->gcnt[g & (DC_REUSE_GROUPS - 1)];
+		return s;
 	}
 	s = popcount(r, upto) - (r->pend_w < w ? r->pend : 0);
 	for (uint64_t k = w; k; k -= k & -k)
@@ -251,6 +265,9 @@ static void mark_fill(struct dc_reuse *r, uint64_t *bits, uint32_t *tree, uint64
 			tree[k + (k & -k)] += tree[k];
 	r->wr = wr;
 	r->pend = 0;
+	memset(r->gcnt, 0, sizeof r->gcnt);
+	for (uint64_t w = wr; w < nw && w <= (m + 1) >> 6; w++)
+		*group(r, w) += popcount(r, bits[w]);
 }
 
 static int alloc_arrays(const struct dc_env *env, uint64_t cap, uint32_t **tree,

@@ -90,6 +90,7 @@ struct dc_reuse_chunk;
 #define DC_REUSE_INIT_CAP 1024
 #define DC_REUSE_FRONT 4         /* a power of two */
 #define DC_REUSE_RECENT 256      /* a power of two */
+#define DC_REUSE_GROUPS 16       /* a power of two, more than 9 */
 
 struct dc_reuse_result {
 	bool first;            /* the block was never accessed before */
@@ -127,6 +128,7 @@ struct dc_reuse {
 	uint64_t marks;                /* 1s: blocks seen, not in the front */
 	uint64_t wr;                   /* the first bitmap word not counted in the tree */
 	uint64_t tmarks;               /* 1s in the words before wr */
+	uint32_t gcnt[DC_REUSE_GROUPS];/* 1s of the recent words per 8 (reuse.c) */
 	uint64_t pend_w;               /* a word before wr ... */
 	uint64_t pend;                 /* ... and its 1s cleared but still in the tree */
 	unsigned nfront;               /* the front: the most recent distinct blocks, */
