@@ -33,10 +33,10 @@
  *    nodes plus one masked popcount, and the tree stays in the host's
  *    cache (a tree over the indices themselves missed it on every level).
  *    The newest 64 words (4096 indices) are left out of the tree: 1s set
- *    and cleared there cost no walk, a count there is a popcount of at
- *    most 32 words (from the index's word to the newest or from the oldest
- *    recent word to it, the shorter), and a word enters the tree when the
- *    newest index leaves it 64 words behind (one walk per 64 indices).
+ *    and cleared there cost no walk, a count there takes at most 7 words'
+ *    popcounts and 8 counts of groups of 8 recent words, and a word enters
+ *    the tree when the newest index leaves it 64 words behind (one walk
+ *    per 64 indices).
  *    1s cleared one after another in the same old word (a sweep reusing
  *    its oldest blocks) leave the tree in one walk when the run of them
  *    ends; a count before then subtracts them.  Popcounts use the POPCNT
