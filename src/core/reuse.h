@@ -180,26 +180,35 @@ static inline void dc_reuse_front_hit(struct dc_reuse *r, unsigned j, unsigned k
 	r->accesses = t;
 }
 
+/* The access of block by loc when the front is full and holds it: true,
+ * and out filled; else false and nothing changed.  Its slots are compared
+ * inline (a fixed count: the compiler unrolls it). */
+static inline bool dc_reuse_front(struct dc_reuse *r, uint64_t block, uint32_t loc,
+				  struct dc_reuse_result *out)
+{
+	unsigned k;
+
+	if (r->nfront != DC_REUSE_FRONT)
+		return false;
+	for (k = 0; k < DC_REUSE_FRONT; k++)
+		if (r->front_block[k] == block) {
+			dc_reuse_front_hit(r, (k - r->fhead) & (DC_REUSE_FRONT - 1), k, loc, out);
+			return true;
+		}
+	return false;
+}
+
 /* One access at addr (block = addr >> block_bits) by code location loc.
  * Returns 0 or DC_ENOMEM (then out is not filled and the state is
- * unchanged).  When out->first, the distances and prev_loc are 0.  Once
- * the front is full, its slots are compared inline (a fixed count: the
- * compiler unrolls it), the rest is out of line. */
+ * unchanged).  When out->first, the distances and prev_loc are 0.  The
+ * front's blocks are found inline, the rest out of line. */
 static inline int dc_reuse_access(struct dc_reuse *r, uint64_t addr, uint32_t loc,
 				  struct dc_reuse_result *out)
 {
 	uint64_t block = addr >> r->block_bits;
-	unsigned k;
 
-	if (r->nfront == DC_REUSE_FRONT) {
-		for (k = 0; k < DC_REUSE_FRONT; k++)
-			if (r->front_block[k] == block)
-				break;
-		if (k < DC_REUSE_FRONT) {
-			dc_reuse_front_hit(r, (k - r->fhead) & (DC_REUSE_FRONT - 1), k, loc, out);
-			return 0;
-		}
-	}
+	if (dc_reuse_front(r, block, loc, out))
+		return 0;
 	return dc_reuse_access_slow(r, block, loc, out);
 }
 

@@ -316,41 +316,40 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served);
 void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
 			 const struct dc_reuse_result *res);
 
+/* Does a reuse in bucket with these bins continue pair p's run?  (Runs:
+ * dc_track.c; time distances of 2^32 or more are counted at once.) */
+static inline Bool dc_run_continues(const struct dc_rpair *p, UInt bucket, UInt sb, UInt tb,
+				    ULong time_dist)
+{
+	return p->run_n && p->run_n < DC_RUN_MAX && p->run_bucket == bucket &&
+	       p->run_sb == sb && p->run_tb == tb && !(time_dist >> 32);
+}
+
 /* --reuse: one access (counted in dc.now by the caller).  Inline: a block
- * of the reuse front whose reuse continues its pair's run (same bucket and
- * bins: dc_track.c); the rest out of line. */
+ * of the reuse front whose reuse continues its pair's run; the rest out of
+ * line. */
 static inline void dc_track_reuse_at(struct dc_ins *in, const struct dc_cost *c, Addr a)
 {
-	struct dc_reuse *r = &dc.reuse;
 	struct dc_reuse_result res;
-	struct dc_rpair *p;
-	ULong block = a >> r->block_bits;
-	UInt k;
+	struct dc_rpair *p = in->rpair;
 
-	if (LIKELY(r->nfront == DC_REUSE_FRONT)) {
-		for (k = 0; k < DC_REUSE_FRONT; k++)
-			if (r->front_block[k] == block)
-				break;
-		if (k < DC_REUSE_FRONT) {
-			dc_reuse_front_hit(r, (k - r->fhead) & (DC_REUSE_FRONT - 1), k, c->loc, &res);
-			p = in->rpair;
-			if (p && in->rpair_use == res.prev_loc && p->reuse_loc == c->loc &&
-			    p->run_n && p->run_n < DC_RUN_MAX && p->run_bucket == c->bucket &&
-			    p->run_sb == dc_reuse_bin(res.stack_dist, (ULong)dc.opt.reuse_first,
-						      (ULong)dc.opt.reuse_growth) &&
-			    p->run_tb == dc_reuse_bin(res.time_dist, (ULong)dc.opt.reuse_first,
-						      (ULong)dc.opt.reuse_growth) &&
-			    !(res.time_dist >> 32)) {
-				p->run_n++;
-				p->run_stack += res.stack_dist;
-				p->run_time += res.time_dist;
-				return;
-			}
-			dc_track_reuse_slow(in, c, a, &res);
-			return;
-		}
+	if (!dc_reuse_front(&dc.reuse, a >> dc.reuse.block_bits, c->loc, &res)) {
+		dc_track_reuse_slow(in, c, a, NULL);
+		return;
 	}
-	dc_track_reuse_slow(in, c, a, NULL);
+	if (p && in->rpair_use == res.prev_loc && p->reuse_loc == c->loc &&
+	    dc_run_continues(p, c->bucket,
+			     dc_reuse_bin(res.stack_dist, (ULong)dc.opt.reuse_first,
+					  (ULong)dc.opt.reuse_growth),
+			     dc_reuse_bin(res.time_dist, (ULong)dc.opt.reuse_first,
+					  (ULong)dc.opt.reuse_growth),
+			     res.time_dist)) {
+		p->run_n++;
+		p->run_stack += res.stack_dist;
+		p->run_time += res.time_dist;
+		return;
+	}
+	dc_track_reuse_slow(in, c, a, &res);
 }
 
 /* --reuse alone: one access counted and tracked. */

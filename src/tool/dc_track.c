@@ -259,8 +259,7 @@ void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
 		in->rpair = p;
 		in->rpair_use = res->prev_loc;
 	}
-	if (p->run_n && p->run_n < DC_RUN_MAX && c->bucket == p->run_bucket &&
-	    sb == p->run_sb && tb == p->run_tb && !(res->time_dist >> 32)) {
+	if (dc_run_continues(p, c->bucket, sb, tb, res->time_dist)) {
 		p->run_n++;
 		p->run_stack += res->stack_dist;
 		p->run_time += res->time_dist;
