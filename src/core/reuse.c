@@ -19,13 +19,23 @@ struct dc_reuse_chunk {
 static __attribute__((noinline)) struct dc_reuse_rec *chunk_rec(struct dc_reuse *r,
 								  uint64_t block);
 
+/* The place of a block's record in its chunk: the low 8 bits of its
+ * offset above the high 4 (see reuse.h Notes), so blocks 256 apart sit
+ * side by side. */
+static inline uint32_t rec_place(uint64_t block)
+{
+	uint32_t o = (uint32_t)block & (CHUNK_BLOCKS - 1);
+
+	return (o & 0xff) << (CHUNK_BITS - 8) | o >> 8;
+}
+
 static inline struct dc_reuse_rec *block_rec(struct dc_reuse *r, uint64_t block)
 {
 	uint64_t id = (block >> CHUNK_BITS) + 1;
 	struct dc_reuse_recent *c = &r->recent[id & (DC_REUSE_RECENT - 1)];
 
 	if (id == c->id)
-		return &c->recs[block & (CHUNK_BLOCKS - 1)];
+		return &c->recs[rec_place(block)];
 	return chunk_rec(r, block);
 }
 
@@ -75,7 +85,7 @@ static struct dc_reuse_rec *chunk_rec(struct dc_reuse *r, uint64_t block)
 	}
 	c->id = id;
 	c->recs = recs;
-	return &recs[block & (CHUNK_BLOCKS - 1)];
+	return &recs[rec_place(block)];
 }
 
 /* rec->idx of a block in the front: it has no mark in the tree. */

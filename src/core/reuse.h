@@ -16,9 +16,15 @@
  *    loc passed with it.  Records live in chunks of CHUNK_BLOCKS
  *    consecutive blocks, found through a small hash table of chunks with
  *    the chunks used lately remembered (DC_REUSE_RECENT, direct-mapped
- *    by id), so a sweep reads records in order and a walk down a column
- *    (a matrix of up to 256 chunks, 64 MiB at 64-byte blocks) rarely
- *    hashes.
+ *    by id), so a walk down a column (a matrix of up to 256 chunks, 64
+ *    MiB at 64-byte blocks) rarely hashes.  In its chunk a block's record
+ *    sits at its offset's low 8 bits followed by its high 4: blocks 256,
+ *    512, ... apart (rows of 16 KiB, 32 KiB, ... at 64-byte blocks) have
+ *    their records side by side, so a walk down a column of such a matrix
+ *    reads 4 records per host cache line instead of a line and a page per
+ *    record (a transposition of 2048 x 2048 doubles: 6 % less time with
+ *    --reuse), and a sweep reads records 256 bytes apart, a stride the
+ *    host's prefetcher follows.
  *  - The front: the DC_REUSE_FRONT most recent distinct blocks, most recent
  *    first, an exact LRU stack kept in a ring: a block found at place j has
  *    stack distance j and moves to place 0, with no tree work — loops over
