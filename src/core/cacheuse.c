@@ -73,7 +73,7 @@ static struct dc_use_line *dep(const struct dc_cacheuse *u, struct dc_use_l1 *r1
 {
 	struct dc_use_line *r = r1->dep[j];
 
-	if (r == DC_USE_UNKNOWN || (r && r->block != block)) {
+	if (r == DC_USE_UNKNOWN) {
 		int64_t s = find(u, j, block);
 		r = s < 0 ? NULL : (struct dc_use_line *)u->lv[j].rec +
 				   dc_cacheuse_index(&u->c->lv[j], block, (uint32_t)s);
@@ -154,8 +154,10 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 		struct dc_use_l1 *r1;
 		if (victim != DC_EMPTY_TAG) {
 			r1 = find_l1(u, victim);
-			if (r1)
+			if (r1) {
 				pass_on(u, r1, victim, k, r);
+				r1->dep[k] = NULL;
+			}
 			charge(u, k, r->mask, r->count, r->loader, r->node, true);
 		}
 		/* A data access has the line in level 1 (loaded or hit there);
@@ -165,12 +167,22 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 			pass_on(u, r1, block, k, NULL);
 			r1->dep[k] = r;
 		}
-		r->block = block;
 		r->loader = loader;
 		r->node = load_node(u, loader);
 		r->count = r1 ? 1 : 0;
 		r->mask = r1 ? mask : 0;
 	}
+}
+
+int dc_cacheuse_access_levels(struct dc_cacheuse *u, uint64_t addr, uint32_t size,
+			      struct dc_cost *loader)
+{
+	int k;
+
+	for (k = 0; k < u->c->nlevels; k++)
+		if (!dc_cacheuse_level_miss(u, k, addr, size, loader))
+			break;
+	return k + 1;
 }
 
 void dc_cacheuse_deep_hit(struct dc_cacheuse *u, int k, uint64_t block, uint32_t slot)

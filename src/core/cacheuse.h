@@ -27,9 +27,10 @@
  *    a line that hit there).  A deeper line loaded by a data access starts
  *    with that access.  So each deeper residency gets exactly the accesses
  *    made while it lasted.  A level-1 record remembers the deeper records
- *    of its line (set when a deeper level is consulted for it, looked up
- *    otherwise, checked against the record's block before use), so
- *    passing rarely searches a deeper set.  Callgrind passes level-1 use
+ *    of its line (set when a deeper level is consulted for it, cleared
+ *    when a deeper level evicts it, looked up otherwise), so passing
+ *    rarely searches a deeper set and never reads a deeper record to
+ *    check it.  Callgrind passes level-1 use
  *    on only at level-1 eviction, to the LL slot found at load time; when
  *    LL evicted the line first, it charges that residency without the
  *    level-1 accesses (nothing at all if it had none) and later passes
@@ -58,9 +59,9 @@ enum { DC_USE_EXACT = 64, DC_USE_CALLGRIND = 32 };   /* mask bits per line, at m
 #define DC_USE_EMPTY DC_USE_BLOCK                 /* the block of an empty way */
 #define DC_USE_MAX_ASSOC 256
 
-/* A line's use at a deeper level. */
+/* A line's use at a deeper level (32 bytes: two per host cache line). */
 struct dc_use_line {
-	uint64_t mask, block;
+	uint64_t mask;
 	uint32_t count;
 	struct dc_cost *loader;
 	struct dc_bdnode *node;   /* back-dating tree node of the load */
@@ -73,7 +74,8 @@ struct dc_use_l1 {
 	struct dc_cost *loader;
 	struct dc_bdnode *node;
 	/* dep[k]: the line's record at level k, NULL when the level lacks
-	 * it, DC_USE_UNKNOWN until known; valid while dep[k]->block matches. */
+	 * it, DC_USE_UNKNOWN until known.  Kept exact: a level that loads the
+	 * line or is found holding it sets it, one that evicts it clears it. */
 	struct dc_use_line *dep[DC_MAX_LEVELS];
 };
 #define DC_USE_UNKNOWN ((struct dc_use_line *)1)
@@ -224,16 +226,36 @@ static inline bool dc_cacheuse_level_miss(struct dc_cacheuse *u, int k, uint64_t
 	return l->nfill > 0;
 }
 
-/* dc_cache_access with use tracking: lines loaded get `loader`. */
+/* dc_cache_access with use tracking past the level-1 hit on the most
+ * recent way (out of line). */
+int dc_cacheuse_access_levels(struct dc_cacheuse *u, uint64_t addr, uint32_t size,
+			      struct dc_cost *loader);
+
+/* dc_cache_access with use tracking: lines loaded get `loader`.  Inline:
+ * an access within one line that level 1 holds in the most recent way of
+ * its set (a loop's next element: most accesses), which only counts the
+ * access and its bits in the line's record. */
 static inline int dc_cacheuse_access(struct dc_cacheuse *u, uint64_t addr, uint32_t size,
 				     struct dc_cost *loader)
 {
-	int k;
+	const struct dc_cache_level *l = &u->c->lv[0];
+	uint64_t block = addr >> l->line_bits, w;
+	uint32_t lo, bit0, bit1;
+	struct dc_use_l1 *r;
 
-	for (k = 0; k < u->c->nlevels; k++)
-		if (!dc_cacheuse_level_miss(u, k, addr, size, loader))
-			break;
-	return k + 1;
+	if (block != (addr + size - 1) >> l->line_bits)
+		return dc_cacheuse_access_levels(u, addr, size, loader);
+	w = l->tags[(block & l->set_mask) * l->assoc];
+	if ((w & DC_USE_BLOCK) != block)
+		return dc_cacheuse_access_levels(u, addr, size, loader);
+	r = (struct dc_use_l1 *)u->lv[0].rec + dc_cacheuse_index(l, block, (uint32_t)(w >> 56));
+	lo = (uint32_t)addr & (((uint32_t)1 << l->line_bits) - 1);
+	bit0 = lo >> u->lv[0].unit_bits;
+	bit1 = (lo + size - 1) >> u->lv[0].unit_bits;
+	r->count++;
+	r->mask |= (~(uint64_t)0 >> (63 - bit1)) & (~(uint64_t)0 << bit0);
+	r->pmask |= (~(uint64_t)0 >> (63 - bit1)) & (~(uint64_t)0 << bit0);
+	return 1;
 }
 
 /* dc_cache_ifetch with use tracking at the last level. */
