@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,22 +124,65 @@ static void sqlite_setup(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-static int prepare(sqlite3 *db, sqlite3_stmt **st, const char *sql)
+/* The writer's statements: where each lives in struct profile_writer and
+ * its SQL, prepared in this order by profile_writer_open. */
+static const struct {
+	size_t off;
+	const char *sql;
+} writer_sql[] = {
+	{ offsetof(struct profile_writer, meta), "INSERT INTO meta VALUES(?1, ?2)" },
+	{ offsetof(struct profile_writer, level), "INSERT INTO level VALUES(?1, ?2, ?3, ?4, ?5, ?6)" },
+	{ offsetof(struct profile_writer, bucket),
+	  "INSERT INTO bucket(id, kind, name) VALUES(?1, ?2, ?3)" },
+	{ offsetof(struct profile_writer, bstat),
+	  "UPDATE bucket SET blocks=?2, max_live_blocks=?3, max_live_bytes=?4,"
+	  " total_bytes=?5, min_size=?6, max_size=?7 WHERE id=?1" },
+	{ offsetof(struct profile_writer, loc), "INSERT INTO location VALUES(?1, ?2, ?3, ?4, ?5, ?6)" },
+	{ offsetof(struct profile_writer, cost),
+	  "INSERT INTO cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)" },
+	{ offsetof(struct profile_writer, scost),
+	  "INSERT INTO cost_sampled VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+	  " ?10, ?11, ?12, ?13, ?14)" },
+	{ offsetof(struct profile_writer, block),
+	  "INSERT INTO block(bucket, address, size, alloc_seq, free_seq)"
+	  " VALUES(?1, ?2, ?3, ?4, ?5)" },
+	{ offsetof(struct profile_writer, evict), "INSERT INTO eviction VALUES(?1, ?2, ?3, ?4, ?5, ?6)" },
+	{ offsetof(struct profile_writer, fill), "INSERT INTO level_fill VALUES(?1, ?2, ?3, ?4)" },
+	{ offsetof(struct profile_writer, resid), "INSERT INTO residency VALUES(?1, ?2, ?3)" },
+	{ offsetof(struct profile_writer, rhist),
+	  "INSERT INTO reuse_hist(bucket, kind, bin, count, mean) VALUES(?1, ?2, ?3, ?4, ?5)" },
+	{ offsetof(struct profile_writer, rfirst), "INSERT INTO reuse_first VALUES(?1, ?2)" },
+	{ offsetof(struct profile_writer, runseen), "INSERT INTO reuse_unseen VALUES(?1, ?2)" },
+	{ offsetof(struct profile_writer, rpair), "INSERT INTO reuse_pair VALUES(?1, ?2, ?3, ?4, ?5)" },
+	{ offsetof(struct profile_writer, srpair),
+	  "INSERT INTO reuse_pair_sampled VALUES(?1, ?2, ?3, ?4)" },
+	{ offsetof(struct profile_writer, use),
+	  "INSERT INTO cache_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
+	{ offsetof(struct profile_writer, call),
+	  "INSERT INTO call_arc VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+	  " ?14, ?15, ?16)" },
+	{ offsetof(struct profile_writer, calluse),
+	  "INSERT INTO call_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)" },
+	{ offsetof(struct profile_writer, twin), "INSERT INTO trace_window(id, start) VALUES(?1, ?2)" },
+	{ offsetof(struct profile_writer, tper), "UPDATE trace_window SET period = ?2 WHERE id = ?1" },
+	{ offsetof(struct profile_writer, tref),
+	  "UPDATE trace_window SET ref_f = ?2, ref_f_str = ?3, ref_f_irr = ?4 WHERE id = ?1" },
+	{ offsetof(struct profile_writer, trec),
+	  "INSERT INTO trace_access VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
+	{ offsetof(struct profile_writer, tfn),
+	  "INSERT INTO trace_function_ref VALUES(?1, ?2, ?3, ?4, ?5, ?6)" },
+};
+
+static sqlite3_stmt **writer_stmt(struct profile_writer *w, size_t i)
 {
-	return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+	return (sqlite3_stmt **)((char *)w + writer_sql[i].off);
 }
 
 static void finalize_all(struct profile_writer *w)
 {
-	sqlite3_stmt **sts[] = { &w->meta, &w->level, &w->bucket, &w->bstat, &w->loc,
-				 &w->cost, &w->scost, &w->block, &w->evict, &w->fill,
-				 &w->resid, &w->rhist, &w->rfirst, &w->runseen, &w->rpair, &w->srpair, &w->use,
-				 &w->call, &w->calluse, &w->twin, &w->tper, &w->tref, &w->trec,
-				 &w->tfn };
-
-	for (size_t i = 0; i < sizeof sts / sizeof *sts; i++) {
-		sqlite3_finalize(*sts[i]);
-		*sts[i] = NULL;
+	for (size_t i = 0; i < sizeof writer_sql / sizeof *writer_sql; i++) {
+		sqlite3_finalize(*writer_stmt(w, i));
+		*writer_stmt(w, i) = NULL;
 	}
 }
 
@@ -161,72 +205,9 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 	rc = sqlite3_exec(w->db, setup, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(w->db, schema_sql, NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->meta, "INSERT INTO meta VALUES(?1, ?2)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->level, "INSERT INTO level VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->bucket,
-			     "INSERT INTO bucket(id, kind, name) VALUES(?1, ?2, ?3)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->bstat,
-			     "UPDATE bucket SET blocks=?2, max_live_blocks=?3, max_live_bytes=?4,"
-			     " total_bytes=?5, min_size=?6, max_size=?7 WHERE id=?1");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->loc,
-			     "INSERT INTO location VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->cost,
-			     "INSERT INTO cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-			     " ?10, ?11, ?12, ?13, ?14)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->scost,
-			     "INSERT INTO cost_sampled VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-			     " ?10, ?11, ?12, ?13, ?14)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->block, "INSERT INTO block(bucket, address, size,"
-			     " alloc_seq, free_seq) VALUES(?1, ?2, ?3, ?4, ?5)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->evict,
-			     "INSERT INTO eviction VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->fill, "INSERT INTO level_fill VALUES(?1, ?2, ?3, ?4)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->resid, "INSERT INTO residency VALUES(?1, ?2, ?3)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->rhist, "INSERT INTO reuse_hist(bucket, kind, bin, count,"
-			     " mean) VALUES(?1, ?2, ?3, ?4, ?5)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->rfirst, "INSERT INTO reuse_first VALUES(?1, ?2)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->runseen, "INSERT INTO reuse_unseen VALUES(?1, ?2)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->rpair, "INSERT INTO reuse_pair VALUES(?1, ?2, ?3, ?4, ?5)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->srpair,
-			     "INSERT INTO reuse_pair_sampled VALUES(?1, ?2, ?3, ?4)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->use,
-			     "INSERT INTO cache_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->call, "INSERT INTO call_arc VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
-			     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->calluse,
-			     "INSERT INTO call_use VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->twin, "INSERT INTO trace_window(id, start) VALUES(?1, ?2)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->tper, "UPDATE trace_window SET period = ?2 WHERE id = ?1");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->tref, "UPDATE trace_window SET ref_f = ?2, ref_f_str = ?3,"
-			     " ref_f_irr = ?4 WHERE id = ?1");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->trec, "INSERT INTO trace_access VALUES(?1, ?2, ?3, ?4, ?5,"
-			     " ?6, ?7)");
-	if (rc == SQLITE_OK)
-		rc = prepare(w->db, &w->tfn, "INSERT INTO trace_function_ref VALUES(?1, ?2, ?3, ?4,"
-			     " ?5, ?6)");
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof writer_sql / sizeof *writer_sql; i++)
+		rc = sqlite3_prepare_v3(w->db, writer_sql[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
+					writer_stmt(w, i), NULL);
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
