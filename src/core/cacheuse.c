@@ -131,35 +131,52 @@ static struct dc_bdnode *load_node(struct dc_cacheuse *u, const struct dc_cost *
 	return u->node;
 }
 
+/* Level 1's record r ends its residency of `victim` (not DC_EMPTY_TAG)
+ * and starts one of a line an access loads with `mask`. */
+static void l1_start(struct dc_cacheuse *u, struct dc_use_l1 *r, uint64_t victim,
+		     uint64_t mask, struct dc_cost *loader)
+{
+	if (victim != DC_EMPTY_TAG) {
+		pass_on(u, r, victim, -1, NULL);
+		charge(u, 0, r->mask, r->count, r->loader, r->node, true);
+	}
+	r->mask = r->pmask = mask;
+	r->count = 1;
+	r->passed = 0;
+	r->loader = loader;
+	r->node = load_node(u, loader);
+	for (int j = 1; j < DC_MAX_LEVELS; j++)
+		r->dep[j] = DC_USE_UNKNOWN;
+}
+
+/* Level k >= 1's record r ends its residency of `victim` (level 1's use
+ * of it passed on first) and starts one loaded by `loader`. */
+static void deep_start(struct dc_cacheuse *u, int k, struct dc_use_line *r, uint64_t victim,
+		       struct dc_cost *loader)
+{
+	if (victim != DC_EMPTY_TAG) {
+		struct dc_use_l1 *r1 = find_l1(u, victim);
+		if (r1) {
+			pass_on(u, r1, victim, k, r);
+			r1->dep[k] = NULL;
+		}
+		charge(u, k, r->mask, r->count, r->loader, r->node, true);
+	}
+	r->loader = loader;
+	r->node = load_node(u, loader);
+}
+
 void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t victim,
 		      uint32_t slot, uint64_t mask, struct dc_cost *loader)
 {
 	size_t i = dc_cacheuse_index(&u->c->lv[k], block, slot);
 
 	if (k == 0) {
-		struct dc_use_l1 *r = (struct dc_use_l1 *)u->lv[0].rec + i;
-		if (victim != DC_EMPTY_TAG) {
-			pass_on(u, r, victim, -1, NULL);
-			charge(u, 0, r->mask, r->count, r->loader, r->node, true);
-		}
-		r->mask = r->pmask = mask;
-		r->count = 1;
-		r->passed = 0;
-		r->loader = loader;
-		r->node = load_node(u, loader);
-		for (int j = 1; j < DC_MAX_LEVELS; j++)
-			r->dep[j] = DC_USE_UNKNOWN;
+		l1_start(u, (struct dc_use_l1 *)u->lv[0].rec + i, victim, mask, loader);
 	} else {
 		struct dc_use_line *r = (struct dc_use_line *)u->lv[k].rec + i;
 		struct dc_use_l1 *r1;
-		if (victim != DC_EMPTY_TAG) {
-			r1 = find_l1(u, victim);
-			if (r1) {
-				pass_on(u, r1, victim, k, r);
-				r1->dep[k] = NULL;
-			}
-			charge(u, k, r->mask, r->count, r->loader, r->node, true);
-		}
+		deep_start(u, k, r, victim, loader);
 		/* A data access has the line in level 1 (loaded or hit there);
 		 * what level 1 counted before goes to the other levels. */
 		r1 = find_l1(u, block);
@@ -167,18 +184,94 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 			pass_on(u, r1, block, k, NULL);
 			r1->dep[k] = r;
 		}
-		r->loader = loader;
-		r->node = load_node(u, loader);
 		r->count = r1 ? 1 : 0;
 		r->mask = r1 ? mask : 0;
 	}
 }
 
+/* An access within one line that level 1 does not hold in its most
+ * recent way, level by level in one routine.  What dc_cacheuse_fill and
+ * dc_cacheuse_deep_hit do, with what is known here used instead of
+ * searched: level 1's record of the line, and that the levels after a
+ * missing one are consulted next.  When level 1 misses, the access is
+ * level 1's only use of the line not passed on; each level that misses
+ * starts its residency with it, and instead of the first deeper fill
+ * passing it to the deeper levels holding the line (a search of each),
+ * the level that hits gets it (and a level beyond that one, never
+ * consulted, by a search).  A level-2 hit right after a level-1 miss
+ * leaves it in level 1's record, to be passed on later, as the fill-by-
+ * fill path does. */
+static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
+		       struct dc_cost *loader)
+{
+	struct dc_cache *c = u->c;
+	struct dc_cache_level *l = &c->lv[0];
+	struct dc_use_l1 *r0;
+	uint64_t victim;
+	uint32_t s;
+	int k;
+
+	if (dc_cacheuse_line_ref(l, block, &victim, &s)) {
+		r0 = (struct dc_use_l1 *)u->lv[0].rec + dc_cacheuse_index(l, block, s);
+		r0->count++;
+		r0->mask |= mask;
+		r0->pmask |= mask;
+		return 1;
+	}
+	l->nfill = 1;
+	l->victim[0] = victim;
+	r0 = (struct dc_use_l1 *)u->lv[0].rec + dc_cacheuse_index(l, block, s);
+	l1_start(u, r0, victim, mask, loader);
+	for (k = 1; k < c->nlevels; k++) {
+		struct dc_use_line *r, *rec = u->lv[k].rec;
+		const uint64_t *set;
+
+		l = &c->lv[k];
+		set = l->tags + (block & l->set_mask) * l->assoc;
+		__builtin_prefetch(rec + dc_cacheuse_index(l, block, (uint32_t)(set[l->assoc - 1] >> 56)));
+		if (dc_cacheuse_line_ref(l, block, &victim, &s)) {
+			r = rec + dc_cacheuse_index(l, block, s);
+			r0->dep[k] = r;
+			if (k == 1) {
+				__builtin_prefetch(r);   /* level 1 passes its use to it later */
+				return 2;
+			}
+			r->count++;
+			r->mask |= mask;
+			for (int j = k + 1; j < c->nlevels; j++) {
+				struct dc_use_line *rj = dep(u, r0, j, block);
+				if (rj) {
+					rj->count++;
+					rj->mask |= mask;
+				}
+			}
+			r0->passed = r0->count;
+			r0->pmask = 0;
+			return k + 1;
+		}
+		l->nfill = 1;
+		l->victim[0] = victim;
+		r = rec + dc_cacheuse_index(l, block, s);
+		deep_start(u, k, r, victim, loader);
+		r->count = 1;
+		r->mask = mask;
+		r0->dep[k] = r;
+	}
+	r0->passed = r0->count;
+	r0->pmask = 0;
+	return k + 1;
+}
+
 int dc_cacheuse_access_levels(struct dc_cacheuse *u, uint64_t addr, uint32_t size,
 			      struct dc_cost *loader)
 {
+	const struct dc_cache_level *l = &u->c->lv[0];
+	uint64_t block = addr >> l->line_bits;
 	int k;
 
+	if (block == (addr + size - 1) >> l->line_bits)
+		return access_line(u, block, dc_cacheuse_mask(l, &u->lv[0], block, addr, size),
+				   loader);
 	for (k = 0; k < u->c->nlevels; k++)
 		if (!dc_cacheuse_level_miss(u, k, addr, size, loader))
 			break;
