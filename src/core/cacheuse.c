@@ -11,6 +11,7 @@ int dc_cacheuse_init(struct dc_cacheuse *u, struct dc_cache *c, uint32_t maxbits
 		if (c->lv[k].line_bits != c->lv[0].line_bits || c->lv[k].assoc > DC_USE_MAX_ASSOC)
 			return DC_EINVAL;
 	u->c = c;
+	u->hw_popcnt = dc_cpu_popcnt();
 	for (int k = 0; k < c->nlevels; k++) {
 		struct dc_cache_level *l = &c->lv[k];
 		struct dc_use_level *ul = &u->lv[k];
@@ -29,6 +30,19 @@ int dc_cacheuse_init(struct dc_cacheuse *u, struct dc_cache *c, uint32_t maxbits
 		for (size_t i = 0; i < n; i++)
 			l->tags[i] = DC_USE_EMPTY | (uint64_t)(i % l->assoc) << 56;
 	}
+	/* 8 counters per level-1 line, at least 4096: a count never reaches
+	 * 2^16 (that many lines), and a victim not in level 1 finds a count
+	 * of 0 at least 7 times in 8. */
+	{
+		uint64_t want = (c->lv[0].set_mask + 1) * c->lv[0].assoc * 8;
+		u->l1f_bits = (uint32_t)dc_log2((want > 4096 ? want : 4096) - 1) + 1;
+		u->l1f = dc_alloc(env, ((size_t)1 << u->l1f_bits) * sizeof *u->l1f, "cacheuse.l1f");
+		if (!u->l1f) {
+			dc_cacheuse_release(u, env);
+			return DC_ENOMEM;
+		}
+		memset(u->l1f, 0, ((size_t)1 << u->l1f_bits) * sizeof *u->l1f);
+	}
 	return 0;
 }
 
@@ -36,15 +50,8 @@ void dc_cacheuse_release(struct dc_cacheuse *u, const struct dc_env *env)
 {
 	for (int k = 0; k < DC_MAX_LEVELS; k++)
 		dc_free(env, u->lv[k].rec);
+	dc_free(env, u->l1f);
 	memset(u, 0, sizeof *u);
-}
-
-static uint32_t popcount64(uint64_t x)
-{
-	x = x - ((x >> 1) & 0x5555555555555555ULL);
-	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-	return (uint32_t)((x * 0x0101010101010101ULL) >> 56);
 }
 
 /* The slot of `block` at level k, or -1 when the level lacks it. */
@@ -59,9 +66,19 @@ static int64_t find(const struct dc_cacheuse *u, int k, uint64_t block)
 	return -1;
 }
 
+/* block's counter of level 1's lines (u->l1f). */
+static uint16_t *l1f(const struct dc_cacheuse *u, uint64_t block)
+{
+	return &u->l1f[(block * 0x9e3779b97f4a7c15ULL) >> (64 - u->l1f_bits)];
+}
+
 static struct dc_use_l1 *find_l1(const struct dc_cacheuse *u, uint64_t block)
 {
-	int64_t s = find(u, 0, block);
+	int64_t s;
+
+	if (!*l1f(u, block))
+		return NULL;
+	s = find(u, 0, block);
 
 	return s < 0 ? NULL : (struct dc_use_l1 *)u->lv[0].rec +
 			      dc_cacheuse_index(&u->c->lv[0], block, (uint32_t)s);
@@ -105,13 +122,13 @@ static void pass_on(struct dc_cacheuse *u, struct dc_use_l1 *r1, uint64_t block,
 
 /* Ends a residency, by eviction or not: its loader and its tree node get
  * SpLoss, AcCost and Evicted. */
-static void charge(struct dc_cacheuse *u, int k, uint64_t mask, uint32_t count,
+static inline void charge(struct dc_cacheuse *u, int k, uint64_t mask, uint32_t count,
 		   struct dc_cost *c, struct dc_bdnode *node, bool evicted)
 {
 	uint64_t sp = 0, ac = 0, ev = 0;
 
 	if (c && count) {
-		sp = (uint64_t)(u->lv[k].nbits - popcount64(mask)) << u->lv[k].unit_bits;
+		sp = (uint64_t)(u->lv[k].nbits - dc_popcount64(u->hw_popcnt, mask)) << u->lv[k].unit_bits;
 		ac = 1000 / count;
 		ev = evicted && u->evictions;
 		c->sploss[k] += sp;
@@ -131,15 +148,17 @@ static struct dc_bdnode *load_node(struct dc_cacheuse *u, const struct dc_cost *
 	return u->node;
 }
 
-/* Level 1's record r ends its residency of `victim` (not DC_EMPTY_TAG)
- * and starts one of a line an access loads with `mask`. */
-static void l1_start(struct dc_cacheuse *u, struct dc_use_l1 *r, uint64_t victim,
-		     uint64_t mask, struct dc_cost *loader)
+/* Level 1's record r ends its residency of `victim` (DC_EMPTY_TAG: none)
+ * and starts one of `block`, which an access loads with `mask`. */
+static void l1_start(struct dc_cacheuse *u, struct dc_use_l1 *r, uint64_t block,
+		     uint64_t victim, uint64_t mask, struct dc_cost *loader)
 {
 	if (victim != DC_EMPTY_TAG) {
 		pass_on(u, r, victim, -1, NULL);
 		charge(u, 0, r->mask, r->count, r->loader, r->node, true);
+		(*l1f(u, victim))--;
 	}
+	(*l1f(u, block))++;
 	r->mask = r->pmask = mask;
 	r->count = 1;
 	r->passed = 0;
@@ -172,7 +191,7 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 	size_t i = dc_cacheuse_index(&u->c->lv[k], block, slot);
 
 	if (k == 0) {
-		l1_start(u, (struct dc_use_l1 *)u->lv[0].rec + i, victim, mask, loader);
+		l1_start(u, (struct dc_use_l1 *)u->lv[0].rec + i, block, victim, mask, loader);
 	} else {
 		struct dc_use_line *r = (struct dc_use_line *)u->lv[k].rec + i;
 		struct dc_use_l1 *r1;
@@ -221,7 +240,7 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 	l->nfill = 1;
 	l->victim[0] = victim;
 	r0 = (struct dc_use_l1 *)u->lv[0].rec + dc_cacheuse_index(l, block, s);
-	l1_start(u, r0, victim, mask, loader);
+	l1_start(u, r0, block, victim, mask, loader);
 	for (k = 1; k < c->nlevels; k++) {
 		struct dc_use_line *r, *rec = u->lv[k].rec;
 		const uint64_t *set;

@@ -94,6 +94,12 @@ struct dc_cacheuse {
 	struct dc_calls *calls;
 	struct dc_bdnode *node;
 	bool evictions;           /* count Evicted (--evictions) */
+	/* Level 1's lines counted by a hash of their block (l1f_bits bits):
+	 * a deeper level's victim whose count is 0 is not in level 1, with no
+	 * search of its set (most are not: the line left level 1 first). */
+	uint16_t *l1f;
+	uint32_t l1f_bits;
+	bool hw_popcnt;           /* dc_cpu_popcnt() */
 };
 
 /* c must be initialised and still empty; maxbits is DC_USE_EXACT or

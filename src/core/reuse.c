@@ -3,10 +3,6 @@
 #include "core/reuse.h"
 #include "core/util.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 struct dc_reuse_chunk {
 	uint64_t id;                 /* block >> CHUNK_BITS, plus 1; 0 = empty slot */
 	struct dc_reuse_rec *recs;   /* CHUNK_BLOCKS records */
@@ -101,33 +97,9 @@ static uint64_t nwords(uint64_t cap)
 	return (cap >> 6) + 1;
 }
 
-/* Without -mpopcnt a builtin would call libgcc, and x86-64's baseline has
- * no POPCNT: the instruction when the CPU has it (dc_reuse_init asks), else
- * the bit-parallel sum. */
-static bool cpu_popcnt(void)
-{
-#if defined(__x86_64__)
-	unsigned a, b, c, d;
-	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_POPCNT);
-#else
-	return false;
-#endif
-}
-
 static inline unsigned popcount(const struct dc_reuse *r, uint64_t x)
 {
-#if defined(__x86_64__)
-	if (r->hw_popcnt) {
-		uint64_t n;
-		__asm__("popcntq %1, %0" : "=r"(n) : "rm"(x));
-		return (unsigned)n;
-	}
-#endif
-	(void)r;
-	x -= (x >> 1) & 0x5555555555555555ULL;
-	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
+	return dc_popcount64(r->hw_popcnt, x);
 }
 
 /* The 1s: a bit per time index, and a Fenwick tree over the counts of the
@@ -300,7 +272,7 @@ int dc_reuse_init(struct dc_reuse *r, const struct dc_env *env, unsigned block_b
 		return DC_EINVAL;
 	r->env = env;
 	r->block_bits = block_bits;
-	r->hw_popcnt = cpu_popcnt();
+	r->hw_popcnt = dc_cpu_popcnt();
 	r->chunk_cap = 16;
 	r->chunks = dc_alloc(env, r->chunk_cap * sizeof *r->chunks, "reuse.chunks");
 	if (!r->chunks) {

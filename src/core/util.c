@@ -1,6 +1,10 @@
-/* util.c — small freestanding helpers: formatting, strings, errors. */
+/* util.c — small freestanding helpers: formatting, strings, errors, CPU features. */
 #include <stdarg.h>
 #include "core/util.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 const char *dc_strerror(int err)
 {
@@ -112,4 +116,14 @@ size_t dc_fmt(char *buf, size_t len, const char *fmt, ...)
 	if (len)
 		buf[o.pos < len ? o.pos : len - 1] = 0;
 	return o.pos;
+}
+
+bool dc_cpu_popcnt(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_POPCNT);
+#else
+	return false;
+#endif
 }

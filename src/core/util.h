@@ -21,6 +21,29 @@ static inline int dc_log2(uint64_t x)
 	return x ? 63 - __builtin_clzll(x) : -1;
 }
 
+/* Does the CPU have the POPCNT instruction?  (x86-64's baseline has not,
+ * and without -mpopcnt __builtin_popcountll calls libgcc, which the core
+ * cannot.) */
+bool dc_cpu_popcnt(void);
+
+/* The 1 bits of x: the POPCNT instruction when hw (dc_cpu_popcnt()), else
+ * the bit-parallel sum. */
+static inline unsigned dc_popcount64(bool hw, uint64_t x)
+{
+#if defined(__x86_64__)
+	if (hw) {
+		uint64_t n;
+		__asm__("popcntq %1, %0" : "=r"(n) : "rm"(x));
+		return (unsigned)n;
+	}
+#endif
+	(void)hw;
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
+}
+
 /* 64-bit mix for hash tables (splitmix64 finaliser). */
 static inline uint64_t dc_hash64(uint64_t x)
 {

@@ -1,6 +1,6 @@
 /* test_util.c — the freestanding helpers of util.h: dc_fmt's conversions,
- * truncation and return value, the bit tricks, the string helpers and the
- * error strings.  Expected texts are what C's printf would print for the
+ * truncation and return value, the bit tricks (population count both
+ * ways), the string helpers and the error strings.  Expected texts are what C's printf would print for the
  * same conversion (%X is the one exception: see its test). */
 #include <limits.h>
 #include <string.h>
@@ -106,6 +106,23 @@ DC_TEST(util, log2_is_floor)
 	CHECK_EQ(dc_log2(8323072), 22);
 	CHECK_EQ(dc_log2((uint64_t)1 << 63), 63);
 	CHECK_EQ(dc_log2(UINT64_MAX), 63);
+}
+
+/* Both ways of counting (the instruction only where the CPU has it) give
+ * the number of 1 bits: 0x8000000000000001 has 2, 0xff00ff00ff00ff00 has
+ * 32, 0x5555555555555555 has 32 (one per pair of bits). */
+DC_TEST(util, popcount_both_ways)
+{
+	bool ways[2] = { false, dc_cpu_popcnt() };
+
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(dc_popcount64(ways[i], 0), 0u);
+		CHECK_EQ(dc_popcount64(ways[i], 1), 1u);
+		CHECK_EQ(dc_popcount64(ways[i], 0x8000000000000001ULL), 2u);
+		CHECK_EQ(dc_popcount64(ways[i], 0xff00ff00ff00ff00ULL), 32u);
+		CHECK_EQ(dc_popcount64(ways[i], 0x5555555555555555ULL), 32u);
+		CHECK_EQ(dc_popcount64(ways[i], UINT64_MAX), 64u);
+	}
 }
 
 DC_TEST(util, is_pow2)
