@@ -30,7 +30,14 @@
  *    of its line (set when a deeper level is consulted for it, cleared
  *    when a deeper level evicts it, looked up otherwise), so passing
  *    rarely searches a deeper set and never reads a deeper record to
- *    check it.  Callgrind passes level-1 use
+ *    check it.  Whether level 1 holds a deeper level's victim is first
+ *    asked of a count of level 1's lines per hash of their block (0: it
+ *    does not; most victims left level 1 long before).  An access within
+ *    one line goes through the levels in one routine (cacheuse.c,
+ *    access_line) that knows the line's level-1 record and which levels
+ *    it consults next, so it searches neither; the model gives the same
+ *    results as fill by fill, which the multi-line accesses and
+ *    instruction fetches still take.  Callgrind passes level-1 use
  *    on only at level-1 eviction, to the LL slot found at load time; when
  *    LL evicted the line first, it charges that residency without the
  *    level-1 accesses (nothing at all if it had none) and later passes
