@@ -31,8 +31,8 @@ int dc_cacheuse_init(struct dc_cacheuse *u, struct dc_cache *c, uint32_t maxbits
 			l->tags[i] = DC_USE_EMPTY | (uint64_t)(i % l->assoc) << 56;
 	}
 	/* 8 counters per level-1 line, at least 4096: a count never reaches
-	 * 2^16 (that many lines), and a victim not in level 1 finds a count
-	 * of 0 at least 7 times in 8. */
+	 * 2^16 (that many lines), and a block not in level 1 finds a count of
+	 * 0 about 7 times in 8 (1 - e^(-1/8) of the counters are taken). */
 	{
 		uint64_t want = (c->lv[0].set_mask + 1) * c->lv[0].assoc * 8;
 		u->l1f_bits = (uint32_t)dc_log2((want > 4096 ? want : 4096) - 1) + 1;
