@@ -266,7 +266,8 @@ int incl_fill(struct profile *p, const struct view_opts *o, struct table *t,
 	for (size_t i = 0; i < t->nrows; i++) {
 		struct cell *row = table_row(t, i);
 		const struct cell *v = &row[ic->lat];
-		int64_t misslat = v[0].i - (v[1].i + v[2].i - v[3].i - v[4].i) * ic->l1_latency;
+		int64_t misslat = view_misslat(v[0].i, v[1].i + v[2].i, v[3].i + v[4].i,
+					       ic->l1_latency);
 
 		cell_set_int(&row[ic->misslat], misslat);
 		cell_set_real(&row[ic->misslat_pct], lt.misslat ? 100.0 * (double)misslat /

@@ -70,8 +70,8 @@ static void derive(struct cell *row, const struct metric_cols *m, int64_t l1_lat
 		   int64_t total_misslat, int64_t total_d1)
 {
 	int64_t d1 = row[m->miss[0]].i + row[m->miss[1]].i;
-	int64_t hits = row[m->dr].i + row[m->dw].i - d1;
-	int64_t misslat = row[m->lat].i - hits * l1_latency;
+	int64_t misslat = view_misslat(row[m->lat].i, row[m->dr].i + row[m->dw].i, d1,
+				       l1_latency);
 
 	cell_set_int(&row[m->misslat], misslat);
 	cell_set_real(&row[m->misslat_pct], total_misslat ? 100.0 * (double)misslat /
@@ -418,7 +418,8 @@ int view_level_totals(struct profile *p, bool sampled, struct level_totals *lt,
 			lt->misses[k] = sqlite3_column_int64(st, 2 + k);
 			lt->accesses[k + 1] = lt->misses[k];
 		}
-		lt->misslat = lt->lat - (lt->accesses[0] - lt->misses[0]) * p->lv[0].latency;
+		lt->misslat = view_misslat(lt->lat, lt->accesses[0], lt->misses[0],
+					   p->lv[0].latency);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)

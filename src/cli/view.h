@@ -42,6 +42,14 @@ struct level_totals {
 	int64_t lat, misslat;
 };
 
+/* MissLat (above): the cycles of `accesses` that `d1_misses` of them did
+ * not spend hitting L1, at `l1_latency` cycles per hit. */
+static inline int64_t view_misslat(int64_t lat, int64_t accesses, int64_t d1_misses,
+				   int64_t l1_latency)
+{
+	return lat - (accesses - d1_misses) * l1_latency;
+}
+
 const char *view_name(enum view_kind k);
 /* Adds the key columns of an object, function or line view (bucket, kind;
  * function, file; file:line (text only), file, line, function) to t, and
