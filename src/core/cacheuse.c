@@ -243,11 +243,9 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 	l1_start(u, r0, block, victim, mask, loader);
 	for (k = 1; k < c->nlevels; k++) {
 		struct dc_use_line *r, *rec = u->lv[k].rec;
-		const uint64_t *set;
 
 		l = &c->lv[k];
-		set = l->tags + (block & l->set_mask) * l->assoc;
-		__builtin_prefetch(rec + dc_cacheuse_index(l, block, (uint32_t)(set[l->assoc - 1] >> 56)));
+		dc_cacheuse_prefetch_victim(l, &u->lv[k], block);
 		if (dc_cacheuse_line_ref(l, block, &victim, &s)) {
 			r = rec + dc_cacheuse_index(l, block, s);
 			r0->dep[k] = r;

@@ -153,6 +153,18 @@ static inline uint64_t dc_cacheuse_mask(const struct dc_cache_level *l,
 	return (~(uint64_t)0 >> (63 - b1)) & (~(uint64_t)0 << b0);
 }
 
+/* At a deeper level: a miss replaces the set's last way, so fetch that
+ * way's use record while the set is searched (deeper records are rarely in
+ * the host's cache). */
+static inline void dc_cacheuse_prefetch_victim(const struct dc_cache_level *l,
+					       const struct dc_use_level *ul, uint64_t block)
+{
+	const uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
+
+	__builtin_prefetch((struct dc_use_line *)ul->rec +
+			   dc_cacheuse_index(l, block, (uint32_t)(set[l->assoc - 1] >> 56)));
+}
+
 /* dc_cache_line_ref on tag words: *slot is the use record's slot of
  * `block` afterwards (on a miss, the evicted line's, reused). */
 static inline bool dc_cacheuse_line_ref(struct dc_cache_level *l, uint64_t block,
@@ -193,13 +205,8 @@ static inline bool dc_cacheuse_line(struct dc_cacheuse *u, int k, uint64_t block
 	uint32_t s;
 	bool hit;
 
-	/* A miss replaces the last way: fetch its use record while the set is
-	 * searched (deeper records are rarely in the host's cache). */
-	if (k > 0) {
-		const uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
-		__builtin_prefetch((struct dc_use_line *)ul->rec +
-				   dc_cacheuse_index(l, block, (uint32_t)(set[l->assoc - 1] >> 56)));
-	}
+	if (k > 0)
+		dc_cacheuse_prefetch_victim(l, ul, block);
 	hit = dc_cacheuse_line_ref(l, block, victim, &s);
 
 	if (!hit) {
