@@ -1,14 +1,16 @@
 /* cacheuse_replay.c — the cache model alone, with and without use
- * tracking, on address streams shaped like the bench workloads.
+ * tracking (or with exact reuse tracking of 64-byte blocks after it), on
+ * address streams shaped like the bench workloads.
  *
- *   build/bench/cacheuse-replay stream|transpose|chase|matmul plain|use [CACHE]
+ *   build/bench/cacheuse-replay stream|transpose|chase|matmul plain|use|reuse [CACHE]
  *
  * Under Valgrind the model's cost is buried in the engine's and timing is
  * noisy; replayed natively (or under `valgrind --tool=cachegrind`, whose
  * instruction and miss counts do not vary between runs) two variants of
  * src/core/cache*.c compare in seconds.  It prints the CPU seconds of the
- * replay and a checksum of the SpLoss and AcCost totals, which must not
- * change when only the speed does.  CACHE defaults to dcprof's default
+ * replay and a checksum of the SpLoss and AcCost totals (with reuse: the
+ * sum of stack distances, and the compactions), which must not change
+ * when only the speed does.  CACHE defaults to dcprof's default
  * hierarchy.  Nothing here is a test. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include <time.h>
 
 #include "core/cacheuse.h"
+#include "core/reuse.h"
 #include "host/port_libc.h"
 
 #define NLOADERS 4
@@ -23,9 +26,10 @@
 struct replay {
 	struct dc_cache c;
 	struct dc_cacheuse u;
-	bool use;
+	struct dc_reuse reuse;
+	bool use, with_reuse;
 	struct dc_cost cost[NLOADERS];
-	uint64_t served;
+	uint64_t served, dist;   /* sum of serving levels; of stack distances */
 };
 
 static void ref(struct replay *r, uint64_t addr, uint32_t size, int loader)
@@ -34,6 +38,14 @@ static void ref(struct replay *r, uint64_t addr, uint32_t size, int loader)
 		r->served += (uint64_t)dc_cacheuse_access(&r->u, addr, size, &r->cost[loader]);
 	else
 		r->served += (uint64_t)dc_cache_access(&r->c, addr, size);
+	if (r->with_reuse) {
+		struct dc_reuse_result res;
+		if (dc_reuse_access(&r->reuse, addr, (uint32_t)loader, &res)) {
+			fprintf(stderr, "cacheuse-replay: out of memory\n");
+			exit(1);
+		}
+		r->dist += res.stack_dist;
+	}
 }
 
 /* bench_stream: 64 MiB written once, then read; 16-byte accesses, as its
@@ -119,11 +131,13 @@ int main(int argc, char **argv)
 		run = chase;
 	else if (argc >= 3 && !strcmp(argv[1], "matmul"))
 		run = matmul;
-	if (!run || (strcmp(argv[2], "plain") && strcmp(argv[2], "use"))) {
-		fprintf(stderr, "usage: cacheuse-replay stream|transpose|chase|matmul plain|use [CACHE]\n");
+	if (!run || (strcmp(argv[2], "plain") && strcmp(argv[2], "use") &&
+		     strcmp(argv[2], "reuse"))) {
+		fprintf(stderr, "usage: cacheuse-replay stream|transpose|chase|matmul plain|use|reuse [CACHE]\n");
 		return 2;
 	}
 	r.use = !strcmp(argv[2], "use");
+	r.with_reuse = !strcmp(argv[2], "reuse");
 	if (dc_hier_parse_cache(&h, spec, err, sizeof err)) {
 		fprintf(stderr, "cacheuse-replay: bad cache '%s': %s\n", spec, err);
 		return 2;
@@ -131,6 +145,10 @@ int main(int argc, char **argv)
 	if (dc_cache_init(&r.c, &h, NULL, dc_env_libc()) ||
 	    (r.use && dc_cacheuse_init(&r.u, &r.c, DC_USE_EXACT, dc_env_libc()))) {
 		fprintf(stderr, "cacheuse-replay: cannot set up '%s'\n", spec);
+		return 1;
+	}
+	if (r.with_reuse && dc_reuse_init(&r.reuse, dc_env_libc(), 6)) {
+		fprintf(stderr, "cacheuse-replay: cannot set up reuse tracking\n");
 		return 1;
 	}
 	t = cpu_seconds();
@@ -143,8 +161,13 @@ int main(int argc, char **argv)
 				sum = sum * 1000003 + r.cost[i].sploss[k] * 31 + r.cost[i].accost[k];
 		dc_cacheuse_release(&r.u, dc_env_libc());
 	}
+	if (r.with_reuse) {
+		sum = r.dist;
+		printf("%llu compactions, ", (unsigned long long)r.reuse.compactions);
+		dc_reuse_release(&r.reuse);
+	}
 	dc_cache_release(&r.c, dc_env_libc());
-	printf("%s %s: %.3f s, served %llu, use checksum %016llx\n", argv[1], argv[2], t,
+	printf("%s %s: %.3f s, served %llu, checksum %016llx\n", argv[1], argv[2], t,
 	       (unsigned long long)r.served, (unsigned long long)sum);
 	return 0;
 }
