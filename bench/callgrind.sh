@@ -56,14 +56,8 @@ cmd() {
 }
 KINDS="callgrind dcprof callgrind-use dcprof-use"
 
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-minimum() {
-	sort -n | head -1
-}
+# shellcheck source=bench/stats.sh
+. "$ROOT/bench/stats.sh"
 
 # CPU seconds of one run of kind $1 on $prog
 run() {

@@ -74,14 +74,8 @@ DCPROF="$ROOT/build/bin/dcprof"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dcprof-features.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-minimum() {
-	sort -n | head -1
-}
+# shellcheck source=bench/stats.sh
+. "$ROOT/bench/stats.sh"
 
 # CPU seconds of one run of dcprof record (or the engine) with the given options
 run() {

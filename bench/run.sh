@@ -48,12 +48,8 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dcprof-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
-# median of the numbers on stdin
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "nan"; exit }
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=bench/stats.sh
+. "$ROOT/bench/stats.sh"
 
 # timed OUTFILE CMD...: run CMD, append "seconds kilobytes" to OUTFILE
 timed() {
