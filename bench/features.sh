@@ -17,6 +17,8 @@
 #   use-calls  --cache-use=yes --calls=yes
 #   trace      --trace-window=1000 (1 % of loads in windows)
 #   trace-full --trace-window=1000 --trace-full=yes
+#   ckpt       --checkpoint=0.1 (--checkpoint-ms=100 with -e): a checkpoint
+#              every 0.1 s instead of every 5 s
 # (with -e, the engine alone: valgrind --tool=dcprof with the same options,
 # no profile written) and prints the median (with -m, the minimum) CPU time (user + system, GNU time's %U and %S) of
 # each and its ratio to base as a Markdown table.  CPU time rather than wall
@@ -62,10 +64,11 @@ opts() {
 	use-calls) echo "--cache-use=yes --calls=yes" ;;
 	trace) echo "--trace-window=1000" ;;
 	trace-full) echo "--trace-window=1000 --trace-full=yes" ;;
+	ckpt) if [ -n "$ENGINE" ]; then echo "--checkpoint-ms=100"; else echo "--checkpoint=0.1"; fi ;;
 	*) echo "bench/features.sh: unknown feature '$1'" >&2; exit 2 ;;
 	esac
 }
-[ -n "$PICK" ] || PICK="sample-m sample-a evict reuse rdx use calls use-calls trace trace-full"
+[ -n "$PICK" ] || PICK="sample-m sample-a evict reuse rdx use calls use-calls trace trace-full ckpt"
 for f in $PICK; do opts "$f" >/dev/null; done
 
 make -s all >&2

@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/finalize.h"
 #include "cli/opts.h"
+#include "cli/rawdir.h"
 #include "cli/rhist.h"
 #include "cli/sample.h"
 #include "cli/spawn.h"
@@ -33,7 +34,8 @@ enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
        OPT_REUSE_BLOCK, OPT_REUSE_BINS, OPT_REUSE_SAMPLE, OPT_REUSE_WATCHPOINTS,
        OPT_REUSE_WATCH, OPT_REUSE_REPLACE, OPT_REUSE_ATTRIB, OPT_CACHE_USE,
        OPT_CACHE_USE_GRAN, OPT_CALLS, OPT_TRACE_WINDOW, OPT_TRACE_PERIOD, OPT_TRACE_SEED,
-       OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT };
+       OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT, OPT_CHECKPOINT,
+       OPT_CHECKPOINT_BUDGET };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -72,6 +74,8 @@ static const struct opt_def record_opts[] = {
 	{ OPT_TRACE_BLOCK, 0, "trace-block", OPT_REQUIRED },
 	{ OPT_TRACE_FULL, 0, "trace-full", OPT_OPTIONAL },
 	{ OPT_TRACE_OUT, 0, "trace-out", OPT_REQUIRED },
+	{ OPT_CHECKPOINT, 0, "checkpoint", OPT_REQUIRED },
+	{ OPT_CHECKPOINT_BUDGET, 0, "checkpoint-budget", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
 
@@ -160,6 +164,13 @@ void cmd_record_usage(FILE *f)
 		"                             for dcprof footprint --accuracy (default: no)\n"
 		"  --trace-out=FILE           also write the sampled trace to FILE\n"
 		"                             (format: docs/raw-dump.md)\n"
+		"  --checkpoint=SECONDS       save the profile so far every SECONDS of wall\n"
+		"                             time (0.001 resolution; 0: never), so a program\n"
+		"                             killed by SIGKILL leaves the profile of the run\n"
+		"                             up to its last checkpoint (default: 5)\n"
+		"  --checkpoint-budget=PCT    ... or less often, so that checkpoints cost at\n"
+		"                             most PCT percent of the run, 1 to 100\n"
+		"                             (default: 2)\n"
 		"\n"
 		"  -h, --help                 show this help\n"
 		"\n"
@@ -235,6 +246,26 @@ bad:
 	cli_error("invalid --sample value '%s' (EVENT:N with EVENT one of D1m D2m D3m D4m DLm"
 		  " Dr Dw Da and N >= 1)", v);
 	return -1;
+}
+
+/* SECONDS with up to three decimals, at most 10^6 s, as milliseconds. */
+static int parse_seconds(const char *v, uint64_t *ms)
+{
+	uint64_t s = 0, frac = 0;
+	int digits = 0, decimals = 0;
+
+	for (; *v >= '0' && *v <= '9'; v++, digits++)
+		if ((s = s * 10 + (uint64_t)(*v - '0')) > 1000000)
+			return -1;
+	if (*v == '.')
+		for (v++; *v >= '0' && *v <= '9' && decimals < 3; v++, decimals++)
+			frac = frac * 10 + (uint64_t)(*v - '0');
+	if (*v || digits + decimals == 0)
+		return -1;
+	while (decimals++ < 3)
+		frac *= 10;
+	*ms = s * 1000 + frac;
+	return *ms > 1000000000 ? -1 : 0;
 }
 
 /* Checks one engine option's value and queues it for the engine. */
@@ -382,6 +413,22 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			     : id == OPT_REUSE_REPLACE ? "--reuse-replace" : "--reuse-attrib";
 		break;
 	}
+	case OPT_CHECKPOINT: {
+		char ms[24];
+		if (parse_seconds(v, &n)) {
+			cli_error("invalid --checkpoint value '%s' (seconds, 0 to 10^6, at most"
+				  " three decimals)", v);
+			return -1;
+		}
+		snprintf(ms, sizeof ms, "%llu", (unsigned long long)n);
+		return add_engine_arg(r, "checkpoint-ms", ms);
+	}
+	case OPT_CHECKPOINT_BUDGET:
+		if (opt_parse_u64(v, 100, &n) || n == 0) {
+			cli_error("invalid --checkpoint-budget value '%s' (1 to 100)", v);
+			return -1;
+		}
+		break;
 	case OPT_SAMPLE_SEED:
 		if (opt_parse_u64(v, INT64_MAX, &n)) {
 			cli_error("invalid --sample-seed value '%s' (0 to 2^63-1)", v);
@@ -612,40 +659,6 @@ static void remove_dir(const char *path)
 	rmdir(path);
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* PIDs of the raw.PID files in dir, ascending. */
-static pid_t *list_dumps(const char *dir, size_t *n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	pid_t *pids = NULL;
-	size_t cap = 0;
-
-	*n = 0;
-	if (!d)
-		return NULL;
-	while ((e = readdir(d))) {
-		uint64_t v;
-
-		if (strncmp(e->d_name, "raw.", 4) || opt_parse_u64(e->d_name + 4, INT_MAX, &v))
-			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 8;
-			pids = xrealloc(pids, cap * sizeof *pids);
-		}
-		pids[(*n)++] = (pid_t)v;
-	}
-	closedir(d);
-	if (*n)
-		qsort(pids, *n, sizeof *pids, cmp_pid);
-	return pids;
-}
-
 /* Name of the profile of process pid: -o (or dcprof.PID.db) for the
  * program's own process, OUTPUT-without-.db.PID.db for the others. */
 static void profile_name(const struct record *r, pid_t pid, pid_t main_pid, struct sbuf *out)
@@ -676,23 +689,19 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 	struct exit_info unknown = { EXIT_UNKNOWN, 0 };
 	struct sbuf raw, out;
 	size_t n;
-	pid_t *pids = list_dumps(tmpdir, &n);
+	pid_t *pids = rawdir_list(tmpdir, &n);
 	bool main_seen = false;
 	int rc = 0;
 
 	sbuf_init(&raw);
 	sbuf_init(&out);
 	for (size_t i = 0; i < n; i++) {
-		bool is_main = pids[i] == main_pid;
+		bool is_main = pids[i] == main_pid, checkpoint;
 		struct raw_summary s;
-		struct stat sb;
 		char err[DC_ERRLEN];
 
-		sbuf_reset(&raw);
-		sbuf_addf(&raw, "%s/raw.%d", tmpdir, (int)pids[i]);
-		/* The engine creates the file at start-up: an empty one means the
-		 * process was killed (SIGKILL) before it could write anything. */
-		if (stat(raw.buf, &sb) == 0 && sb.st_size == 0) {
+		rawdir_pick(tmpdir, pids[i], &raw, &checkpoint);
+		if (!raw.len) {
 			if (!is_main && !r->quiet)
 				cli_note("no profile for process %d: it was killed before its"
 					 " raw dump was written", (int)pids[i]);
@@ -704,9 +713,15 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 				 err, sizeof err)) {
 			cli_error("%s", err);
 			rc = -1;
-		} else if (!r->quiet) {
-			finalize_print_summary(out.buf, &s);
+			continue;
 		}
+		if (r->quiet)
+			continue;
+		finalize_print_summary(out.buf, &s);
+		if (checkpoint)
+			cli_note("process %d left no dump of its own: %s holds the run up to its"
+				 " checkpoint at %.1f s", (int)pids[i], out.buf,
+				 (double)s.checkpoint_ms / 1000);
 	}
 	if (!main_seen) {
 		char how[64], sig[48];

@@ -37,9 +37,14 @@ static int write_meta(struct profile_writer *w, const struct exit_info *ex,
 		signal_describe(ex->value, sig, sizeof sig);
 		snprintf(reason, sizeof reason, "killed by %s", sig);
 		snprintf(status, sizeof status, "signal %d", ex->value);
-	} else if (s->end < 0) {
+	}
+	if (s->checkpoint_ms >= 0) {
+		size_t n = strlen(reason);
+		snprintf(reason + n, sizeof reason - n, "%sprofile of the run up to the checkpoint at %.1f s",
+			 n ? "; " : "", (double)s->checkpoint_ms / 1000);
+	} else if (ex->how != EXIT_SIGNAL && s->end < 0) {
 		snprintf(reason, sizeof reason, "the raw dump was cut short (no end record)");
-	} else if (s->end == 0) {
+	} else if (ex->how != EXIT_SIGNAL && s->end == 0) {
 		snprintf(reason, sizeof reason, "the raw dump was written at a fatal signal");
 	}
 	if (ex->how == EXIT_CODE)

@@ -263,6 +263,8 @@ static int rec_meta(struct reader *r)
 			return -1;
 		r->s->has_exit_code = true;
 	}
+	if (!strcmp(r->f[1], "checkpoint_ms") && num(r, 2, &r->s->checkpoint_ms))
+		return -1;
 	if (!strcmp(r->f[1], "reuse_bins") &&
 	    reuse_parse_bins(r->f[2], INT64_MAX, INT64_MAX, &r->reuse_first, &r->reuse_growth))
 		return fail(r, "meta reuse_bins '%s' is not FIRST:GROWTH (FIRST >= 1, GROWTH >= 2)",
@@ -921,6 +923,7 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	memset(&r, 0, sizeof r);
 	memset(s, 0, sizeof *s);
 	s->end = -1;
+	s->checkpoint_ms = -1;
 	r.path = path;
 	r.w = w;
 	r.s = s;

@@ -39,6 +39,7 @@ struct raw_summary {
 	int end;                 /* value of the end record, -1 if there is none */
 	bool has_exit_code;      /* meta exit_code was present */
 	int64_t exit_code;
+	int64_t checkpoint_ms;   /* meta checkpoint_ms (a checkpoint), else -1 */
 };
 
 /* Parses path and writes its records through w.  On error returns -1 with

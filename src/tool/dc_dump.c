@@ -80,7 +80,9 @@ static void open_file(void)
 		VG_(exit)(2);
 	}
 	dc.raw_fd = (Int)sr_Res(sr);
-	VG_(free)(path);
+	if (dc.raw_path)
+		VG_(free)(dc.raw_path);
+	dc.raw_path = path;
 	dc_rawout_init(dc.raw, dc_fd_sink(&dc.raw_fd));
 	write_header();
 }
@@ -89,6 +91,7 @@ void dc_dump_open(void)
 {
 	dc.raw = VG_(malloc)("dc.dump.raw", sizeof *dc.raw);
 	open_file();
+	dc_ckpt_start();
 }
 
 /* A forked child writes its own dump and starts counting from zero; what
@@ -97,6 +100,7 @@ void dc_dump_reopen_child(void)
 {
 	VG_(close)(dc.raw_fd);
 	open_file();
+	dc_ckpt_reset_child();
 	dc_costtab_zero(&dc.costs);
 	dc_track_reset_child();
 	if (dc.opt.calls)
@@ -129,12 +133,13 @@ static int cost_cb(void *ud, const struct dc_cost *c)
 	return 0;
 }
 
-void dc_dump_finish(Bool complete, Int exitcode)
+/* Everything after the records streamed during the run; the dump is
+ * flushed and closed.  Returns 0 or the first write error. */
+int dc_dump_write_tail(Bool complete)
 {
 	struct dc_rawout *o = dc.raw;
+	int err;
 
-	if (!o)
-		return;
 	dc_objmap_each(&dc.objs, live_block, NULL);
 	dc_names_dump(o);
 	if (dc.opt.cache_use)
@@ -144,17 +149,29 @@ void dc_dump_finish(Bool complete, Int exitcode)
 	dc_costtab_each(&dc.costs, cost_cb, NULL);
 	dc_track_dump(o);
 	dc_trace_dump(o);
-	if (dc.lost.acc[0] || dc.lost.acc[1])
-		VG_(umsg)("dcprof: out of memory for cost records; %llu accesses not attributed\n",
-			  (ULong)(dc.lost.acc[0] + dc.lost.acc[1]));
 	dc_raw_meta_u64(o, "block_records_dropped", dc.block_records_dropped);
+	dc_raw_meta_u64(o, "checkpoints", dc_ckpt_taken());
 	if (dc.opt.compat)
 		dc_raw_meta_u64(o, "Ir", dc.ir);
 	if (dc.exited)
 		dc_raw_meta_u64(o, "exit_code", (ULong)(UChar)dc.exit_code);
 	dc_raw_end(o, complete);
-	if (dc_rawout_finish(o))
-		VG_(umsg)("dcprof: writing the raw dump failed\n");
+	err = dc_rawout_finish(o);
 	VG_(close)(dc.raw_fd);
+	return err;
+}
+
+void dc_dump_finish(Bool complete, Int exitcode)
+{
+	if (!dc.raw)
+		return;
+	dc_ckpt_stop();
+	if (dc_dump_write_tail(complete))
+		VG_(umsg)("dcprof: writing the raw dump failed\n");
+	else
+		dc_ckpt_discard();
+	if (dc.lost.acc[0] || dc.lost.acc[1])
+		VG_(umsg)("dcprof: out of memory for cost records; %llu accesses not attributed\n",
+			  (ULong)(dc.lost.acc[0] + dc.lost.acc[1]));
 	dc.raw = NULL;
 }

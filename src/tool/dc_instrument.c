@@ -427,6 +427,7 @@ void dc_thread_switch(ThreadId tid, ULong blocks_done)
 		th->stack_lo = lo;
 		th->stack.gen++;
 	}
+	dc_ckpt_maybe(blocks_done);
 }
 
 /* ---- instrumentation -------------------------------------------------- */

@@ -88,6 +88,8 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 			VG_(fmsg_bad_option)(arg, "the block size must be a power of two\n");
 	} else if VG_BOOL_CLO(arg, "--trace-full", dc.opt.trace_full) {
 	} else if VG_STR_CLO(arg, "--trace-out", dc.opt.trace_out) {
+	} else if VG_BINT_CLO(arg, "--checkpoint-ms", dc.opt.checkpoint_ms, 0, 1000000000) {
+	} else if VG_BINT_CLO(arg, "--checkpoint-budget", dc.opt.checkpoint_budget, 1, 100) {
 	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
 		if (VG_(strcmp)(tmp, "site") == 0) {
 			dc.opt.heap_site = True;
@@ -147,7 +149,11 @@ static void dc_print_usage(void)
 "    --trace-seed=<n>             seed of the trace period's randomization [1]\n"
 "    --trace-block=<bytes>        block size of footprints [64]\n"
 "    --trace-full=no|yes          also the full-trace reference counts [no]\n"
-"    --trace-out=<file>           also write the sampled trace to <file> [none]\n");
+"    --trace-out=<file>           also write the sampled trace to <file> [none]\n"
+"    --checkpoint-ms=<ms>         write <dcprof-out>.ckpt, the dump as it would\n"
+"                                 be then, every <ms> of wall time, 0 = off [5000]\n"
+"    --checkpoint-budget=<pct>    ... or later, so that they cost at most <pct>\n"
+"                                 percent of the run, 1 to 100 [2]\n");
 }
 
 static void dc_print_debug_usage(void)
@@ -383,6 +389,8 @@ static void dc_pre_clo_init(void)
 	dc.opt.rdx.proportional = True;
 	dc.opt.trace_seed = 1;
 	dc.opt.trace_block = 64;
+	dc.opt.checkpoint_ms = 5000;
+	dc.opt.checkpoint_budget = 2;
 	dc.raw_fd = -1;
 }
 

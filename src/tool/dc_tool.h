@@ -3,7 +3,8 @@
  * The glue turns Valgrind events into core calls: instrumentation
  * (dc_instrument.c), heap replacement (dc_heap.c), globals and mappings
  * (dc_globals.c), buckets and locations (dc_names.c), the raw dump
- * (dc_dump.c) and options/lifecycle (dc_main.c).
+ * (dc_dump.c), its checkpoints (dc_ckpt.c) and options/lifecycle
+ * (dc_main.c).
  */
 #ifndef DC_TOOL_H
 #define DC_TOOL_H
@@ -147,6 +148,8 @@ struct dc_opts {
 	Long trace_block;         /* --trace-block, bytes */
 	Bool trace_full;          /* --trace-full */
 	const HChar *trace_out;   /* --trace-out or NULL */
+	Long checkpoint_ms;       /* --checkpoint-ms, 0: no checkpoints */
+	Long checkpoint_budget;   /* --checkpoint-budget, percent of the run */
 	const HChar *alloc_fns[64];
 	Int n_alloc_fns;
 };
@@ -220,6 +223,7 @@ struct dc_tool {
 
 	struct dc_rawout *raw;
 	Int raw_fd;
+	HChar *raw_path;              /* the dump's path, %p expanded */
 	Bool debuginfo_dirty;
 };
 
@@ -383,11 +387,29 @@ void dc_trace_ref(struct dc_tins *ti, Addr a, UInt cls);
 /* After the child's dump is reopened. */
 void dc_trace_reset_child(void);
 void dc_trace_dump(struct dc_rawout *o);
+/* In a checkpoint's copy of the process: --trace-out belongs to the
+ * process, so the copy's trace writes go nowhere. */
+void dc_trace_detach_file(void);
 
 /* dc_dump.c */
 void dc_dump_open(void);
 void dc_dump_finish(Bool complete, Int exitcode);
 void dc_dump_reopen_child(void);
+/* The end of the dump as the process would write it now (dc_dump_finish
+ * less its messages); flushes and closes dc.raw_fd.  0 or a write error. */
+int dc_dump_write_tail(Bool complete);
+
+/* dc_ckpt.c: checkpoints of the dump (--checkpoint-ms) */
+void dc_ckpt_start(void);
+/* When a thread starts running client code: a checkpoint if one is due. */
+void dc_ckpt_maybe(ULong blocks_done);
+/* Before the process writes its own dump: ends a running checkpoint. */
+void dc_ckpt_stop(void);
+/* Once the dump is written: removes the last checkpoint. */
+void dc_ckpt_discard(void);
+void dc_ckpt_reset_child(void);
+/* Checkpoints taken so far (meta checkpoints). */
+ULong dc_ckpt_taken(void);
 
 /* dc_port.c */
 void dc_port_init(struct dc_env *env);

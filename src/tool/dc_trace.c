@@ -274,6 +274,20 @@ static int loads_cb(void *ud, const struct dc_cost *c)
 	return 0;
 }
 
+static int discard(void *ud, const void *buf, size_t n)
+{
+	return 0;
+}
+
+void dc_trace_detach_file(void)
+{
+	struct dc_sink none = { discard, NULL };
+
+	if (trace_file)
+		dc_rawout_init(trace_file, none);
+	trace_fd = -1;
+}
+
 void dc_trace_dump(struct dc_rawout *o)
 {
 	ULong loads = dc.lost.acc[0];

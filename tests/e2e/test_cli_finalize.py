@@ -133,6 +133,27 @@ class FinalizeIncomplete(CliTest):
         self.assertEqual(m["complete"], "0")
         self.assertEqual(m["incomplete_reason"], "the raw dump was written at a fatal signal")
 
+    def test_checkpoint(self):
+        # a checkpoint (docs/engine.md): meta checkpoint_ms and end 0
+        db = self.profile(self.dump(fixture_lines()[:-1] + [b"meta checkpoint_ms 2049",
+                                                             b"end 0"]))
+        m = meta(db)
+        self.assertEqual(m["complete"], "0")
+        self.assertEqual(m["incomplete_reason"],
+                         "profile of the run up to the checkpoint at 2.0 s")
+        self.assertEqual(m["checkpoint_ms"], "2049")
+        r, db = self.finalize(self.dump(fixture_lines()[:-1] + [b"meta checkpoint_ms 61500",
+                                                                b"end 0"]),
+                              "k.db", "--exit-status", "signal:9")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(meta(db)["incomplete_reason"], "killed by signal 9 (SIGKILL); profile"
+                         " of the run up to the checkpoint at 61.5 s")
+
+    def test_bad_checkpoint_meta(self):
+        r, _ = self.finalize(self.dump(fixture_lines()[:-1] + [b"meta checkpoint_ms soon",
+                                                               b"end 0"]))
+        self.assertError(r, "dcprof finalize", "field 2: 'soon' is not an unsigned decimal number")
+
     def test_partial_last_line_is_dropped(self):
         # cut in the middle of the last cost line: that line is lost, the
         # four before it are kept, and the profile says it is incomplete

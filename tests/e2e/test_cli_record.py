@@ -29,6 +29,20 @@ fork)   dump $$; dump 999999; exit 0;;
 term)   dump $$; kill -TERM $$;;
 emptychild) dump $$; : > "$(echo "$out" | sed "s/%p/999999/")"; exit 0;;
 nodump) kill -KILL $$;;
+# SIGKILL after the engine streamed part of its dump; a checkpoint was
+# written, is being written (by a process that renames it in a moment), or
+# was left half-written by a process that is gone
+ckpt*)  raw="$(echo "$out" | sed "s/%p/$$/")"
+        head -n 3 "$FAKE_RAW" > "$raw"
+        ck() { sed -e 's/^end 1$/meta checkpoint_ms 1500\nend 0/' "$FAKE_RAW" > "$1"; }
+        case "$FAKE_MODE" in
+        ckpt) ck "$raw.ckpt";;
+        ckptlate) sh -c 'sleep 1; mv "$0.ckpt.$$.tmp" "$0.ckpt"' "$raw" &
+                  ck "$raw.ckpt.$!.tmp";;
+        ckptstale) ck "$raw.ckpt"; echo junk > "$raw.ckpt.999999999.tmp";;
+        ckptdone) ck "$raw.ckpt"; dump $$; exit 0;;
+        esac
+        kill -KILL $$;;
 esac
 """
 
@@ -179,6 +193,48 @@ class RecordRun(FakeRecord):
         self.assertEqual(m["incomplete_reason"], "killed by signal 15 (SIGTERM)")
         self.assertEqual(m["exit_status"], "signal 15")
 
+    def check_checkpoint_profile(self, r):
+        self.assertEqual(r.returncode, 128 + signal.SIGKILL, r.stderr)
+        pid = self.logged()[0]
+        self.assertIn("dcprof: process %d left no dump of its own: %s holds the run up to its"
+                      " checkpoint at 1.5 s\n" % (pid, self.out), r.stderr)
+        m = meta(self.out)
+        self.assertEqual(m["complete"], "0")
+        self.assertEqual(m["incomplete_reason"], "killed by signal 9 (SIGKILL); profile of the"
+                         " run up to the checkpoint at 1.5 s")
+        self.assertEqual(m["checkpoint_ms"], "1500")
+        self.assertEqual(os.listdir(self.tmpdir), [])
+
+    def test_killed_by_sigkill_after_a_checkpoint(self):
+        self.check_checkpoint_profile(self.record(["-o", self.out, "true"], mode="ckpt"))
+
+    def test_checkpoint_being_written_is_waited_for(self):
+        # its writer renames it a second after the program died
+        self.check_checkpoint_profile(self.record(["-o", self.out, "true"], mode="ckptlate"))
+
+    def test_half_written_checkpoint_of_a_gone_process_is_ignored(self):
+        self.check_checkpoint_profile(self.record(["-o", self.out, "true"], mode="ckptstale"))
+
+    def test_finished_dump_beats_checkpoint(self):
+        r = self.record(["-o", self.out, "true"], mode="ckptdone")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("checkpoint", r.stderr)
+        m = meta(self.out)
+        self.assertEqual(m["complete"], "1")
+        self.assertNotIn("checkpoint_ms", m)
+
+    def test_checkpoint_budget_option(self):
+        r = self.record(["-q", "-o", self.out, "--checkpoint-budget=100", "true"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.logged()[2][4:], ["--checkpoint-budget=100", "--", "true"])
+
+    def test_checkpoint_option(self):
+        for given, ms in (("0.5", "500"), ("0", "0"), ("12", "12000"), ("1.25", "1250"),
+                          (".001", "1"), ("1000000", "1000000000")):
+            r = self.record(["-q", "-o", self.out, "--checkpoint", given, "true"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(self.logged()[2][4:], ["--checkpoint-ms=" + ms, "--", "true"])
+
     def test_no_raw_dump(self):
         r = self.record(["-q", "-o", self.out, "true"], mode="nodump")
         self.assertError(r, "dcprof record", "no profile written: the engine wrote no raw dump"
@@ -291,6 +347,16 @@ class RecordErrors(FakeRecord):
                  "invalid --sample-seed value '-1' (0 to 2^63-1)")
         self.bad(["--sample-seed=3", "true"], "--sample-seed needs --sample")
 
+    def test_bad_checkpoint_values(self):
+        for bad in ("", "x", "-1", "1.2345", "1e3", ".", "1000001", "5s"):
+            self.bad(["--checkpoint=" + bad, "true"], "invalid --checkpoint value '%s' (seconds,"
+                     " 0 to 10^6, at most three decimals)" % bad)
+
+    def test_bad_checkpoint_budget_values(self):
+        for bad in ("0", "101", "x", "2.5", ""):
+            self.bad(["--checkpoint-budget=" + bad, "true"],
+                     "invalid --checkpoint-budget value '%s' (1 to 100)" % bad)
+
     def test_bad_reuse_values(self):
         self.bad(["--reuse=maybe", "true"], "invalid --reuse value 'maybe' (yes or no)")
         for v in ("0", "3", "96", "2097152", "x", "-64", ""):
@@ -338,9 +404,9 @@ class RecordEngine(CliTest):
     SIGINT reaches only the program, SIGTERM to dcprof is forwarded, and a
     forked child gets its own profile."""
 
-    def start(self, script):
-        return subprocess.Popen([DCPROF, "record", "-q", "-o", self.path("p.db"), "--",
-                                 "sh", "-c", script],
+    def start(self, script, options=()):
+        return subprocess.Popen([DCPROF, "record", "-q", "-o", self.path("p.db")]
+                                + list(options) + ["--", "sh", "-c", script],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def finish(self, p):
@@ -376,8 +442,8 @@ class RecordEngine(CliTest):
         self.assertEqual(m["complete"], "0")
         self.assertEqual(m["incomplete_reason"], "killed by signal 15 (SIGTERM)")
 
-    def test_program_killed_by_sigkill(self):
-        p = self.start("echo $$; while :; do :; done")
+    def test_program_killed_by_sigkill_without_checkpoints(self):
+        p = self.start("echo $$; while :; do :; done", ["--checkpoint=0"])
         os.kill(int(p.stdout.readline()), signal.SIGKILL)
         rc, err = self.finish(p)
         self.assertEqual(rc, 2, err)

@@ -1,13 +1,17 @@
 """End-to-end tests of programs that end badly: a crash, abort, SIGTERM,
-SIGINT, exit from a signal handler, a non-zero exit code.  The profile of what
-ran must still be written (marked incomplete when the program was killed) and
+SIGINT, SIGKILL, exit from a signal handler, a non-zero exit code.  The profile
+of what ran must still be written (marked incomplete when the program was
+killed; after SIGKILL, from the engine's last checkpoint) and
 `dcprof record` passes the program's exit status through (128 + signal when
 killed).  Workloads segv.c and sigterm.c."""
+import glob
 import os
+import re
 import shutil
 import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 from test_engine_common import (CACHE_2, DCPROF, buckets, meta, record, report_json,
@@ -65,15 +69,19 @@ class Ending(unittest.TestCase):
         self.assertEqual(r.returncode, 5, r.stderr)
         self.check_profile("term_arr", "1", "exit 5")
 
-    def killed(self, sig):
-        """Start sigterm.c in 'wait' mode, send SIG to the program once it
-        has done its work, return dcprof record's exit status."""
-        p = subprocess.Popen([DCPROF, "record", "-q", "-o", self.db, CACHE_2, "--",
-                              workload("sigterm"), "wait"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def killed(self, sig, mode="wait", options=(), before_kill=None):
+        """Start sigterm.c in MODE, send SIG to the program once it has done
+        its work (and before_kill(pid) has returned), return dcprof record's
+        exit status and stderr."""
+        p = subprocess.Popen([DCPROF, "record", "-q", "-o", self.db, CACHE_2] + list(options)
+                             + ["--", workload("sigterm"), mode],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, TMPDIR=self.tmp))
         try:
             line = p.stdout.readline().split()
             self.assertEqual(line[:1], ["ready"], "program did not start: %r" % line)
+            if before_kill:
+                before_kill(int(line[1]))
             os.kill(int(line[1]), sig)
             p.wait(timeout=120)
         finally:
@@ -84,6 +92,45 @@ class Ending(unittest.TestCase):
             err = p.stderr.read()
             p.stderr.close()
         return p.returncode, err
+
+    def checkpoint(self, pid):
+        """(inode, mtime) of the engine's checkpoint of pid, or None."""
+        for path in glob.glob(os.path.join(self.tmp, "dcprof-*", "raw.%d.ckpt" % pid)):
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                continue
+            return st.st_ino, st.st_mtime_ns
+        return None
+
+    def two_checkpoints_later(self, pid):
+        """Wait until the checkpoint has been replaced twice.  The engine
+        starts a checkpoint only once the last one has ended, so the second
+        one to appear after "ready" was started after the program's work
+        (the first may have been started before it)."""
+        seen = [self.checkpoint(pid)]
+        deadline = time.monotonic() + 60
+        while len(seen) < 3 and time.monotonic() < deadline:
+            now = self.checkpoint(pid)
+            if now is not None and now != seen[-1]:
+                seen.append(now)
+            time.sleep(0.01)
+        self.assertEqual(len(seen), 3, "fewer than two checkpoints in 60 s: %r" % seen)
+
+    def test_killed_by_sigkill_after_checkpoints(self):
+        # the engine's dump is never finished: the profile is the last
+        # checkpoint, which holds all of term_arr's reads (the spin loop
+        # after "ready" makes no data access)
+        rc, err = self.killed(signal.SIGKILL, "spin", ["--checkpoint=0.2", "--checkpoint-budget=100"],
+                              self.two_checkpoints_later)
+        self.assertEqual(rc, 128 + signal.SIGKILL, err)
+        self.check_profile("term_arr", "0", "signal 9")
+        m = meta(self.db)
+        self.assertRegex(m["incomplete_reason"], r"^killed by signal 9 \(SIGKILL\); profile of"
+                         r" the run up to the checkpoint at \d+\.\d s$")
+        # the checkpoint was taken at least two periods after the start
+        self.assertGreaterEqual(int(m["checkpoint_ms"]), 400)
+        self.assertEqual(os.listdir(self.tmp), ["p.db"], "temporary files left behind")
 
     def test_killed_by_sigterm(self):
         rc, err = self.killed(signal.SIGTERM)

@@ -7,9 +7,13 @@
  *                     the test sends SIGTERM (143) or SIGINT (130) to PID
  *   "handler"         installs a SIGTERM handler that calls exit(5), then
  *                     raise(SIGTERM): the program ends normally, status 5
+ *   "spin"            prints "ready PID\n" and spins in a loop that makes no
+ *                     data access (it keeps the engine's checkpoints going)
+ *                     until killed; the test sends SIGKILL to PID
  * In every case the profile holds the work done before:
  *   term_arr   Dr = 131072, Dw = 0
- * marked complete = 0 when killed by the signal, complete = 1 for "handler".
+ * marked complete = 0 when killed by the signal, complete = 1 for "handler";
+ * for "spin", a checkpoint taken after "ready" holds exactly that work.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -46,6 +50,12 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		for (;;)
 			pause();
+	}
+	if (strcmp(mode, "spin") == 0) {
+		printf("ready %ld\n", (long)getpid());
+		fflush(stdout);
+		for (;;)
+			__asm__ volatile("");
 	}
 	if (strcmp(mode, "handler") == 0)
 		signal(SIGTERM, on_term);
