@@ -316,7 +316,8 @@ int cmd_report(int argc, char **argv)
 	header_init(&sm.h);
 	table_init(&t);
 	rc = DC_EXIT_ERROR;
-	if (summary_read(&r, &p, &sm, err, sizeof err) ||
+	if (view_check_filters(&p, &r.view, err, sizeof err) ||
+	    summary_read(&r, &p, &sm, err, sizeof err) ||
 	    view_build(&p, &r.view, &t, err, sizeof err)) {
 		cli_error("%s", err);
 		goto out;

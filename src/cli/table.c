@@ -113,30 +113,66 @@ static int cmp_cell(const struct cell *a, const struct cell *b, enum col_type ty
 
 struct sort_ctx {
 	const struct table *t;
-	int col;
+	int col;               /* sort column, or -1: the keys alone */
+	bool abs;              /* by the column's absolute value */
 };
 
-static int cmp_rows(const void *pa, const void *pb, void *arg)
+int table_cmp_keys(const struct table *t, const struct cell *a, const struct cell *b)
 {
-	const struct sort_ctx *ctx = arg;
-	const struct table *t = ctx->t;
-	const struct cell *a = pa, *b = pb;
-	const struct cell *ac = &a[ctx->col], *bc = &b[ctx->col];
-	int r;
+	int r = 0;
 
-	if (ac->null != bc->null)
-		return ac->null ? 1 : -1;
-	r = cmp_cell(bc, ac, t->cols[ctx->col].type);
 	for (int i = 0; !r && i < t->ncols; i++)
 		if (t->cols[i].key)
 			r = cmp_cell(&a[i], &b[i], t->cols[i].type);
 	return r;
 }
 
-void table_sort(struct table *t, int col)
+static struct cell abs_cell(const struct cell *c)
 {
-	struct sort_ctx ctx = { t, col };
+	struct cell v = *c;
+
+	v.i = v.i < 0 ? -v.i : v.i;
+	v.d = v.d < 0 ? -v.d : v.d;
+	return v;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	const struct table *t = ctx->t;
+	const struct cell *a = pa, *b = pb;
+	struct cell ac, bc;
+	int r;
+
+	if (ctx->col < 0)
+		return table_cmp_keys(t, a, b);
+	ac = ctx->abs ? abs_cell(&a[ctx->col]) : a[ctx->col];
+	bc = ctx->abs ? abs_cell(&b[ctx->col]) : b[ctx->col];
+	if (ac.null != bc.null)
+		return ac.null ? 1 : -1;
+	r = cmp_cell(&bc, &ac, t->cols[ctx->col].type);
+	return r ? r : table_cmp_keys(t, a, b);
+}
+
+static void sort(struct table *t, int col, bool abs)
+{
+	struct sort_ctx ctx = { t, col, abs };
 
 	if (t->nrows > 1)
 		qsort_r(t->cells, t->nrows, (size_t)t->ncols * sizeof *t->cells, cmp_rows, &ctx);
+}
+
+void table_sort(struct table *t, int col)
+{
+	sort(t, col, false);
+}
+
+void table_sort_abs(struct table *t, int col)
+{
+	sort(t, col, true);
+}
+
+void table_sort_keys(struct table *t)
+{
+	sort(t, -1, false);
 }

@@ -13,8 +13,9 @@
 
 /* The widest table: a line view per thread (5 keys) with 7 metrics and, per
  * level of 4, 2 misses and 3 cache-use metrics is 32 columns; report
- * --inclusive adds 26 to a function view's 30. */
-#define TABLE_MAXCOLS 64
+ * --inclusive adds 26 to a function view's 30; dcprof diff has a line
+ * view's 4 key columns, its presence column and 3 per metric (27). */
+#define TABLE_MAXCOLS 96
 
 enum col_type {
 	COL_STR,   /* text taken from the profile */
@@ -71,5 +72,11 @@ void cell_set_real(struct cell *c, double v);
 /* Sorts rows by column col descending (nulls last), ties by the key columns
  * ascending in column order. */
 void table_sort(struct table *t, int col);
+/* The same by the absolute value of col. */
+void table_sort_abs(struct table *t, int col);
+/* Sorts rows by their key columns ascending, in column order. */
+void table_sort_keys(struct table *t);
+/* Compares two rows of t by their key columns: < 0, 0 or > 0. */
+int table_cmp_keys(const struct table *t, const struct cell *a, const struct cell *b);
 
 #endif

@@ -380,8 +380,6 @@ read_error:
 int view_build(struct profile *p, const struct view_opts *o, struct table *t,
 	       char *err, size_t errlen)
 {
-	if (view_check_filters(p, o, err, errlen))
-		return -1;
 	if (o->kind == VIEW_STATS)
 		return build_stats_view(p, o, t, err, errlen);
 	return build_cost_view(p, o, t, err, errlen);

@@ -64,7 +64,8 @@ void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_s
 int view_check_filters(struct profile *p, const struct view_opts *o, char *err,
 		       size_t errlen);
 /* Fills t (initialised by the caller) with the view's rows and totals,
- * unsorted.  On error err holds the whole message ("profile 'F' has no
+ * unsorted; a filter that names nothing gives no rows (see
+ * view_check_filters).  On error err holds the whole message ("profile 'F' has no
  * call data; record with --calls=yes" for an inclusive view without
  * call arcs). */
 int view_build(struct profile *p, const struct view_opts *o, struct table *t,
