@@ -92,16 +92,8 @@ static int parse(struct diff *d, int argc, char **argv)
 			break;
 		case OPT_BY:
 			d->by_given = true;
-			if (!strcmp(it.arg, "object"))
-				d->view.kind = VIEW_OBJECT;
-			else if (!strcmp(it.arg, "function"))
-				d->view.kind = VIEW_FUNCTION;
-			else if (!strcmp(it.arg, "line"))
-				d->view.kind = VIEW_LINE;
-			else {
-				cli_error("invalid --by value '%s' (object, function or line)", it.arg);
+			if (view_parse_by(it.arg, &d->view.kind))
 				return -1;
-			}
 			break;
 		case OPT_OBJECT:
 			d->view.object = it.arg;
@@ -344,17 +336,8 @@ static void print_text_header(const struct diff *d, struct profile p[2], struct 
 	if (p[0].nlevels != p[1].nlevels)
 		sbuf_addf(&s, "%-10sthe profiles have %d and %d cache levels: DLmr and DLmw are"
 			  " each one's last level\n", "note:", p[0].nlevels, p[1].nlevels);
-	sbuf_addf(&s, "%-10sby %s", "view:", view_name(d->view.kind));
-	if (d->view.object) {
-		sbuf_adds(&s, ", bucket '");
-		fmt_text(&s, d->view.object, strlen(d->view.object));
-		sbuf_adds(&s, "'");
-	}
-	if (d->view.function) {
-		sbuf_adds(&s, ", function '");
-		fmt_text(&s, d->view.function, strlen(d->view.function));
-		sbuf_adds(&s, "'");
-	}
+	sbuf_addf(&s, "%-10s", "view:");
+	view_describe(&s, &d->view);
 	sbuf_addf(&s, "%s; the largest changes of %s first\n", d->view.sampled ? ", sampled" : "",
 		  l->sort_name);
 	if (out->has_total && !tot[l->sort_delta].null) {
@@ -390,17 +373,9 @@ static void print_json(const struct diff *d, struct profile p[2], struct header 
 		fmt_json_str(&s, d->path[k], strlen(d->path[k]));
 		sbuf_adds(&s, "}");
 	}
-	sbuf_addf(&s, ",\"view\":\"%s\",\"sampled\":%s,\"object\":", view_name(d->view.kind),
+	sbuf_addf(&s, ",\"view\":\"%s\",\"sampled\":%s", view_name(d->view.kind),
 		  d->view.sampled ? "true" : "false");
-	if (d->view.object)
-		fmt_json_str(&s, d->view.object, strlen(d->view.object));
-	else
-		sbuf_adds(&s, "null");
-	sbuf_adds(&s, ",\"function\":");
-	if (d->view.function)
-		fmt_json_str(&s, d->view.function, strlen(d->view.function));
-	else
-		sbuf_adds(&s, "null");
+	view_json_filters(&s, &d->view);
 	sbuf_addf(&s, ",\"sort\":\"%s\",\"totals\":", l->sort_name);
 	fmt_table_json_totals(&s, out);
 	sbuf_addf(&s, ",\"total_rows\":%zu,\"rows\":", out->nrows);

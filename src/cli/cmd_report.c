@@ -80,16 +80,8 @@ static int parse(struct report *r, int argc, char **argv)
 		switch (id) {
 		case OPT_BY:
 			r->by_given = true;
-			if (!strcmp(it.arg, "object"))
-				r->view.kind = VIEW_OBJECT;
-			else if (!strcmp(it.arg, "function"))
-				r->view.kind = VIEW_FUNCTION;
-			else if (!strcmp(it.arg, "line"))
-				r->view.kind = VIEW_LINE;
-			else {
-				cli_error("invalid --by value '%s' (object, function or line)", it.arg);
+			if (view_parse_by(it.arg, &r->view.kind))
 				return -1;
-			}
 			break;
 		case OPT_OBJECT:
 			r->view.object = it.arg;
@@ -216,17 +208,8 @@ static void print_text_header(const struct report *r, struct profile *p,
 	sbuf_adds(&out, " in L1 misses");
 	if (lt->misses[0])
 		sbuf_addf(&out, ", %.2f per L1 miss", (double)lt->misslat / (double)lt->misses[0]);
-	sbuf_addf(&out, "\n%-10sby %s", "view:", view_name(r->view.kind));
-	if (r->view.object) {
-		sbuf_adds(&out, ", bucket '");
-		fmt_text(&out, r->view.object, strlen(r->view.object));
-		sbuf_adds(&out, "'");
-	}
-	if (r->view.function) {
-		sbuf_adds(&out, ", function '");
-		fmt_text(&out, r->view.function, strlen(r->view.function));
-		sbuf_adds(&out, "'");
-	}
+	sbuf_addf(&out, "\n%-10s", "view:");
+	view_describe(&out, &r->view);
 	sbuf_adds(&out, r->view.thread ? ", per thread\n\n" : "\n\n");
 	fwrite(out.buf, 1, out.len, stdout);
 	sbuf_release(&out);
@@ -280,16 +263,7 @@ static void print_json(const struct report *r, struct profile *p, const struct s
 	sbuf_addf(&out, "],\"memory_latency\":%lld,\"memory_accesses\":%lld,\"view\":\"%s\"",
 		  (long long)p->mem_latency, (long long)lt->accesses[p->nlevels],
 		  view_name(r->view.kind));
-	sbuf_adds(&out, ",\"object\":");
-	if (r->view.object)
-		fmt_json_str(&out, r->view.object, strlen(r->view.object));
-	else
-		sbuf_adds(&out, "null");
-	sbuf_adds(&out, ",\"function\":");
-	if (r->view.function)
-		fmt_json_str(&out, r->view.function, strlen(r->view.function));
-	else
-		sbuf_adds(&out, "null");
+	view_json_filters(&out, &r->view);
 	sbuf_adds(&out, ",\"totals\":");
 	fmt_table_json_totals(&out, t);
 	sbuf_addf(&out, ",\"total_rows\":%zu,\"rows\":", t->nrows);

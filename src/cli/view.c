@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/err.h"
+#include "cli/fmt.h"
 #include "cli/incl.h"
 #include "cli/sbuf.h"
 #include "cli/view.h"
@@ -99,6 +100,52 @@ static int exists(struct profile *p, const char *sql, const char *name)
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+int view_parse_by(const char *arg, enum view_kind *k)
+{
+	if (!strcmp(arg, "object"))
+		*k = VIEW_OBJECT;
+	else if (!strcmp(arg, "function"))
+		*k = VIEW_FUNCTION;
+	else if (!strcmp(arg, "line"))
+		*k = VIEW_LINE;
+	else {
+		cli_error("invalid --by value '%s' (object, function or line)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static void describe_name(struct sbuf *out, const char *what, const char *name)
+{
+	if (!name)
+		return;
+	sbuf_addf(out, ", %s '", what);
+	fmt_text(out, name, strlen(name));
+	sbuf_adds(out, "'");
+}
+
+void view_describe(struct sbuf *out, const struct view_opts *o)
+{
+	sbuf_addf(out, "by %s", view_name(o->kind));
+	describe_name(out, "bucket", o->object);
+	describe_name(out, "function", o->function);
+}
+
+static void json_name(struct sbuf *out, const char *member, const char *name)
+{
+	sbuf_addf(out, ",\"%s\":", member);
+	if (name)
+		fmt_json_str(out, name, strlen(name));
+	else
+		sbuf_adds(out, "null");
+}
+
+void view_json_filters(struct sbuf *out, const struct view_opts *o)
+{
+	json_name(out, "object", o->object);
+	json_name(out, "function", o->function);
 }
 
 int view_check_filters(struct profile *p, const struct view_opts *o, char *err, size_t errlen)

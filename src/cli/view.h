@@ -51,6 +51,14 @@ static inline int64_t view_misslat(int64_t lat, int64_t accesses, int64_t d1_mis
 }
 
 const char *view_name(enum view_kind k);
+/* --by object|function|line (report, diff): 0, or -1 with the error
+ * printed. */
+int view_parse_by(const char *arg, enum view_kind *k);
+/* Appends "by KIND[, bucket 'NAME'][, function 'NAME']" (names escaped
+ * for text). */
+void view_describe(struct sbuf *out, const struct view_opts *o);
+/* Appends ,"object":NAME|null,"function":NAME|null (JSON). */
+void view_json_filters(struct sbuf *out, const struct view_opts *o);
 /* Adds the key columns of an object, function or line view (bucket, kind;
  * function, file; file:line (text only), file, line, function) to t, and
  * appends the SQL expressions that fill them (aliases b = bucket, l =
