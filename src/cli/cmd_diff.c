@@ -15,6 +15,7 @@
 #include "cli/fmt.h"
 #include "cli/header.h"
 #include "cli/opts.h"
+#include "cli/sample.h"
 #include "cli/view.h"
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_SORT, OPT_TOP, OPT_SAMPLED,
@@ -428,12 +429,16 @@ int cmd_diff(int argc, char **argv)
 		cli_error("%s (in neither profile)", err);
 		goto out;
 	}
-	for (int k = 0; k < 2; k++)
-		if ((d.format != FMT_CSV && header_read(&p[k], &h[k], err, sizeof err)) ||
+	for (int k = 0; k < 2; k++) {
+		struct sample_info si;
+
+		if ((d.view.sampled && sample_info_read(&p[k], &si, err, sizeof err)) ||
+		    (d.format != FMT_CSV && header_read(&p[k], &h[k], err, sizeof err)) ||
 		    view_build(&p[k], &d.view, &t[k], err, sizeof err)) {
 			cli_error("%s", err);
 			goto out;
 		}
+	}
 	if (layout_init(&l, &d, ct, &out, labels, &nlabels))
 		goto out;
 	join(&l, tp, &out);

@@ -29,7 +29,8 @@ import os
 import unittest
 
 from harness import BUILD, DCPROF, run
-from test_cli_common import EVIL_JSON, EVIL_TEXT, TWO_LEVEL, CliTest, text_rows
+from test_cli_common import (EVIL_JSON, EVIL_TEXT, SAMPLED_EVICT, TWO_LEVEL, CliTest,
+                             text_rows)
 
 LINE_A = b"cost 0 0 1 1000 0 100 0 10 0 6860"
 LINE_D = b"cost 1 2 2 100 0 100 0 100 0 20000"
@@ -166,6 +167,19 @@ class Diff(CliTest):
             self.assertEqual(set(deltas.values()), {0}, r)
 
 
+    def test_sampled(self):
+        # the sampled estimates of both: the same rows as report --sampled,
+        # with the estimates as base and new values
+        r, db = self.finalize(SAMPLED_EVICT, "s.db")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(self.run_dcprof("report", db, "--sampled", "--format", "json"))
+        doc = json.loads(self.run_dcprof("diff", db, db, "--sampled", "--format", "json"))
+        self.assertTrue(doc["sampled"])
+        want = {r["bucket"]: r["Dr"] for r in report["rows"]}
+        self.assertEqual({r["bucket"]: r["Dr_new"] for r in doc["rows"]}, want)
+        self.assertEqual({r["Dr_delta"] for r in doc["rows"]}, {0})
+
+
 class DiffErrors(CliTest):
     def setUp(self):
         super().setUp()
@@ -189,6 +203,10 @@ class DiffErrors(CliTest):
     def test_object_in_neither(self):
         self.bad([self.db, self.db, "--object", "nothing"],
                  "no bucket named 'nothing' (in neither profile)")
+
+    def test_sampled_without_samples(self):
+        self.bad([self.db, self.db, "--sampled"], "profile '%s' has no samples; record with"
+                 " --sample=EVENT:N" % self.db)
 
     def test_not_a_profile(self):
         junk = self.write("junk.db", "junk")
