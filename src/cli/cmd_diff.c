@@ -19,7 +19,7 @@
 #include "cli/view.h"
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_SORT, OPT_TOP, OPT_SAMPLED,
-       OPT_FORMAT };
+       OPT_INCLUSIVE, OPT_FORMAT };
 
 static const struct opt_def diff_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -29,6 +29,7 @@ static const struct opt_def diff_opts[] = {
 	{ OPT_SORT, 0, "sort", OPT_REQUIRED },
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
 	{ OPT_SAMPLED, 0, "sampled", OPT_NOARG },
+	{ OPT_INCLUSIVE, 0, "inclusive", OPT_NOARG },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
@@ -49,10 +50,13 @@ void cmd_diff_usage(FILE *f)
 	      "  --function NAME            only accesses made by function NAME\n"
 	      "  --sort METRIC              sort by the size of this metric's change; any\n"
 	      "                             numeric column of dcprof report, case-\n"
-	      "                             insensitive (default: MissLat)\n"
+	      "                             insensitive (default: MissLat; InclMissLat\n"
+	      "                             with --inclusive)\n"
 	      "  --top N                    show the first N rows, 0 = all (default: 20 for\n"
 	      "                             text, all for csv and json)\n"
 	      "  --sampled                  the sampled estimates of both (record --sample)\n"
+	      "  --inclusive                per function with inclusive costs, as report\n"
+	      "                             --inclusive (both recorded with --calls)\n"
 	      "  --format text|csv|json     output format (default: text)\n"
 	      "  -h, --help                 show this help\n", f);
 }
@@ -116,6 +120,9 @@ static int parse(struct diff *d, int argc, char **argv)
 		case OPT_SAMPLED:
 			d->view.sampled = true;
 			break;
+		case OPT_INCLUSIVE:
+			d->view.inclusive = true;
+			break;
 		case OPT_FORMAT:
 			if (opt_parse_format(it.arg, &d->format))
 				return -1;
@@ -127,7 +134,15 @@ static int parse(struct diff *d, int argc, char **argv)
 			  : "no profiles given");
 		return -1;
 	}
-	if (d->view.object && !d->by_given)
+	if (d->view.inclusive && (d->view.sampled || d->view.object ||
+				  (d->by_given && d->view.kind != VIEW_FUNCTION))) {
+		cli_error("--inclusive is per function: it cannot be combined with --by object,"
+			  " --by line, --object or --sampled");
+		return -1;
+	}
+	if (d->view.inclusive)
+		d->view.kind = VIEW_FUNCTION;
+	else if (d->view.object && !d->by_given)
 		d->view.kind = VIEW_LINE;
 	if (!d->top_given)
 		d->top = d->format == FMT_TEXT ? 20 : 0;

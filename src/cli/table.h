@@ -13,9 +13,10 @@
 
 /* The widest table: a line view per thread (5 keys) with 7 metrics and, per
  * level of 4, 2 misses and 3 cache-use metrics is 32 columns; report
- * --inclusive adds 26 to a function view's 30; dcprof diff has a line
- * view's 4 key columns, its presence column and 3 per metric (27). */
-#define TABLE_MAXCOLS 96
+ * --inclusive adds 26 to a function view's 30 (28 metrics + 26); dcprof
+ * diff --inclusive has its 2 keys, a presence column, 3 per metric (54)
+ * and a percentage: 166. */
+#define TABLE_MAXCOLS 192
 
 enum col_type {
 	COL_STR,   /* text taken from the profile */

@@ -204,6 +204,12 @@ class DiffErrors(CliTest):
         self.bad([self.db, self.db, "--object", "nothing"],
                  "no bucket named 'nothing' (in neither profile)")
 
+    def test_inclusive_needs_the_function_view(self):
+        for extra in (["--by", "line"], ["--object", "arr_a"], ["--sampled"]):
+            self.bad([self.db, self.db, "--inclusive"] + extra, "--inclusive is per function:"
+                     " it cannot be combined with --by object, --by line, --object or"
+                     " --sampled")
+
     def test_sampled_without_samples(self):
         self.bad([self.db, self.db, "--sampled"], "profile '%s' has no samples; record with"
                  " --sample=EVENT:N" % self.db)
@@ -238,6 +244,30 @@ class DiffRuns(CliTest):
         s, h = rows["mix_sweep"], rows["mix_hot"]
         self.assertEqual((s["Dr_delta"], s["D1mr_delta"], s["D2mr_delta"]), (6144, 6144, 3072))
         self.assertEqual((h["Dr_delta"], h["D1mr_delta"]), (6144, 0))
+
+
+@unittest.skipUnless(os.path.exists(os.path.join(BUILD, "w", "calls_tree")),
+                     "workloads not built")
+class DiffInclusive(CliTest):
+    """--inclusive on calls_tree recorded with --calls --cache-use (see
+    test_cli_report_inclusive.py): against itself, every function's base
+    and new values are report --inclusive's, and nothing changes."""
+
+    def test_against_itself(self):
+        db = self.path("calls.db")
+        r = run([DCPROF, "record", "-q", "-o", db, "--calls", "--cache-use", "--",
+                 os.path.join(BUILD, "w", "calls_tree")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(self.run_dcprof("report", db, "--inclusive", "--format", "json"))
+        doc = json.loads(self.run_dcprof("diff", db, db, "--inclusive", "--format", "json"))
+        self.assertEqual(doc["sort"], "InclMissLat")
+        key = lambda r: (r["function"], r["file"])
+        want = {key(r): (r["InclMissLat"], r["InclSpLoss1"]) for r in report["rows"]}
+        got = {key(r): (r["InclMissLat_new"], r["InclSpLoss1_base"]) for r in doc["rows"]}
+        self.assertEqual(got, want)
+        self.assertIn(("<root>", ""), got)
+        self.assertEqual({r["InclMissLat_delta"] for r in doc["rows"]}, {0})
+        self.assertEqual({r["in"] for r in doc["rows"]}, {"both"})
 
 
 if __name__ == "__main__":
