@@ -172,19 +172,32 @@ struct layout {
 	const char *sort_name;    /* the sort metric's name in the views */
 };
 
-static char *metric_label(const char *name, const char *suffix)
-{
-	size_t n = strlen(name) + strlen(suffix) + 3;
-	char *s = xmalloc(n);
+/* The names and labels of the output's columns, which the table does not
+ * own. */
+struct names {
+	char *s[4 * TABLE_MAXCOLS];
+	int n;
+};
 
-	snprintf(s, n, "%s%s", name, suffix);
-	return s;
+static const char *names_add(struct names *nm, const char *a, const char *b)
+{
+	size_t len = strlen(a) + strlen(b) + 1;
+	char *s = xmalloc(len);
+
+	snprintf(s, len, "%s%s", a, b);
+	return nm->s[nm->n++] = s;
+}
+
+static void names_release(struct names *nm)
+{
+	while (nm->n)
+		free(nm->s[--nm->n]);
 }
 
 /* Lays out out from the two views; -1 (reported) when --sort names no
  * metric both have. */
 static int layout_init(struct layout *l, const struct diff *d, const struct table *t[2],
-		       struct table *out, char **labels, int *nlabels)
+		       struct table *out, struct names *nm)
 {
 	int sort_col = d->sort ? table_find_metric(t[0], d->sort) : -1;
 
@@ -203,7 +216,6 @@ static int layout_init(struct layout *l, const struct diff *d, const struct tabl
 		const struct column *c = &t[0]->cols[j];
 		int other = table_find_metric(t[1], c->name), b, n, x;
 		bool headline = j == sort_col;
-		char *lab;
 
 		if (other < 0 || c->type == COL_STR)
 			continue;
@@ -211,21 +223,13 @@ static int layout_init(struct layout *l, const struct diff *d, const struct tabl
 		l->src[1][l->nmetrics] = other;
 		l->col[l->nmetrics] = out->ncols;
 		l->nmetrics++;
-		labels[(*nlabels)++] = metric_label(c->name, "_base");
-		b = table_add_col(out, labels[*nlabels - 1], NULL, c->type, false);
-		lab = metric_label(c->label, " base");
-		labels[(*nlabels)++] = lab;
-		out->cols[b].label = lab;
-		labels[(*nlabels)++] = metric_label(c->name, "_new");
-		n = table_add_col(out, labels[*nlabels - 1], NULL, c->type, false);
-		lab = metric_label(c->label, " new");
-		labels[(*nlabels)++] = lab;
-		out->cols[n].label = lab;
-		labels[(*nlabels)++] = metric_label(c->name, "_delta");
-		x = table_add_col(out, labels[*nlabels - 1], NULL, c->type, false);
-		lab = metric_label("\xce\x94", c->label);    /* U+0394 GREEK DELTA */
-		labels[(*nlabels)++] = lab;
-		out->cols[x].label = lab;
+		b = table_add_col(out, names_add(nm, c->name, "_base"), names_add(nm, c->label, " base"),
+				  c->type, false);
+		n = table_add_col(out, names_add(nm, c->name, "_new"), names_add(nm, c->label, " new"),
+				  c->type, false);
+		/* U+0394 GREEK CAPITAL LETTER DELTA */
+		x = table_add_col(out, names_add(nm, c->name, "_delta"),
+				  names_add(nm, "\xce\x94", c->label), c->type, false);
 		/* Text shows the sort metric's three and the other counts' change. */
 		out->cols[b].show = out->cols[n].show = headline ? SHOW_ALL : SHOW_MACHINE;
 		out->cols[x].show = headline || c->type == COL_INT ? SHOW_ALL : SHOW_MACHINE;
@@ -421,8 +425,8 @@ int cmd_diff(int argc, char **argv)
 	struct table *tp[2] = { &t[0], &t[1] };
 	const struct table *ct[2] = { &t[0], &t[1] };
 	struct layout l;
-	char *labels[4 * TABLE_MAXCOLS];
-	int nlabels = 0, rc;
+	struct names nm = { .n = 0 };
+	int rc;
 	char err[DC_ERRLEN];
 
 	rc = parse(&d, argc, argv);
@@ -454,7 +458,7 @@ int cmd_diff(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (layout_init(&l, &d, ct, &out, labels, &nlabels))
+	if (layout_init(&l, &d, ct, &out, &nm))
 		goto out;
 	join(&l, tp, &out);
 	table_sort_abs(&out, l.sort_delta);
@@ -475,8 +479,7 @@ int cmd_diff(int argc, char **argv)
 	rc = cli_flush_output();
 out:
 	table_release(&out);
-	while (nlabels)
-		free(labels[--nlabels]);
+	names_release(&nm);
 	for (int k = 0; k < 2; k++) {
 		table_release(&t[k]);
 		header_release(&h[k]);
