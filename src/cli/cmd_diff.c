@@ -8,6 +8,7 @@
  * and the change (new - base); rows are sorted by the size of the change
  * of the sort metric (default MissLat).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,10 +274,13 @@ static void fill(const struct layout *l, const struct table *t[2], const struct 
 		for (int s = 0; s < 2; s++) {
 			const struct cell *c = in[s] ? &in[s][l->src[s][m]] : NULL;
 
+			/* metric cells hold numbers only, never strings */
 			if (c && !c->null)
-				dst[s] = *c, dst[s].s = NULL;
+				dst[s] = *c;
+			else if (!c && !ratio && type == COL_INT)
+				cell_set_int(&dst[s], 0);
 			else if (!c && !ratio)
-				type == COL_INT ? cell_set_int(&dst[s], 0) : cell_set_real(&dst[s], 0);
+				cell_set_real(&dst[s], 0);
 		}
 		if (dst[0].null || dst[1].null)
 			continue;
@@ -284,10 +288,12 @@ static void fill(const struct layout *l, const struct table *t[2], const struct 
 			cell_set_int(&dst[2], dst[1].i - dst[0].i);
 		else
 			cell_set_real(&dst[2], dst[1].d - dst[0].d);
-		if (l->col[m] + 2 == l->sort_delta && value(&dst[0], type) != 0)
-			cell_set_real(&row[l->pct], 100.0 * value(&dst[2], type) /
-				      (value(&dst[0], type) < 0 ? -value(&dst[0], type)
-							       : value(&dst[0], type)));
+		if (l->col[m] + 2 == l->sort_delta) {
+			double base = value(&dst[0], type);
+
+			if (base != 0)
+				cell_set_real(&row[l->pct], 100.0 * value(&dst[2], type) / fabs(base));
+		}
 	}
 }
 
