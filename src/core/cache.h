@@ -106,11 +106,17 @@ static inline bool dc_cache_level_miss(struct dc_cache_level *l, uint64_t addr, 
 	return l->nfill > 0;
 }
 
-/* A data access; returns the serving level (1..nlevels+1). */
+/* A data access; returns the serving level (1..nlevels+1).  The level
+ * loop is unrolled so that each level's way search has branches of its
+ * own: shared, the exit of the way loop alternated between a level-1 miss
+ * (all ways) and a level-2 hit (any way) in a matmul, most likely
+ * mispredicted (no PMU here to count it), and the engine took 1.3x as
+ * long on it (docs/performance.md, "Unrolled levels"). */
 static inline int dc_cache_access(struct dc_cache *c, uint64_t addr, uint32_t size)
 {
 	int k;
 
+#pragma GCC unroll 4
 	for (k = 0; k < c->nlevels; k++)
 		if (!dc_cache_level_miss(&c->lv[k], addr, size))
 			break;

@@ -241,6 +241,8 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 	l->victim[0] = victim;
 	r0 = (struct dc_use_l1 *)u->lv[0].rec + dc_cacheuse_index(l, block, s);
 	l1_start(u, r0, block, victim, mask, loader);
+	/* unrolled: each level's branches of its own (dc_cache_access) */
+#pragma GCC unroll 4
 	for (k = 1; k < c->nlevels; k++) {
 		struct dc_use_line *r, *rec = u->lv[k].rec;
 
