@@ -262,14 +262,14 @@ static double value(const struct cell *c, enum col_type type)
 
 /* Fills the base, new and delta cells of one output row (or the totals)
  * from a row of each view; a NULL view row counts zero (null for the
- * metrics that are ratios). */
+ * metrics that are ratios, COL_REAL: a ratio of nothing is undefined). */
 static void fill(const struct layout *l, const struct table *t[2], const struct cell *in[2],
 		 struct table *out, struct cell *row)
 {
 	for (int m = 0; m < l->nmetrics; m++) {
 		enum col_type type = out->cols[l->col[m]].type;
 		struct cell *dst = &row[l->col[m]];
-		bool ratio = !strcmp(t[0]->cols[l->src[0][m]].name, "LatPerMiss");
+		bool ratio = type == COL_REAL;
 
 		for (int s = 0; s < 2; s++) {
 			const struct cell *c = in[s] ? &in[s][l->src[s][m]] : NULL;
