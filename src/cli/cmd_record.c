@@ -170,7 +170,8 @@ void cmd_record_usage(FILE *f)
 		"                             up to its last checkpoint (default: 5)\n"
 		"  --checkpoint-budget=PCT    ... or less often, so that checkpoints cost at\n"
 		"                             most PCT percent of the run, 1 to 100\n"
-		"                             (default: 2)\n"
+		"                             (default: 2), or `none': every SECONDS\n"
+		"                             whatever they cost\n"
 		"\n"
 		"  -h, --help                 show this help\n"
 		"\n"
@@ -424,8 +425,8 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		return add_engine_arg(r, "checkpoint-ms", ms);
 	}
 	case OPT_CHECKPOINT_BUDGET:
-		if (opt_parse_u64(v, 100, &n) || n == 0) {
-			cli_error("invalid --checkpoint-budget value '%s' (1 to 100)", v);
+		if (strcmp(v, "none") != 0 && (opt_parse_u64(v, 100, &n) || n == 0)) {
+			cli_error("invalid --checkpoint-budget value '%s' (1 to 100, or none)", v);
 			return -1;
 		}
 		break;

@@ -27,7 +27,7 @@
  *    took since (for the first checkpoint: since the run started, the
  *    pages it has touched), and the next one waits, beyond --checkpoint-ms,
  *    until that cost is at most --checkpoint-budget percent (default 2) of
- *    the time since the last.  Faults of freshly allocated memory count
+ *    the time since the last (none: no wait).  Faults of freshly allocated memory count
  *    too, so a program that keeps touching new memory gets fewer
  *    checkpoints.
  *  - At exit a running copy is killed and its file removed, and once the
@@ -168,6 +168,8 @@ static Bool due(UInt now)
 
 	if (since < (ULong)dc.opt.checkpoint_ms)
 		return False;
+	if (!dc.opt.checkpoint_budget)
+		return True;      /* --checkpoint-budget=none */
 	cost_us = (ck.clone_ms + ck.copy_ms) * 1000ULL + (minor_faults() - ck.faults) * FAULT_US;
 	return since * 10 * (ULong)dc.opt.checkpoint_budget >= cost_us;
 }

@@ -89,6 +89,7 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 	} else if VG_BOOL_CLO(arg, "--trace-full", dc.opt.trace_full) {
 	} else if VG_STR_CLO(arg, "--trace-out", dc.opt.trace_out) {
 	} else if VG_BINT_CLO(arg, "--checkpoint-ms", dc.opt.checkpoint_ms, 0, 1000000000) {
+	} else if VG_XACT_CLO(arg, "--checkpoint-budget=none", dc.opt.checkpoint_budget, 0) {
 	} else if VG_BINT_CLO(arg, "--checkpoint-budget", dc.opt.checkpoint_budget, 1, 100) {
 	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
 		if (VG_(strcmp)(tmp, "site") == 0) {
@@ -153,7 +154,7 @@ static void dc_print_usage(void)
 "    --checkpoint-ms=<ms>         write <dcprof-out>.ckpt, the dump as it would\n"
 "                                 be then, every <ms> of wall time, 0 = off [5000]\n"
 "    --checkpoint-budget=<pct>    ... or later, so that they cost at most <pct>\n"
-"                                 percent of the run, 1 to 100 [2]\n");
+"                                 percent of the run, 1 to 100, or none [2]\n");
 }
 
 static void dc_print_debug_usage(void)

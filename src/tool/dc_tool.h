@@ -149,7 +149,7 @@ struct dc_opts {
 	Bool trace_full;          /* --trace-full */
 	const HChar *trace_out;   /* --trace-out or NULL */
 	Long checkpoint_ms;       /* --checkpoint-ms, 0: no checkpoints */
-	Long checkpoint_budget;   /* --checkpoint-budget, percent of the run */
+	Long checkpoint_budget;   /* --checkpoint-budget, percent of the run; 0: none */
 	const HChar *alloc_fns[64];
 	Int n_alloc_fns;
 };

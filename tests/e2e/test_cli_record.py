@@ -224,9 +224,10 @@ class RecordRun(FakeRecord):
         self.assertNotIn("checkpoint_ms", m)
 
     def test_checkpoint_budget_option(self):
-        r = self.record(["-q", "-o", self.out, "--checkpoint-budget=100", "true"])
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(self.logged()[2][4:], ["--checkpoint-budget=100", "--", "true"])
+        for budget in ("100", "none"):
+            r = self.record(["-q", "-o", self.out, "--checkpoint-budget=" + budget, "true"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(self.logged()[2][4:], ["--checkpoint-budget=" + budget, "--", "true"])
 
     def test_checkpoint_option(self):
         for given, ms in (("0.5", "500"), ("0", "0"), ("12", "12000"), ("1.25", "1250"),
@@ -353,9 +354,9 @@ class RecordErrors(FakeRecord):
                      " 0 to 10^6, at most three decimals)" % bad)
 
     def test_bad_checkpoint_budget_values(self):
-        for bad in ("0", "101", "x", "2.5", ""):
+        for bad in ("0", "101", "x", "2.5", "", "None", "none1"):
             self.bad(["--checkpoint-budget=" + bad, "true"],
-                     "invalid --checkpoint-budget value '%s' (1 to 100)" % bad)
+                     "invalid --checkpoint-budget value '%s' (1 to 100, or none)" % bad)
 
     def test_bad_reuse_values(self):
         self.bad(["--reuse=maybe", "true"], "invalid --reuse value 'maybe' (yes or no)")

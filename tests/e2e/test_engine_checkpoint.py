@@ -15,7 +15,10 @@ import unittest
 from test_engine_common import CACHE_2, DCPROF, meta, run, totals, workload
 
 # every 2 ms, or as soon as their estimated cost has passed
-FREQUENT = ["--checkpoint=0.002", "--checkpoint-budget=100"]
+# Every 2 ms whatever they cost: the first checkpoint's estimated cost
+# counts Valgrind's own start-up faults, which exceed these short runs on
+# some machines (docs/engine.md).
+FREQUENT = ["--checkpoint=0.002", "--checkpoint-budget=none"]
 
 
 def tables(db):
