@@ -317,8 +317,9 @@ void dc_track_munmap(Addr a, SizeT len);
 void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served);
 /* --reuse alone: counts the access and its reuse distances. */
 #define DC_RUN_MAX (1ull << 31)       /* reuses in a run at most */
-void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
+void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c,
 			 const struct dc_reuse_result *res);
+__attribute__((noreturn)) void dc_track_reuse_nomem(void);
 
 /* Does a reuse in bucket with these bins continue pair p's run?  (Runs:
  * dc_track.c; time distances of 2^32 or more are counted at once.) */
@@ -329,17 +330,23 @@ static inline Bool dc_run_continues(const struct dc_rpair *p, UInt bucket, UInt 
 	       p->run_sb == sb && p->run_tb == tb && !(time_dist >> 32);
 }
 
-/* --reuse: one access (counted in dc.now by the caller).  Inline: a block
- * of the reuse front whose reuse continues its pair's run; the rest out of
- * line. */
+/* --reuse: one access (counted in dc.now by the caller).  Inline: a reuse
+ * that continues its pair's run, found in the reuse front or by the tree;
+ * the rest out of line.  (A matmul's column walk reuses every line through
+ * the tree, in one long run per pair.) */
 static inline void dc_track_reuse_at(struct dc_ins *in, const struct dc_cost *c, Addr a)
 {
 	struct dc_reuse_result res;
 	struct dc_rpair *p = in->rpair;
+	ULong block = a >> dc.reuse.block_bits;
 
-	if (!dc_reuse_front(&dc.reuse, a >> dc.reuse.block_bits, c->loc, &res)) {
-		dc_track_reuse_slow(in, c, a, NULL);
-		return;
+	if (!dc_reuse_front(&dc.reuse, block, c->loc, &res)) {
+		if (UNLIKELY(dc_reuse_access_slow(&dc.reuse, block, c->loc, &res)))
+			dc_track_reuse_nomem();
+		if (res.first) {
+			dc_track_reuse_slow(in, c, &res);
+			return;
+		}
 	}
 	if (p && in->rpair_use == res.prev_loc && p->reuse_loc == c->loc &&
 	    dc_run_continues(p, c->bucket,
@@ -353,7 +360,7 @@ static inline void dc_track_reuse_at(struct dc_ins *in, const struct dc_cost *c,
 		p->run_time += res.time_dist;
 		return;
 	}
-	dc_track_reuse_slow(in, c, a, &res);
+	dc_track_reuse_slow(in, c, &res);
 }
 
 /* --reuse alone: one access counted and tracked. */

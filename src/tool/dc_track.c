@@ -228,20 +228,42 @@ static int run_end_cb(void *ud, void *rec)
 	return 0;
 }
 
-/* The access past dc_track_reuse's inline path: res is its front hit, or
- * NULL for a block not in the full front or while the front fills. */
-void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
+void dc_track_reuse_nomem(void)
+{
+	VG_(tool_panic)("out of memory for reuse tracking");
+}
+
+/* Pair records found lately, direct-mapped by a hash of their two
+ * locations (records are never freed, so an entry stays valid).  An
+ * instruction's dc_ins remembers one pair; a row-wise load of lines that a
+ * column-wise store wrote alternates between two (its first access to a
+ * line pairs with the store, the next seven with itself), and each switch
+ * hashed the pair table: 5 % of bench_transpose's run with --reuse. */
+#define PAIR_CACHE_BITS 10
+static struct dc_rpair *pair_cache[1u << PAIR_CACHE_BITS];
+
+static struct dc_rpair *pair_get(UInt use_loc, UInt reuse_loc)
+{
+	ULong h = ((ULong)use_loc << 32 | reuse_loc) * 0x9e3779b97f4a7c15ULL;
+	struct dc_rpair **e = &pair_cache[h >> (64 - PAIR_CACHE_BITS)];
+	UInt key[2] = { use_loc, reuse_loc };
+
+	if (*e && (*e)->use_loc == use_loc && (*e)->reuse_loc == reuse_loc)
+		return *e;
+	*e = dc_rectab_get(&dc.rpairs, key);
+	if (!*e)
+		dc_track_reuse_nomem();
+	return *e;
+}
+
+/* The access past dc_track_reuse's inline path: a first touch, or a reuse
+ * that does not continue its instruction's pair's run. */
+void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c,
 			 const struct dc_reuse_result *res)
 {
-	struct dc_reuse_result tree;
 	struct dc_rpair *p;
-	UInt key[2], sb, tb;
+	UInt sb, tb;
 
-	if (!res) {
-		if (dc_reuse_access_slow(&dc.reuse, a >> dc.reuse.block_bits, c->loc, &tree))
-			VG_(tool_panic)("out of memory for reuse tracking");
-		res = &tree;
-	}
 	if (res->first) {
 		rhist_at(c->bucket)->first++;
 		return;
@@ -251,11 +273,7 @@ void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c, Addr a,
 	/* an instruction mostly reuses what one other instruction used */
 	p = in->rpair;
 	if (!p || in->rpair_use != res->prev_loc || p->reuse_loc != c->loc) {
-		key[0] = res->prev_loc;
-		key[1] = c->loc;
-		p = dc_rectab_get(&dc.rpairs, key);
-		if (!p)
-			VG_(tool_panic)("out of memory for reuse tracking");
+		p = pair_get(res->prev_loc, c->loc);
 		in->rpair = p;
 		in->rpair_use = res->prev_loc;
 	}
