@@ -21,6 +21,7 @@ int dc_cacheuse_init(struct dc_cacheuse *u, struct dc_cache *c, uint32_t maxbits
 
 		ul->nbits = line < maxbits ? line : maxbits;
 		ul->unit_bits = (uint32_t)dc_log2(line / ul->nbits);
+		ul->set_bits = (uint32_t)dc_log2(l->set_mask + 1);
 		ul->rec = dc_alloc(env, n * size, "cacheuse.rec");
 		if (!ul->rec) {
 			dc_cacheuse_release(u, env);
@@ -84,18 +85,44 @@ static struct dc_use_l1 *find_l1(const struct dc_cacheuse *u, uint64_t block)
 			      dc_cacheuse_index(&u->c->lv[0], block, (uint32_t)s);
 }
 
-/* Level j's record of r1's line `block`, NULL when level j lacks it. */
+/* Level k >= 1's record of `block` in `slot`. */
+static inline struct dc_use_line *deep_rec(const struct dc_cacheuse *u, int k, uint64_t block,
+					   uint32_t slot)
+{
+	return (struct dc_use_line *)u->lv[k].rec + dc_cacheuse_index(&u->c->lv[k], block, slot);
+}
+
+/* Level k >= 1's record r, in slot rs, and level k + 1's record rn of the
+ * same line, in slot sn, name each other (next, prev: see the Notes). */
+static inline void link_next(struct dc_use_line *r, uint32_t rs, struct dc_use_line *rn,
+			     uint32_t sn)
+{
+	r->next = (uint16_t)(sn + 1);
+	rn->prev = (uint16_t)(rs + 1);
+}
+
+/* Level j's record of r1's line `block`, NULL when level j lacks it.  The
+ * record of level j - 1 (known before, when j > 1) may name its slot. */
 static struct dc_use_line *dep(const struct dc_cacheuse *u, struct dc_use_l1 *r1, int j,
 			       uint64_t block)
 {
-	struct dc_use_line *r = r1->dep[j];
+	struct dc_use_line *r = r1->dep[j], *up;
+	int64_t s;
 
-	if (r == DC_USE_UNKNOWN) {
-		int64_t s = find(u, j, block);
-		r = s < 0 ? NULL : (struct dc_use_line *)u->lv[j].rec +
-				   dc_cacheuse_index(&u->c->lv[j], block, (uint32_t)s);
-		r1->dep[j] = r;
+	if (r != DC_USE_UNKNOWN)
+		return r;
+	up = j > 1 && r1->dep[j - 1] != DC_USE_UNKNOWN ? r1->dep[j - 1] : NULL;
+	if (up && up->next) {
+		r = deep_rec(u, j, block, up->next - 1u);
+	} else {
+		s = find(u, j, block);
+		r = s < 0 ? NULL : deep_rec(u, j, block, (uint32_t)s);
+		if (r && up)
+			link_next(up, (uint32_t)((size_t)(up - (struct dc_use_line *)u->lv[j - 1].rec) >>
+						 u->lv[j - 1].set_bits),
+				  r, (uint32_t)s);
 	}
+	r1->dep[j] = r;
 	return r;
 }
 
@@ -168,10 +195,11 @@ static void l1_start(struct dc_cacheuse *u, struct dc_use_l1 *r, uint64_t block,
 		r->dep[j] = DC_USE_UNKNOWN;
 }
 
-/* Level k >= 1's record r ends its residency of `victim` (level 1's use
- * of it passed on first) and starts one loaded by `loader`. */
-static void deep_start(struct dc_cacheuse *u, int k, struct dc_use_line *r, uint64_t victim,
-		       struct dc_cost *loader)
+/* Level k >= 1's record r, in `slot`, ends its residency of `victim`
+ * (level 1's use of it passed on first, the record above no longer naming
+ * it) and starts one loaded by `loader`. */
+static void deep_start(struct dc_cacheuse *u, int k, struct dc_use_line *r, uint32_t slot,
+		       uint64_t victim, struct dc_cost *loader)
 {
 	if (victim != DC_EMPTY_TAG) {
 		struct dc_use_l1 *r1 = find_l1(u, victim);
@@ -179,8 +207,14 @@ static void deep_start(struct dc_cacheuse *u, int k, struct dc_use_line *r, uint
 			pass_on(u, r1, victim, k, r);
 			r1->dep[k] = NULL;
 		}
+		if (r->prev) {
+			struct dc_use_line *up = deep_rec(u, k - 1, victim, r->prev - 1u);
+			if (up->next == slot + 1)
+				up->next = 0;
+		}
 		charge(u, k, r->mask, r->count, r->loader, r->node, true);
 	}
+	r->next = r->prev = 0;
 	r->loader = loader;
 	r->node = load_node(u, loader);
 }
@@ -195,7 +229,7 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 	} else {
 		struct dc_use_line *r = (struct dc_use_line *)u->lv[k].rec + i;
 		struct dc_use_l1 *r1;
-		deep_start(u, k, r, victim, loader);
+		deep_start(u, k, r, slot, victim, loader);
 		/* A data access has the line in level 1 (loaded or hit there);
 		 * what level 1 counted before goes to the other levels. */
 		r1 = find_l1(u, block);
@@ -226,8 +260,9 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 	struct dc_cache *c = u->c;
 	struct dc_cache_level *l = &c->lv[0];
 	struct dc_use_l1 *r0;
+	struct dc_use_line *up = NULL;   /* the record of the level above, filled */
 	uint64_t victim;
-	uint32_t s;
+	uint32_t s, up_s = 0;
 	int k;
 
 	if (dc_cacheuse_line_ref(l, block, &victim, &s)) {
@@ -251,6 +286,8 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 		if (dc_cacheuse_line_ref(l, block, &victim, &s)) {
 			r = rec + dc_cacheuse_index(l, block, s);
 			r0->dep[k] = r;
+			if (up)
+				link_next(up, up_s, r, s);
 			if (k == 1) {
 				__builtin_prefetch(r);   /* level 1 passes its use to it later */
 				return 2;
@@ -271,10 +308,14 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 		l->nfill = 1;
 		l->victim[0] = victim;
 		r = rec + dc_cacheuse_index(l, block, s);
-		deep_start(u, k, r, victim, loader);
+		deep_start(u, k, r, s, victim, loader);
 		r->count = 1;
 		r->mask = mask;
 		r0->dep[k] = r;
+		if (up)
+			link_next(up, up_s, r, s);
+		up = r;
+		up_s = s;
 	}
 	r0->passed = r0->count;
 	r0->pmask = 0;

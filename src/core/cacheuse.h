@@ -42,6 +42,19 @@
  *    LL evicted the line first, it charges that residency without the
  *    level-1 accesses (nothing at all if it had none) and later passes
  *    them to whatever the slot holds then.
+ *  - A deeper record names the line's slot at the next level (`next`)
+ *    once an access has consulted both levels for it, or a level-1
+ *    eviction has searched the next level for it: a level-1 record that
+ *    knows the line's level-2 record but not its level-3 one (a level-2
+ *    hit after a level-1 miss, a matmul's column walk) takes the level-3
+ *    record from there when level 1 evicts the line, instead of
+ *    searching level 3's set, which missed the host's cache on every
+ *    such eviction.  `next` is exact or 0: a new residency starts with
+ *    0, and the record it names keeps in `prev` which slot above named
+ *    it; when that level evicts the line, the record above in that slot
+ *    loses its `next` if it still names the evicted slot (a later line
+ *    of that slot whose `next` names the same slot of another set loses
+ *    it too, which only costs a search later).
  *  - A residency ends at eviction or at dc_cacheuse_finish; then, if its
  *    count is not 0 and it has a loader, level k of the loader gets
  *    SpLoss += (mask bits not set) x bytes per bit and
@@ -70,6 +83,10 @@ enum { DC_USE_EXACT = 64, DC_USE_CALLGRIND = 32 };   /* mask bits per line, at m
 struct dc_use_line {
 	uint64_t mask;
 	uint32_t count;
+	/* next: 1 + the line's slot at the next level, 0: not known; prev:
+	 * 1 + the slot at the level above of the last record whose next
+	 * named this one, 0: none (see the Notes). */
+	uint16_t next, prev;
 	struct dc_cost *loader;
 	struct dc_bdnode *node;   /* back-dating tree node of the load */
 };
@@ -91,6 +108,7 @@ struct dc_use_level {
 	void *rec;                /* per slot: dc_cacheuse_index */
 	uint32_t unit_bits;       /* log2(bytes per mask bit) */
 	uint32_t nbits;           /* mask bits per line */
+	uint32_t set_bits;        /* log2(sets) */
 };
 
 struct dc_cacheuse {
