@@ -17,8 +17,61 @@ static int level_init(struct dc_cache_level *l, const struct dc_level_cfg *cfg,
 	l->set_mask = sets - 1;
 	l->assoc = cfg->assoc;
 	l->line_bits = (uint32_t)dc_log2(cfg->line);
+	l->wide = (cfg->assoc == 8 || cfg->assoc == 16) && dc_cpu_avx2() ? cfg->assoc : 0;
 	return 0;
 }
+
+#if defined(__x86_64__)
+/* Four ways in a vector (GCC's vector extensions, compiled for AVX2). */
+typedef long long ways4 __attribute__((vector_size(32), aligned(8)));
+typedef double ways4d __attribute__((vector_size(32)));
+#define AVX2 __attribute__((target("avx2")))
+
+/* The ways of a set of 4n ways (n = 2 or 4) past its first: way i is
+ * compared in lane i % 4 of vector i / 4; the block's way p (4n on a
+ * miss) is the lowest lane that matched; ways 0..p take what ways
+ * -1..p-1 held (way -1 being the block), the others keep theirs. */
+static AVX2 inline __attribute__((always_inline)) bool ref_ways(uint64_t *set, int n,
+								uint64_t block,
+								uint64_t *evicted)
+{
+	const ways4 b = { (long long)block, (long long)block, (long long)block, (long long)block };
+	ways4 v[4];
+	unsigned m = 0;
+	long long p;
+
+#pragma GCC unroll 4
+	for (int i = 0; i < n; i++) {
+		v[i] = *(const ways4 *)(set + 4 * i);
+		m |= (unsigned)__builtin_ia32_movmskpd256((ways4d)(v[i] == b)) << (4 * i);
+	}
+	p = m ? __builtin_ctz(m) : 4 * n;
+#pragma GCC unroll 4
+	for (int i = 0; i < n; i++) {
+		const ways4 idx = { 4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3 };
+		const ways4 keep = idx > (ways4){ p, p, p, p };
+		ways4 moved = __builtin_shuffle(v[i], i ? v[i - 1] : b, (ways4){ 7, 0, 1, 2 });
+		*(ways4 *)(set + 4 * i) = (moved & ~keep) | (v[i] & keep);
+	}
+	if (m)
+		return true;
+	*evicted = (uint64_t)v[n - 1][3];
+	return false;
+}
+
+AVX2 bool dc_cache_ref_wide(uint64_t *set, uint32_t wide, uint64_t block, uint64_t *evicted)
+{
+	if (wide == 16)
+		return ref_ways(set, 4, block, evicted);
+	return ref_ways(set, 2, block, evicted);
+}
+#else
+bool dc_cache_ref_wide(uint64_t *set, uint32_t wide, uint64_t block, uint64_t *evicted)
+{
+	(void)set, (void)wide, (void)block, (void)evicted;
+	return false;     /* never called: wide is 0 */
+}
+#endif
 
 int dc_cache_init(struct dc_cache *c, const struct dc_hier *h,
 		  const struct dc_level_cfg *i1, const struct dc_env *env)

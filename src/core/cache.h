@@ -40,6 +40,8 @@ struct dc_cache_level {
 	uint64_t set_mask;
 	uint32_t assoc;
 	uint32_t line_bits;
+	uint32_t wide;       /* assoc when dc_cache_ref_wide searches the sets
+			      * (8 or 16 ways and AVX2), else 0 */
 	/* The lines the last missing access filled here and what each
 	 * replaced (DC_EMPTY_TAG for an empty way); valid right after an access
 	 * that missed this level.  Eviction tracking reads them. */
@@ -59,13 +61,21 @@ int dc_cache_init(struct dc_cache *c, const struct dc_hier *h,
 		  const struct dc_level_cfg *i1, const struct dc_env *env);
 void dc_cache_release(struct dc_cache *c, const struct dc_env *env);
 
+/* dc_cache_line_ref past the most recent way of a set of 8 or 16 ways
+ * (wide), with AVX2: every way compared at once, the ways before the
+ * block's (all, on a miss) moved down by one without a branch per way. */
+bool dc_cache_ref_wide(uint64_t *set, uint32_t wide, uint64_t block, uint64_t *evicted);
+
 /* References one line; returns true on a hit.  Each set is kept in LRU
  * order.  One pass moves the block to the front while shifting the ways it
  * passes down by one, stopping where the block was (a hit) or dropping the
  * last way (a miss): a separate search and shift read the set twice, which
- * showed on transpositions where most hits are deep in 16-way sets. */
-static inline bool dc_cache_line_ref(struct dc_cache_level *l, uint64_t block,
-				     uint64_t *evicted)
+ * showed on transpositions where most hits are deep in 16-way sets.  With
+ * AVX2, sets of 8 and 16 ways past the first are searched out of line,
+ * without a branch per way (dc_cache_ref_wide). */
+static inline __attribute__((always_inline)) bool dc_cache_line_ref(struct dc_cache_level *l,
+								     uint64_t block,
+								     uint64_t *evicted)
 {
 	uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
 	uint64_t prev, cur;
@@ -73,6 +83,8 @@ static inline bool dc_cache_line_ref(struct dc_cache_level *l, uint64_t block,
 
 	if (set[0] == block)
 		return true;
+	if (l->wide)
+		return dc_cache_ref_wide(set, l->wide, block, evicted);
 	prev = set[0];
 	set[0] = block;
 	for (i = 1; i < l->assoc; i++) {
@@ -87,7 +99,8 @@ static inline bool dc_cache_line_ref(struct dc_cache_level *l, uint64_t block,
 }
 
 /* One access of size >= 1 at one level; returns true on a miss. */
-static inline bool dc_cache_level_miss(struct dc_cache_level *l, uint64_t addr, uint32_t size)
+static inline __attribute__((always_inline)) bool dc_cache_level_miss(struct dc_cache_level *l,
+								       uint64_t addr, uint32_t size)
 {
 	uint64_t b1 = addr >> l->line_bits;
 	uint64_t b2 = (addr + size - 1) >> l->line_bits;

@@ -127,3 +127,20 @@ bool dc_cpu_popcnt(void)
 	return false;
 #endif
 }
+
+bool dc_cpu_avx2(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d, lo, hi;
+
+	/* the CPU has AVX and XSAVE enabled by the OS (CPUID 1), the OS saves
+	 * the YMM state (XCR0 bits 1 and 2), and the CPU has AVX2 (CPUID 7) */
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_AVX) || !(c & bit_OSXSAVE))
+		return false;
+	__asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	(void)hi;
+	return (lo & 6) == 6 && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
+#else
+	return false;
+#endif
+}

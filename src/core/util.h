@@ -25,6 +25,8 @@ static inline int dc_log2(uint64_t x)
  * and without -mpopcnt __builtin_popcountll calls libgcc, which the core
  * cannot.) */
 bool dc_cpu_popcnt(void);
+/* Does the CPU have AVX2, with the OS saving its registers? */
+bool dc_cpu_avx2(void);
 
 /* The 1 bits of x: the POPCNT instruction when hw (dc_cpu_popcnt()), else
  * the bit-parallel sum. */

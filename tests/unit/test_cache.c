@@ -6,6 +6,7 @@
  * 64-byte lines (fully associative), "L1=256:2:64" two sets, "L1=256:1:64"
  * four direct-mapped sets.  Blocks are addr / line; the set of a block is
  * block mod sets. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/cache.h"
@@ -123,6 +124,50 @@ DC_TEST(cache, lru_order_in_a_set)
 	CHECK_EQ(c.lv[0].tags[2], DC_EMPTY_TAG);
 	CHECK_EQ(c.lv[0].tags[3], DC_EMPTY_TAG);
 	rm(&c);
+}
+
+/* Sets of 8 and 16 ways keep exact LRU order whichever search runs (with
+ * AVX2 they are searched out of line, dc_cache_ref_wide; else one way at
+ * a time).  One set of W ways ("L1=W*64:W:64"): fill it with blocks
+ * 0..W-1, so block i sits in way W-1-i; touching the block in way p moves
+ * it to way 0 and ways 0..p-1 down by one; a new block W evicts the block
+ * in way W-1.  Each step is checked against the order it must give. */
+static void check_set_order(uint32_t ways)
+{
+	struct dc_cache c;
+	uint64_t want[16], ev = 0;
+	char spec[32];
+
+	snprintf(spec, sizeof spec, "L1=%u:%u:64", ways * 64, ways);
+	mk(&c, spec, NULL);
+	CHECK_EQ(c.lv[0].wide, dc_cpu_avx2() ? ways : 0u);
+	for (uint32_t i = 0; i < ways; i++)
+		CHECK_EQ(dc_cache_access(&c, (uint64_t)i * 64, 8), 2);
+	for (uint32_t w = 0; w < ways; w++)
+		want[w] = ways - 1 - w;
+	for (uint32_t p = 0; p < ways; p++) {
+		uint64_t b = want[p];
+		CHECK_EQ(dc_cache_line_ref(&c.lv[0], b, &ev), true);
+		for (uint32_t w = p; w > 0; w--)
+			want[w] = want[w - 1];
+		want[0] = b;
+		for (uint32_t w = 0; w < ways; w++)
+			CHECK_EQ(c.lv[0].tags[w], want[w]);
+	}
+	CHECK_EQ(dc_cache_line_ref(&c.lv[0], ways, &ev), false);
+	CHECK_EQ(ev, want[ways - 1]);
+	for (uint32_t w = ways - 1; w > 0; w--)
+		want[w] = want[w - 1];
+	want[0] = ways;
+	for (uint32_t w = 0; w < ways; w++)
+		CHECK_EQ(c.lv[0].tags[w], want[w]);
+	rm(&c);
+}
+
+DC_TEST(cache, lru_order_in_sets_of_8_and_16_ways)
+{
+	check_set_order(8);
+	check_set_order(16);
 }
 
 /* Write-allocate: the model does not tell reads from writes, so a write
@@ -586,6 +631,13 @@ DC_TEST(cache, matches_reference_three_and_four_levels)
 	compare_with_reference("L1=512:2:16,L2=2K:4:32,L3=8K:8:64", NULL, 11, 6000);
 	compare_with_reference("L1=512:2:16,L2=2K:4:32,L3=8K:8:64", "L1=256:2:32", 12, 6000);
 	compare_with_reference("L1=256:2:16,L2=1K:2:32,L3=4K:4:64,L4=16K:8:128", NULL, 13, 6000);
+}
+
+/* 8 and 16 ways: the sets dc_cache_ref_wide searches on CPUs with AVX2. */
+DC_TEST(cache, matches_reference_wide_sets)
+{
+	compare_with_reference("L1=1K:8:32,L2=4K:16:32", NULL, 21, 6000);
+	compare_with_reference("L1=1K:16:16,L2=4K:8:64,L3=16K:16:64", "L1=512:8:32", 22, 6000);
 }
 
 /* ---- allocation ------------------------------------------------------------ */
