@@ -11,6 +11,7 @@
 
 #include "core/cache.h"
 #include "core/costtab.h"
+#include "core/util.h"
 #include "host/port_libc.h"
 #include "unit.h"
 

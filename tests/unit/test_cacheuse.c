@@ -410,6 +410,14 @@ DC_TEST(cacheuse, matches_reference_deeper_levels)
 			       DC_USE_CALLGRIND, 13, 8000);
 }
 
+/* 8 and 16 ways, the typical associativities, slot numbers moving with
+ * their tags through the whole set. */
+DC_TEST(cacheuse, matches_reference_wide_sets)
+{
+	compare_with_reference("L1=1K:8:32,L2=4K:16:32", DC_USE_EXACT, 31, 6000);
+	compare_with_reference("L1=1K:16:16,L2=4K:8:16,L3=16K:16:16", DC_USE_CALLGRIND, 32, 8000);
+}
+
 /* Levels exchange masks, so their lines must have one size; slots take 8
  * bits of the tag word, so at most 256 ways. */
 DC_TEST(cacheuse, rejects_mixed_line_sizes_and_wide_sets)
