@@ -71,8 +71,11 @@ bool dc_cache_ref_wide(uint64_t *set, uint32_t wide, uint64_t block, uint64_t *e
  * passes down by one, stopping where the block was (a hit) or dropping the
  * last way (a miss): a separate search and shift read the set twice, which
  * showed on transpositions where most hits are deep in 16-way sets.  With
- * AVX2, sets of 8 and 16 ways past the first are searched out of line,
- * without a branch per way (dc_cache_ref_wide). */
+ * AVX2, sets of 8 and 16 ways past their first two ways are searched out
+ * of line, without a branch per way (dc_cache_ref_wide); the second way
+ * is checked inline, as the hit a call would cost most on (a matmul's
+ * level 2).  These and the callers are always inlined: GCC otherwise
+ * left dc_cache_access out of line in the per-access helpers. */
 static inline __attribute__((always_inline)) bool dc_cache_line_ref(struct dc_cache_level *l,
 								     uint64_t block,
 								     uint64_t *evicted)
@@ -83,8 +86,14 @@ static inline __attribute__((always_inline)) bool dc_cache_line_ref(struct dc_ca
 
 	if (set[0] == block)
 		return true;
-	if (l->wide)
+	if (l->wide) {
+		if (set[1] == block) {
+			set[1] = set[0];
+			set[0] = block;
+			return true;
+		}
 		return dc_cache_ref_wide(set, l->wide, block, evicted);
+	}
 	prev = set[0];
 	set[0] = block;
 	for (i = 1; i < l->assoc; i++) {
@@ -125,7 +134,8 @@ static inline __attribute__((always_inline)) bool dc_cache_level_miss(struct dc_
  * (all ways) and a level-2 hit (any way) in a matmul, most likely
  * mispredicted (no PMU here to count it), and the engine took 1.3x as
  * long on it (docs/performance.md, "Unrolled levels"). */
-static inline int dc_cache_access(struct dc_cache *c, uint64_t addr, uint32_t size)
+static inline __attribute__((always_inline)) int dc_cache_access(struct dc_cache *c,
+								  uint64_t addr, uint32_t size)
 {
 	int k;
 
