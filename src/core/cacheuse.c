@@ -92,6 +92,13 @@ static inline struct dc_use_line *deep_rec(const struct dc_cacheuse *u, int k, u
 	return (struct dc_use_line *)u->lv[k].rec + dc_cacheuse_index(&u->c->lv[k], block, slot);
 }
 
+/* The slot of level k's record r. */
+static inline uint32_t deep_slot(const struct dc_cacheuse *u, int k, const struct dc_use_line *r)
+{
+	return (uint32_t)((size_t)(r - (const struct dc_use_line *)u->lv[k].rec) >>
+			  u->lv[k].set_bits);
+}
+
 /* Level k >= 1's record r, in slot rs, and level k + 1's record rn of the
  * same line, in slot sn, name each other (next, prev: see the Notes). */
 static inline void link_next(struct dc_use_line *r, uint32_t rs, struct dc_use_line *rn,
@@ -118,9 +125,7 @@ static struct dc_use_line *dep(const struct dc_cacheuse *u, struct dc_use_l1 *r1
 		s = find(u, j, block);
 		r = s < 0 ? NULL : deep_rec(u, j, block, (uint32_t)s);
 		if (r && up)
-			link_next(up, (uint32_t)((size_t)(up - (struct dc_use_line *)u->lv[j - 1].rec) >>
-						 u->lv[j - 1].set_bits),
-				  r, (uint32_t)s);
+			link_next(up, deep_slot(u, j - 1, up), r, (uint32_t)s);
 	}
 	r1->dep[j] = r;
 	return r;

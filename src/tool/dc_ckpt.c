@@ -27,9 +27,9 @@
  *    took since (for the first checkpoint: since the run started, the
  *    pages it has touched), and the next one waits, beyond --checkpoint-ms,
  *    until that cost is at most --checkpoint-budget percent (default 2) of
- *    the time since the last (none: no wait).  Faults of freshly allocated memory count
- *    too, so a program that keeps touching new memory gets fewer
- *    checkpoints.
+ *    the time since the last (none: no wait).  Faults of freshly allocated
+ *    memory count too, so a program that keeps touching new memory gets
+ *    fewer checkpoints.
  *  - At exit a running copy is killed and its file removed, and once the
  *    dump is written the last checkpoint is removed: the dump supersedes
  *    it.
