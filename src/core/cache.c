@@ -22,8 +22,9 @@ static int level_init(struct dc_cache_level *l, const struct dc_level_cfg *cfg,
 }
 
 #if defined(__x86_64__)
-/* Four ways in a vector (GCC's vector extensions, compiled for AVX2). */
-typedef long long ways4 __attribute__((vector_size(32), aligned(8)));
+/* Four ways in a vector (GCC's vector extensions, compiled for AVX2; may
+ * alias the uint64_t tag words). */
+typedef long long ways4 __attribute__((vector_size(32), aligned(8), may_alias));
 typedef double ways4d __attribute__((vector_size(32)));
 #define AVX2 __attribute__((target("avx2")))
 
