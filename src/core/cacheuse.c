@@ -22,6 +22,7 @@ int dc_cacheuse_init(struct dc_cacheuse *u, struct dc_cache *c, uint32_t maxbits
 		ul->nbits = line < maxbits ? line : maxbits;
 		ul->unit_bits = (uint32_t)dc_log2(line / ul->nbits);
 		ul->set_bits = (uint32_t)dc_log2(l->set_mask + 1);
+		ul->link = k > 0 && k + 1 < c->nlevels && l->set_mask <= c->lv[k + 1].set_mask;
 		ul->rec = dc_alloc(env, n * size, "cacheuse.rec");
 		if (!ul->rec) {
 			dc_cacheuse_release(u, env);
@@ -118,15 +119,19 @@ static struct dc_use_line *dep(const struct dc_cacheuse *u, struct dc_use_l1 *r1
 
 	if (r != DC_USE_UNKNOWN)
 		return r;
-	up = j > 1 && r1->dep[j - 1] != DC_USE_UNKNOWN ? r1->dep[j - 1] : NULL;
+	up = j > 1 && u->lv[j - 1].link && r1->dep[j - 1] != DC_USE_UNKNOWN ? r1->dep[j - 1]
+									     : NULL;
 	if (up && up->next) {
 		r = deep_rec(u, j, block, up->next - 1u);
-	} else {
-		s = find(u, j, block);
-		r = s < 0 ? NULL : deep_rec(u, j, block, (uint32_t)s);
-		if (r && up)
-			link_next(up, deep_slot(u, j - 1, up), r, (uint32_t)s);
+		if (r->prev == deep_slot(u, j - 1, up) + 1) {
+			r1->dep[j] = r;
+			return r;
+		}
 	}
+	s = find(u, j, block);
+	r = s < 0 ? NULL : deep_rec(u, j, block, (uint32_t)s);
+	if (r && up)
+		link_next(up, deep_slot(u, j - 1, up), r, (uint32_t)s);
 	r1->dep[j] = r;
 	return r;
 }
@@ -200,22 +205,16 @@ static void l1_start(struct dc_cacheuse *u, struct dc_use_l1 *r, uint64_t block,
 		r->dep[j] = DC_USE_UNKNOWN;
 }
 
-/* Level k >= 1's record r, in `slot`, ends its residency of `victim`
- * (level 1's use of it passed on first, the record above no longer naming
- * it) and starts one loaded by `loader`. */
-static void deep_start(struct dc_cacheuse *u, int k, struct dc_use_line *r, uint32_t slot,
-		       uint64_t victim, struct dc_cost *loader)
+/* Level k >= 1's record r ends its residency of `victim` (level 1's use
+ * of it passed on first) and starts one loaded by `loader`. */
+static void deep_start(struct dc_cacheuse *u, int k, struct dc_use_line *r, uint64_t victim,
+		       struct dc_cost *loader)
 {
 	if (victim != DC_EMPTY_TAG) {
 		struct dc_use_l1 *r1 = find_l1(u, victim);
 		if (r1) {
 			pass_on(u, r1, victim, k, r);
 			r1->dep[k] = NULL;
-		}
-		if (r->prev) {
-			struct dc_use_line *up = deep_rec(u, k - 1, victim, r->prev - 1u);
-			if (up->next == slot + 1)
-				up->next = 0;
 		}
 		charge(u, k, r->mask, r->count, r->loader, r->node, true);
 	}
@@ -234,7 +233,7 @@ void dc_cacheuse_fill(struct dc_cacheuse *u, int k, uint64_t block, uint64_t vic
 	} else {
 		struct dc_use_line *r = (struct dc_use_line *)u->lv[k].rec + i;
 		struct dc_use_l1 *r1;
-		deep_start(u, k, r, slot, victim, loader);
+		deep_start(u, k, r, victim, loader);
 		/* A data access has the line in level 1 (loaded or hit there);
 		 * what level 1 counted before goes to the other levels. */
 		r1 = find_l1(u, block);
@@ -291,7 +290,7 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 		if (dc_cacheuse_line_ref(l, block, &victim, &s)) {
 			r = rec + dc_cacheuse_index(l, block, s);
 			r0->dep[k] = r;
-			if (up)
+			if (up && u->lv[k - 1].link)
 				link_next(up, up_s, r, s);
 			if (k == 1) {
 				__builtin_prefetch(r);   /* level 1 passes its use to it later */
@@ -313,11 +312,11 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 		l->nfill = 1;
 		l->victim[0] = victim;
 		r = rec + dc_cacheuse_index(l, block, s);
-		deep_start(u, k, r, s, victim, loader);
+		deep_start(u, k, r, victim, loader);
 		r->count = 1;
 		r->mask = mask;
 		r0->dep[k] = r;
-		if (up)
+		if (up && u->lv[k - 1].link)
 			link_next(up, up_s, r, s);
 		up = r;
 		up_s = s;

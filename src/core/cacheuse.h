@@ -49,12 +49,17 @@
  *    hit after a level-1 miss, a matmul's column walk) takes the level-3
  *    record from there when level 1 evicts the line, instead of
  *    searching level 3's set, which missed the host's cache on every
- *    such eviction.  `next` is exact or 0: a new residency starts with
- *    0, and the record it names keeps in `prev` which slot above named
- *    it; when that level evicts the line, the record above in that slot
- *    loses its `next` if it still names the evicted slot (a later line
- *    of that slot whose `next` names the same slot of another set loses
- *    it too, which only costs a search later).
+ *    such eviction.  The record named keeps in `prev` the slot of the
+ *    record above that named it, and both start at 0 with each new
+ *    residency.  `next` may outlive the line it named; it is believed
+ *    only when the record it names names back (prev), which proves it
+ *    when the next level's sets nest this level's (at least as many
+ *    sets, so lines of one next-level set share this level's set too):
+ *    that record's residency was named during it from this level's set
+ *    and slot, which this line has held since before it named its
+ *    `next`, so it was named by this line.  Levels whose next level has
+ *    fewer sets keep no `next`.  No eviction reads another level's
+ *    record to keep this exact.
  *  - A residency ends at eviction or at dc_cacheuse_finish; then, if its
  *    count is not 0 and it has a loader, level k of the loader gets
  *    SpLoss += (mask bits not set) x bytes per bit and
@@ -109,6 +114,8 @@ struct dc_use_level {
 	uint32_t unit_bits;       /* log2(bytes per mask bit) */
 	uint32_t nbits;           /* mask bits per line */
 	uint32_t set_bits;        /* log2(sets) */
+	bool link;                /* records name the line's slot at the next
+				   * level, whose sets nest this level's */
 };
 
 struct dc_cacheuse {

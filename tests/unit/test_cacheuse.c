@@ -418,6 +418,20 @@ DC_TEST(cacheuse, matches_reference_wide_sets)
 	compare_with_reference("L1=1K:16:16,L2=4K:8:16,L3=16K:16:16", DC_USE_CALLGRIND, 32, 8000);
 }
 
+/* A level-2 record names the line's level-3 slot only while level 3's
+ * sets nest level 2's (cacheuse.h Notes): here level 2 has 64 sets and
+ * level 3 16, so two lines of one level-3 set can sit in different
+ * level-2 sets, and a named slot could not be proved still the line's;
+ * the first hierarchy nests (32 sets, then 64). */
+DC_TEST(cacheuse, matches_reference_with_and_without_nested_sets)
+{
+	for (uint64_t seed = 41; seed < 49; seed++) {
+		compare_with_reference("L1=512:2:16,L2=2K:4:16,L3=8K:8:16", DC_USE_EXACT, seed, 6000);
+		compare_with_reference("L1=256:2:16,L2=2K:2:16,L3=4K:16:16", DC_USE_EXACT, seed,
+				       6000);
+	}
+}
+
 /* Levels exchange masks, so their lines must have one size; slots take 8
  * bits of the tag word, so at most 256 ways. */
 DC_TEST(cacheuse, rejects_mixed_line_sizes_and_wide_sets)
