@@ -11,8 +11,11 @@
 # the rest of the host, and the swap cancels a steady difference between
 # the two CPUs, so the geometric mean of A/B over an even number of pairs
 # (default 6) is steadier than times taken minutes apart; on a shared VM
-# single pairs of identical builds still differ by up to 25 %.  Prints
-# each pair's A/B and their geometric mean.  Nothing here is a test.
+# single pairs of identical builds still differ by up to 25 %.  The two
+# runs share the host's caches and memory bandwidth, so a change that
+# saves memory traffic shows a larger ratio here than in runs made one
+# at a time.  Prints each pair's A/B and their geometric mean.  Nothing
+# here is a test.
 set -eu
 
 cd "$(dirname "$0")/.."
