@@ -23,7 +23,7 @@ ROOT=$(pwd)
 PAIRS=6
 case "${1:-}" in
 -n) PAIRS=$2; shift 2 ;;
--h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
 esac
 if [ $# -lt 3 ]; then
 	echo "usage: sh bench/ab.sh [-n PAIRS] LIB_A LIB_B WORKLOAD [OPTION...]" >&2
