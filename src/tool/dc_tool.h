@@ -319,6 +319,7 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served);
 #define DC_RUN_MAX (1ull << 31)       /* reuses in a run at most */
 void dc_track_reuse_slow(struct dc_ins *in, const struct dc_cost *c,
 			 const struct dc_reuse_result *res);
+/* Ends the run: the reuse tracker or its pair table could not grow. */
 __attribute__((noreturn)) void dc_track_reuse_nomem(void);
 
 /* Does a reuse in bucket with these bins continue pair p's run?  (Runs:
