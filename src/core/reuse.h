@@ -187,8 +187,13 @@ static inline void dc_reuse_front_hit(struct dc_reuse *r, unsigned j, unsigned k
 }
 
 /* The access of block by loc when the front is full and holds it: true,
- * and out filled; else false and nothing changed.  Its slots are compared
- * inline (a fixed count: the compiler unrolls it). */
+ * and out filled; else false and nothing changed.  The most recent block
+ * is compared first, then every slot, inline (a fixed count: the compiler
+ * unrolls it).  Slot by slot alone, a sweep's block (at place 0 for a
+ * block's worth of accesses) is found by a branch that changes with each
+ * new block: the place-0 check makes bench_stream 1.07-1.10x faster with
+ * --reuse, and costs bench_matmul and bench_chase 1.03x
+ * (docs/performance.md, session 9). */
 static inline bool dc_reuse_front(struct dc_reuse *r, uint64_t block, uint32_t loc,
 				  struct dc_reuse_result *out)
 {
@@ -196,6 +201,10 @@ static inline bool dc_reuse_front(struct dc_reuse *r, uint64_t block, uint32_t l
 
 	if (r->nfront != DC_REUSE_FRONT)
 		return false;
+	if (r->front_block[r->fhead] == block) {
+		dc_reuse_front_hit(r, 0, r->fhead, loc, out);
+		return true;
+	}
 	for (k = 0; k < DC_REUSE_FRONT; k++)
 		if (r->front_block[k] == block) {
 			dc_reuse_front_hit(r, (k - r->fhead) & (DC_REUSE_FRONT - 1), k, loc, out);
