@@ -59,17 +59,18 @@ static void stream(struct replay *r)
 			ref(r, base + i, 16, p > 0);
 }
 
-/* bench_transpose: 2048 x 2048 doubles, read by rows, written by columns
- * (2 transpositions instead of 20). */
+/* bench_transpose: 2048 x 2048 doubles, read by rows, written by columns,
+ * back and forth (src to dst, then dst to src: 2 transpositions instead of
+ * 20), so that the second reads by rows what the first wrote by columns. */
 static void transpose(struct replay *r)
 {
-	const uint64_t src = 0x10000000, dst = 0x20000000, dim = 2048;
+	const uint64_t m[2] = { 0x10000000, 0x20000000 }, dim = 2048;
 
 	for (int t = 0; t < 2; t++)
 		for (uint64_t i = 0; i < dim; i++)
 			for (uint64_t j = 0; j < dim; j++) {
-				ref(r, src + (i * dim + j) * 8, 8, 0);
-				ref(r, dst + (j * dim + i) * 8, 8, 1);
+				ref(r, m[t] + (i * dim + j) * 8, 8, 0);
+				ref(r, m[1 - t] + (j * dim + i) * 8, 8, 1);
 			}
 }
 
