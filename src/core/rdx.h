@@ -40,9 +40,18 @@
  *    context's samples since the watchpoint was armed; with two
  *    watchpoints of one context armed at once that counts samples twice.
  *    Without attribution every weight is 1.
- *  - Checking an access costs one table probe while any watchpoint is
- *    armed (dc_rdx_maybe): a 256-entry count of armed watchpoints per
- *    hashed 64-byte granule (or block, when blocks are larger).
+ *  - Checking an access costs one table probe (dc_rdx_maybe): a
+ *    1024-entry count of armed watchpoints per hashed 64-byte granule (or
+ *    block, when blocks are larger), probed at the granule of the access's
+ *    first byte only.  So that one probe suffices, a watchpoint counts in
+ *    every granule where an access that touches it can start: with
+ *    debug-register rules, those of [lo - (max_size - 1), hi), max_size
+ *    being the largest access the caller makes (the engine's: 32 bytes,
+ *    or its smallest line size if larger); with the block rule, the
+ *    block's own granule.  Probing the first granule alone saves the
+ *    access's end, a compare and a branch per access; the wider marks
+ *    raise the chance that an access is sent to dc_rdx_access for nothing
+ *    from 4/256 to at most 8/1024 with four watchpoints.
  */
 #ifndef DC_RDX_H
 #define DC_RDX_H
@@ -51,7 +60,7 @@
 #include "core/rectab.h"
 
 #define DC_RDX_MAX_WP 16
-#define DC_RDX_FILTER 256
+#define DC_RDX_FILTER 1024
 
 enum { DC_RDX_WATCH_DR, DC_RDX_WATCH_BLOCK };
 enum { DC_RDX_RESERVOIR, DC_RDX_OLDEST };
@@ -78,6 +87,7 @@ struct dc_rdx_cfg {
 	unsigned nwp;          /* 1..DC_RDX_MAX_WP */
 	int watch;             /* DC_RDX_WATCH_* */
 	unsigned block_bits;   /* DC_RDX_WATCH_BLOCK: block size */
+	unsigned max_size;     /* the largest access that will be checked, 1..4096 bytes */
 	int replace;           /* DC_RDX_RESERVOIR or DC_RDX_OLDEST */
 	bool proportional;
 	uint64_t seed;
@@ -89,7 +99,7 @@ struct dc_rdx {
 	unsigned narmed;
 	uint64_t rng;
 	struct dc_rdx_wp wp[DC_RDX_MAX_WP];
-	uint8_t filter[DC_RDX_FILTER];
+	uint16_t filter[DC_RDX_FILTER]; /* watchpoints per hashed granule (Notes) */
 	struct dc_rectab ctxs;
 	/* statistics */
 	uint64_t samples;      /* use points offered */
@@ -105,22 +115,14 @@ void dc_rdx_release(struct dc_rdx *r);
 
 static inline unsigned dc_rdx_slot(uint64_t granule)
 {
-	return (unsigned)((granule * 0x9e3779b97f4a7c15ULL) >> 56);
+	return (unsigned)((granule * 0x9e3779b97f4a7c15ULL) >> 54);
 }
 
-/* Might [a, a + size) touch a watched byte?  False means surely not. */
-static inline bool dc_rdx_maybe(const struct dc_rdx *r, uint64_t a, unsigned size)
+/* Might an access at a, of at most cfg.max_size bytes, touch a watched
+ * byte?  False means surely not. */
+static inline bool dc_rdx_maybe(const struct dc_rdx *r, uint64_t a)
 {
-	uint64_t g = a >> r->shift, last = (a + size - 1) >> r->shift;
-
-	if (r->filter[dc_rdx_slot(g)])
-		return true;
-	if (g == last || r->cfg.watch != DC_RDX_WATCH_DR)
-		return false;
-	while (g != last)
-		if (r->filter[dc_rdx_slot(++g)])
-			return true;
-	return false;
+	return r->filter[dc_rdx_slot(a >> r->shift)] != 0;
 }
 
 /* The access [a, a + size): disarms every watchpoint it touches and

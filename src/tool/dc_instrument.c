@@ -299,7 +299,7 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 		dc_track_sample(in, c, served);
 	if (mode & REF_RDX) {
 		Bool use = dc_rdx_tick();
-		if (UNLIKELY(use | dc_rdx_maybe(&dc.rdx, a, in->size)))
+		if (UNLIKELY(use | dc_rdx_maybe(&dc.rdx, a)))
 			dc_track_rdx(in, c, a, use);
 	}
 	if (mode & REF_TRACE) {
@@ -472,6 +472,15 @@ static Int min_line_size(void)
 		if ((Int)dc.hier.lv[k].line < m)
 			m = (Int)dc.hier.lv[k].line;
 	return m;
+}
+
+/* The largest data access a helper is called with: an IR load or store is
+ * at most 32 bytes (Ity_V256); dirty helpers and compare-and-swap are cut
+ * to the smallest line size (Notes). */
+UInt dc_max_access_size(void)
+{
+	Int m = min_line_size();
+	return m > 32 ? (UInt)m : 32;
 }
 
 static void init_ins(struct dc_ins *in, Addr ip, Int size, Bool is_write)

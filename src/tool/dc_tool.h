@@ -277,6 +277,7 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *sb, const VexGuestLayout *
 		    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 		    IRType gWordTy, IRType hWordTy);
 void dc_thread_switch(ThreadId tid, ULong blocks_done);
+UInt dc_max_access_size(void);
 
 /* dc_calls.c */
 void dc_calls_start(void);

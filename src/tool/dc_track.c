@@ -84,6 +84,7 @@ void dc_track_init(void)
 	if (dc.opt.reuse_sample) {
 		struct dc_rdx_cfg cfg = dc.opt.rdx;
 		cfg.block_bits = (unsigned)dc_log2((ULong)dc.opt.reuse_block);
+		cfg.max_size = dc_max_access_size();
 		/* the watchpoints draw from a stream apart from the use points' */
 		cfg.seed = dc_hash64((ULong)dc.opt.sample_seed + 1);
 		if (dc_rdx_init(&dc.rdx, &dc.env, &cfg) ||
@@ -347,7 +348,7 @@ static void rdx_use(const struct dc_ins *in, const struct dc_cost *c, Addr a)
  * trap first, then the new use (one call from the access helper). */
 void dc_track_rdx(const struct dc_ins *in, const struct dc_cost *c, Addr a, Bool use)
 {
-	if (dc_rdx_maybe(&dc.rdx, a, in->size))
+	if (dc_rdx_maybe(&dc.rdx, a))
 		rdx_trap(in, c, a);
 	if (use)
 		rdx_use(in, c, a);

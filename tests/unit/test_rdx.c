@@ -29,8 +29,10 @@ static uint64_t rnd(uint64_t *s)
 static struct dc_rdx_cfg mkcfg(unsigned nwp, int watch, unsigned block_bits, int replace,
 			       bool proportional, uint64_t seed)
 {
+	/* max_size 64: the largest access of the cases below but filter_walk's */
 	struct dc_rdx_cfg c = { .nwp = nwp, .watch = watch, .block_bits = block_bits,
-				.replace = replace, .proportional = proportional, .seed = seed };
+				.max_size = 64, .replace = replace,
+				.proportional = proportional, .seed = seed };
 	return c;
 }
 
@@ -81,6 +83,26 @@ DC_TEST(rdx, init_rejects_bad_config)
 	}
 }
 
+/* max_size must be 1..4096 (the filter's 16-bit counts hold 16
+ * watchpoints of 65 granules each at most). */
+DC_TEST(rdx, init_rejects_bad_max_size)
+{
+	static const struct { unsigned max_size; int rc; } c[] = {
+		{ 0, DC_EINVAL }, { 4097, DC_EINVAL }, { 1u << 31, DC_EINVAL },
+		{ 1, 0 }, { 32, 0 }, { 4096, 0 },
+	};
+
+	for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct dc_rdx r;
+		struct dc_rdx_cfg cfg = mkcfg(16, DC_RDX_WATCH_DR, 6, DC_RDX_RESERVOIR, true, 1);
+
+		cfg.max_size = c[i].max_size;
+		CHECK_EQ(dc_rdx_init(&r, dc_env_libc(), &cfg) * 100 + (int)i, c[i].rc * 100 + (int)i);
+		if (!c[i].rc)
+			dc_rdx_release(&r);
+	}
+}
+
 /* A fresh watcher has nothing armed: the filter says "surely not" for any
  * access and nothing traps or drains. */
 DC_TEST(rdx, fresh_is_empty)
@@ -90,8 +112,8 @@ DC_TEST(rdx, fresh_is_empty)
 
 	rinit(&r, 4, DC_RDX_WATCH_DR, 6, DC_RDX_RESERVOIR, true, 5);
 	CHECK_EQ(r.narmed, 0);
-	CHECK(!dc_rdx_maybe(&r, 0, 8));
-	CHECK(!dc_rdx_maybe(&r, 0x1000, 1));
+	CHECK(!dc_rdx_maybe(&r, 0));
+	CHECK(!dc_rdx_maybe(&r, 0x1000));
 	CHECK_EQ(dc_rdx_access(&r, 0x1000, 8, h), 0);
 	CHECK_EQ(dc_rdx_drain(&r, h), 0);
 	CHECK_EQ(r.traps, 0);
@@ -132,7 +154,7 @@ static void run_cases(const struct wcase *c, unsigned n, int watch, unsigned bb)
 		CHECK_EQ(dc_rdx_sample(&r, c[i].a, c[i].s, 77, 0xabc, 3, 9), 0);
 		CHECK_EQ(r.narmed, 1);
 		if (c[i].trap)
-			CHECK_EQ(dc_rdx_maybe(&r, c[i].b, c[i].bs) * 1000 + i, 1000 + i);
+			CHECK_EQ(dc_rdx_maybe(&r, c[i].b) * 1000 + i, 1000 + i);
 		got = dc_rdx_access(&r, c[i].b, c[i].bs, h);
 		/* the case number rides along so that a failure names it */
 		CHECK_EQ(got * 1000 + i, (unsigned)c[i].trap * 1000 + i);
@@ -144,7 +166,7 @@ static void run_cases(const struct wcase *c, unsigned n, int watch, unsigned bb)
 			CHECK_EQ(r.narmed, 0);
 			CHECK_EQ(r.traps, 1);
 			CHECK_EQ(dc_rdx_access(&r, c[i].b, c[i].bs, h), 0);
-			CHECK(!dc_rdx_maybe(&r, c[i].b, c[i].bs));
+			CHECK(!dc_rdx_maybe(&r, c[i].b));
 			CHECK_EQ(dc_rdx_drain(&r, h), 0);
 		} else {
 			CHECK_EQ(r.narmed, 1);
@@ -337,7 +359,10 @@ static void filter_walk(int watch, unsigned bb, unsigned smin, unsigned smax, ui
 	struct dc_rdx_hit h[DC_RDX_MAX_WP];
 	uint64_t s = seed, t = 0, base = 0x7f0000001000ULL, traps = 0;
 
-	rinit(&r, K, watch, bb, DC_RDX_RESERVOIR, false, seed);
+	struct dc_rdx_cfg cfg = mkcfg(K, watch, bb, DC_RDX_RESERVOIR, false, seed);
+
+	cfg.max_size = smax;
+	CHECK_EQ(dc_rdx_init(&r, dc_env_libc(), &cfg), 0);
 	for (unsigned q = 0; q < N; q++) {
 		uint64_t x = rnd(&s), b;
 		unsigned bs, expect = 0, got;
@@ -353,7 +378,7 @@ static void filter_walk(int watch, unsigned bb, unsigned smin, unsigned smax, ui
 		for (unsigned j = 0; j < o.n; j++)
 			expect += hit[j] = o_touches(watch, o.lo[j], o.hi[j], b, bs);
 		if (expect)
-			CHECK(dc_rdx_maybe(&r, b, bs));
+			CHECK(dc_rdx_maybe(&r, b));
 		got = dc_rdx_access(&r, b, bs, h);
 		CHECK_EQ(got, expect);
 		for (unsigned i = 0; i < got; i++) {
@@ -383,8 +408,7 @@ static void filter_walk(int watch, unsigned bb, unsigned smin, unsigned smax, ui
 			CHECK_EQ(r.narmed, 0);
 			for (int i = 0; i < 50; i++) {
 				uint64_t y = rnd(&s);
-				CHECK(!dc_rdx_maybe(&r, base - 128 + y % (WIN + 256),
-						    smin + (unsigned)((y >> 40) % (smax - smin + 1))));
+				CHECK(!dc_rdx_maybe(&r, base - 128 + y % (WIN + 256)));
 			}
 		}
 	}
@@ -412,6 +436,45 @@ DC_TEST(rdx, filter_never_misses_block)
 DC_TEST(rdx, filter_never_misses_dr_long_access)
 {
 	filter_walk(DC_RDX_WATCH_DR, 6, 65, 256, 0x4242);
+}
+
+/* The filter is probed at an access's first byte only, so a watchpoint
+ * counts in the granules where an access that reaches it can start: a
+ * 1-byte watch at 0x1040 (the first byte of granule 0x41) is reached
+ * from 0x1040 - (max_size - 1) on, i.e. from granule 0x40 with max_size
+ * 32 (0x1021) but not with max_size 1.  The two granules' slots differ
+ * (the multiplicative hash of consecutive granules differs by
+ * 0x9e3779b97f4a7c15 >> 54 = 632 slots, mod 1024).  The block rule traps
+ * on the first byte only, whatever max_size is. */
+DC_TEST(rdx, filter_reach_follows_max_size)
+{
+	struct dc_rdx r;
+	struct dc_rdx_cfg cfg = mkcfg(1, DC_RDX_WATCH_DR, 6, DC_RDX_RESERVOIR, false, 3);
+
+	CHECK(dc_rdx_slot(0x40) != dc_rdx_slot(0x41));
+	cfg.max_size = 32;
+	CHECK_EQ(dc_rdx_init(&r, dc_env_libc(), &cfg), 0);
+	CHECK_EQ(dc_rdx_sample(&r, 0x1040, 1, 1, 0, 0, 0), 0);
+	CHECK(dc_rdx_maybe(&r, 0x1021));
+	CHECK(dc_rdx_maybe(&r, 0x1000));           /* same granule: maybe */
+	CHECK(dc_rdx_maybe(&r, 0x1040));
+	CHECK(!dc_rdx_maybe(&r, 0x1080));
+	dc_rdx_release(&r);
+
+	cfg.max_size = 1;
+	CHECK_EQ(dc_rdx_init(&r, dc_env_libc(), &cfg), 0);
+	CHECK_EQ(dc_rdx_sample(&r, 0x1040, 1, 1, 0, 0, 0), 0);
+	CHECK(!dc_rdx_maybe(&r, 0x103f));
+	CHECK(dc_rdx_maybe(&r, 0x1040));
+	dc_rdx_release(&r);
+
+	cfg.watch = DC_RDX_WATCH_BLOCK;
+	cfg.max_size = 64;
+	CHECK_EQ(dc_rdx_init(&r, dc_env_libc(), &cfg), 0);
+	CHECK_EQ(dc_rdx_sample(&r, 0x1040, 1, 1, 0, 0, 0), 0);
+	CHECK(!dc_rdx_maybe(&r, 0x103f));
+	CHECK(dc_rdx_maybe(&r, 0x107f));
+	dc_rdx_release(&r);
 }
 
 /* ---- free watchpoints and the bookkeeping ------------------------------------ */
