@@ -186,31 +186,62 @@ static inline void dc_reuse_front_hit(struct dc_reuse *r, unsigned j, unsigned k
 	r->accesses = t;
 }
 
-/* The access of block by loc when the front is full and holds it: true,
- * and out filled; else false and nothing changed.  The most recent block
- * is compared first, then every slot, inline (a fixed count: the compiler
- * unrolls it).  Slot by slot alone, a sweep's block (at place 0 for a
- * block's worth of accesses) is found by a branch that changes with each
- * new block: the place-0 check makes bench_stream 1.07-1.10x faster with
- * --reuse, and costs bench_matmul and bench_chase 1.03x
- * (docs/performance.md, session 9). */
-static inline bool dc_reuse_front(struct dc_reuse *r, uint64_t block, uint32_t loc,
-				  struct dc_reuse_result *out)
+/* The access of block by loc when the front is full and block is its most
+ * recent block: the previous access was to it, so its stack distance is
+ * 0 and its time distance 1; true and *prev_loc set (the loc of that
+ * access).  Else false and nothing changed.  Nothing but the loc is read
+ * from the record, so a caller that folds the constant distances (the
+ * engine's helper) skips their bins too. */
+static inline bool dc_reuse_again(struct dc_reuse *r, uint64_t block, uint32_t loc,
+				  uint32_t *prev_loc)
+{
+	struct dc_reuse_rec *rec;
+
+	if (r->nfront != DC_REUSE_FRONT || r->front_block[r->fhead] != block)
+		return false;
+	rec = r->front[r->fhead];
+	*prev_loc = rec->loc;
+	rec->time = ++r->accesses;
+	rec->loc = loc;
+	return true;
+}
+
+/* The access of block by loc when the front is full and holds it at a
+ * place other than 0 (dc_reuse_again has said no): true, and out filled;
+ * else false and nothing changed.  Every slot is compared inline (a fixed
+ * count: the compiler unrolls it). */
+static inline bool dc_reuse_front_older(struct dc_reuse *r, uint64_t block, uint32_t loc,
+					struct dc_reuse_result *out)
 {
 	unsigned k;
 
 	if (r->nfront != DC_REUSE_FRONT)
 		return false;
-	if (r->front_block[r->fhead] == block) {
-		dc_reuse_front_hit(r, 0, r->fhead, loc, out);
-		return true;
-	}
 	for (k = 0; k < DC_REUSE_FRONT; k++)
 		if (r->front_block[k] == block) {
 			dc_reuse_front_hit(r, (k - r->fhead) & (DC_REUSE_FRONT - 1), k, loc, out);
 			return true;
 		}
 	return false;
+}
+
+/* The access of block by loc when the front is full and holds it: true,
+ * and out filled; else false and nothing changed.  The most recent block
+ * is compared first, then the slots.  Slot by slot alone, a sweep's block
+ * (at place 0 for a block's worth of accesses) is found by a branch that
+ * changes with each new block: the place-0 check makes bench_stream
+ * 1.07-1.10x faster with --reuse, and costs bench_matmul and bench_chase
+ * 1.03x (docs/performance.md, session 9). */
+static inline bool dc_reuse_front(struct dc_reuse *r, uint64_t block, uint32_t loc,
+				  struct dc_reuse_result *out)
+{
+	if (dc_reuse_again(r, block, loc, &out->prev_loc)) {
+		out->first = false;
+		out->stack_dist = 0;
+		out->time_dist = 1;
+		return true;
+	}
+	return dc_reuse_front_older(r, block, loc, out);
 }
 
 /* One access at addr (block = addr >> block_bits) by code location loc.

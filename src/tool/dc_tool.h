@@ -203,6 +203,7 @@ struct dc_tool {
 
 	/* --reuse: distances per bucket, first touches, use -> reuse pairs */
 	struct dc_reuse reuse;
+	UInt rbin_again[2];           /* the bins of stack distance 0, time distance 1 */
 	struct dc_rhist *rhist;       /* per bucket */
 	UInt rhist_buckets;
 	struct dc_rectab rpairs;
@@ -341,8 +342,24 @@ static inline void dc_track_reuse_at(struct dc_ins *in, const struct dc_cost *c,
 	struct dc_reuse_result res;
 	struct dc_rpair *p = in->rpair;
 	ULong block = a >> dc.reuse.block_bits;
+	UInt prev;
 
-	if (!dc_reuse_front(&dc.reuse, block, c->loc, &res)) {
+	if (dc_reuse_again(&dc.reuse, block, c->loc, &prev)) {
+		/* stack distance 0, time distance 1: their bins are known */
+		if (p && in->rpair_use == prev && p->reuse_loc == c->loc &&
+		    dc_run_continues(p, c->bucket, dc.rbin_again[0], dc.rbin_again[1], 1)) {
+			p->run_n++;
+			p->run_time++;
+			return;
+		}
+		res.first = False;
+		res.stack_dist = 0;
+		res.time_dist = 1;
+		res.prev_loc = prev;
+		dc_track_reuse_slow(in, c, &res);
+		return;
+	}
+	if (!dc_reuse_front_older(&dc.reuse, block, c->loc, &res)) {
 		if (UNLIKELY(dc_reuse_access_slow(&dc.reuse, block, c->loc, &res)))
 			dc_track_reuse_nomem();
 		if (res.first) {

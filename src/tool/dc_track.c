@@ -66,6 +66,12 @@ Bool dc_track_parse_sample(const HChar *spec)
 	return True;
 }
 
+static UInt bin_of(ULong d)
+{
+	UInt b = dc_reuse_bin(d, (ULong)dc.opt.reuse_first, (ULong)dc.opt.reuse_growth);
+	return b < DC_REUSE_BINS ? b : DC_REUSE_BINS - 1;
+}
+
 void dc_track_init(void)
 {
 	if (dc.opt.sample) {
@@ -101,6 +107,8 @@ void dc_track_init(void)
 	     dc_rectab_init(&dc.rpairs, &dc.env, sizeof(struct dc_rpair), 2 * sizeof(UInt),
 			    "dc.rpairs")))
 		VG_(tool_panic)("out of memory");
+	dc.rbin_again[0] = bin_of(0);
+	dc.rbin_again[1] = bin_of(1);
 }
 
 static struct dc_resid *resid_at(UInt bucket, Int k)
@@ -191,12 +199,6 @@ static inline struct dc_rhist *rhist_at(UInt bucket)
 static void sum_add(ULong *s, ULong v)
 {
 	*s = v < DC_SUM_UNKNOWN - *s ? *s + v : DC_SUM_UNKNOWN;
-}
-
-static UInt bin_of(ULong d)
-{
-	UInt b = dc_reuse_bin(d, (ULong)dc.opt.reuse_first, (ULong)dc.opt.reuse_growth);
-	return b < DC_REUSE_BINS ? b : DC_REUSE_BINS - 1;
 }
 
 /* A pair's run of reuses counted alike (one bucket, stack bin and time

@@ -81,6 +81,52 @@ class WordBlocks(Recorded):
         self.assertEqual(hist(self.db, "sweep_data", "time"), [(1024, 4096, 2 * 1024)])
 
 
+class TwiceSweeps(Recorded):
+    """Two passes over 1024 lines, each line loaded twice in a row
+    (reuse_sweep.c with TWICE = 1): the second load of a line reuses the
+    block the load before it touched (stack distance 0, time distance 1:
+    the engine's shortest path, whose bins it knows in advance), the first
+    load of pass 2 reuses its line after both loads of the 1023 others
+    (stack distance 1023, time distance 2·1023 + 1 = 2047)."""
+    WORKLOAD = "reuse_sweep"
+    ARGS = ("1024", "2", "1")
+    OPTS = ("--collect-atstart=no", "--reuse=yes")
+    L, P = 1024, 2
+
+    def test_first_touches(self):
+        self.assertEqual(first(self.db, "sweep_data"), self.L)
+
+    def test_histograms(self):
+        # default bins 1:2: 0 in bin 0 = [0, 1), 1023 in [512, 1024);
+        # 1 in bin 1 = [1, 2), 2047 in [1024, 2048)
+        self.assertEqual(hist(self.db, "sweep_data", "stack"),
+                         [(0, 1, self.P * self.L), (512, 1024, (self.P - 1) * self.L)])
+        self.assertEqual(hist(self.db, "sweep_data", "time"),
+                         [(1, 2, self.P * self.L), (1024, 2048, (self.P - 1) * self.L)])
+
+    def test_pairs(self):
+        # (count, mean stack, mean time) of the two pairs of the two loads
+        rows = query(self.db, "SELECT p.count, p.mean_stack, p.mean_time FROM reuse_pair p"
+                     " WHERE p.count >= 1000 ORDER BY p.count")
+        self.assertEqual(rows, [((self.P - 1) * self.L, self.L - 1.0, 2.0 * self.L - 1),
+                                (self.P * self.L, 0.0, 1.0)])
+
+
+class TwiceSweepsWideBins(Recorded):
+    """The same with --reuse-bins=4:4: stack distance 0 and time distance 1
+    both fall in bin 0 = [0, 4); 1023 in [256, 1024), 2047 in [1024, 4096)."""
+    WORKLOAD = "reuse_sweep"
+    ARGS = ("1024", "2", "1")
+    OPTS = ("--collect-atstart=no", "--reuse=yes", "--reuse-bins=4:4")
+    L, P = 1024, 2
+
+    def test_histograms(self):
+        self.assertEqual(hist(self.db, "sweep_data", "stack"),
+                         [(0, 4, self.P * self.L), (256, 1024, (self.P - 1) * self.L)])
+        self.assertEqual(hist(self.db, "sweep_data", "time"),
+                         [(0, 4, self.P * self.L), (1024, 4096, (self.P - 1) * self.L)])
+
+
 class MissRatioAgainstSimulation(unittest.TestCase):
     """A fully-associative LRU cache of C lines misses exactly on first
     touches and on reuses at stack distance >= C.  With one set of C = 1024
