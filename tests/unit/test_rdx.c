@@ -446,32 +446,34 @@ DC_TEST(rdx, filter_never_misses_dr_long_access)
  * (the multiplicative hash of consecutive granules differs by
  * 0x9e3779b97f4a7c15 >> 54 = 632 slots, mod 1024).  The block rule traps
  * on the first byte only, whatever max_size is. */
+/* A watcher of cfg, max_size m, rule watch, with a 1-byte use at 0x1040. */
+static void watch_1040(struct dc_rdx *r, struct dc_rdx_cfg cfg, unsigned m, int watch)
+{
+	cfg.max_size = m;
+	cfg.watch = watch;
+	CHECK_EQ(dc_rdx_init(r, dc_env_libc(), &cfg), 0);
+	CHECK_EQ(dc_rdx_sample(r, 0x1040, 1, 1, 0, 0, 0), 0);
+}
+
 DC_TEST(rdx, filter_reach_follows_max_size)
 {
 	struct dc_rdx r;
 	struct dc_rdx_cfg cfg = mkcfg(1, DC_RDX_WATCH_DR, 6, DC_RDX_RESERVOIR, false, 3);
 
 	CHECK(dc_rdx_slot(0x40) != dc_rdx_slot(0x41));
-	cfg.max_size = 32;
-	CHECK_EQ(dc_rdx_init(&r, dc_env_libc(), &cfg), 0);
-	CHECK_EQ(dc_rdx_sample(&r, 0x1040, 1, 1, 0, 0, 0), 0);
+	watch_1040(&r, cfg, 32, DC_RDX_WATCH_DR);
 	CHECK(dc_rdx_maybe(&r, 0x1021));
 	CHECK(dc_rdx_maybe(&r, 0x1000));           /* same granule: maybe */
 	CHECK(dc_rdx_maybe(&r, 0x1040));
 	CHECK(!dc_rdx_maybe(&r, 0x1080));
 	dc_rdx_release(&r);
 
-	cfg.max_size = 1;
-	CHECK_EQ(dc_rdx_init(&r, dc_env_libc(), &cfg), 0);
-	CHECK_EQ(dc_rdx_sample(&r, 0x1040, 1, 1, 0, 0, 0), 0);
+	watch_1040(&r, cfg, 1, DC_RDX_WATCH_DR);
 	CHECK(!dc_rdx_maybe(&r, 0x103f));
 	CHECK(dc_rdx_maybe(&r, 0x1040));
 	dc_rdx_release(&r);
 
-	cfg.watch = DC_RDX_WATCH_BLOCK;
-	cfg.max_size = 64;
-	CHECK_EQ(dc_rdx_init(&r, dc_env_libc(), &cfg), 0);
-	CHECK_EQ(dc_rdx_sample(&r, 0x1040, 1, 1, 0, 0, 0), 0);
+	watch_1040(&r, cfg, 64, DC_RDX_WATCH_BLOCK);
 	CHECK(!dc_rdx_maybe(&r, 0x103f));
 	CHECK(dc_rdx_maybe(&r, 0x107f));
 	dc_rdx_release(&r);
