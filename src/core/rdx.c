@@ -12,7 +12,7 @@ struct dc_rdx_ctx {
 int dc_rdx_init(struct dc_rdx *r, const struct dc_env *env, const struct dc_rdx_cfg *cfg)
 {
 	if (cfg->nwp < 1 || cfg->nwp > DC_RDX_MAX_WP || cfg->block_bits > 20 ||
-	    cfg->max_size < 1 || cfg->max_size > 4096 ||
+	    cfg->max_size < 1 ||
 	    (cfg->watch != DC_RDX_WATCH_DR && cfg->watch != DC_RDX_WATCH_BLOCK) ||
 	    (cfg->replace != DC_RDX_RESERVOIR && cfg->replace != DC_RDX_OLDEST))
 		return DC_EINVAL;
@@ -30,14 +30,22 @@ void dc_rdx_release(struct dc_rdx *r)
 }
 
 /* Counts w in (delta 1) or out of (-1) every granule where an access that
- * touches it can start (rdx.h Notes): at most 65 granules each, 1040 for
- * 16 watchpoints, so the 16-bit counts cannot wrap. */
+ * touches it can start (rdx.h Notes), or every slot once when those
+ * granules are as many as the slots (huge lines): fewer than
+ * DC_RDX_FILTER counts each, so 16 watchpoints cannot wrap the 16-bit
+ * counts. */
 static void filter_add(struct dc_rdx *r, const struct dc_rdx_wp *w, int delta)
 {
 	uint64_t reach = r->cfg.watch == DC_RDX_WATCH_DR ? r->cfg.max_size - 1 : 0;
-	uint64_t first = w->lo > reach ? w->lo - reach : 0;
+	uint64_t first = (w->lo > reach ? w->lo - reach : 0) >> r->shift;
+	uint64_t last = (w->hi - 1) >> r->shift;
 
-	for (uint64_t g = first >> r->shift; g <= (w->hi - 1) >> r->shift; g++)
+	if (last - first >= DC_RDX_FILTER - 1) {
+		for (unsigned i = 0; i < DC_RDX_FILTER; i++)
+			r->filter[i] = (uint16_t)(r->filter[i] + delta);
+		return;
+	}
+	for (uint64_t g = first; g <= last; g++)
 		r->filter[dc_rdx_slot(g)] = (uint16_t)(r->filter[dc_rdx_slot(g)] + delta);
 }
 

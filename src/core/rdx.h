@@ -48,10 +48,12 @@
  *    debug-register rules, those of [lo - (max_size - 1), hi), max_size
  *    being the largest access the caller makes (the engine's: 32 bytes,
  *    or its smallest line size if larger); with the block rule, the
- *    block's own granule.  Probing the first granule alone saves the
- *    access's end, a compare and a branch per access; the wider marks
- *    raise the chance that an access is sent to dc_rdx_access for nothing
- *    from 4/256 to at most 8/1024 with four watchpoints.
+ *    block's own granule.  A watchpoint whose granules are as many as the
+ *    slots (lines of 64 KiB or more) counts once in every slot.  Probing
+ *    the first granule alone saves the access's end, a compare and a
+ *    branch per access; the wider marks raise the chance that an access
+ *    is sent to dc_rdx_access for nothing from 4/256 to at most 8/1024
+ *    with four watchpoints.
  */
 #ifndef DC_RDX_H
 #define DC_RDX_H
@@ -87,7 +89,7 @@ struct dc_rdx_cfg {
 	unsigned nwp;          /* 1..DC_RDX_MAX_WP */
 	int watch;             /* DC_RDX_WATCH_* */
 	unsigned block_bits;   /* DC_RDX_WATCH_BLOCK: block size */
-	unsigned max_size;     /* the largest access that will be checked, 1..4096 bytes */
+	unsigned max_size;     /* the largest access that will be checked, >= 1 byte */
 	int replace;           /* DC_RDX_RESERVOIR or DC_RDX_OLDEST */
 	bool proportional;
 	uint64_t seed;

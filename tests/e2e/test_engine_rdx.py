@@ -328,5 +328,15 @@ class DebugRegisterRule(Recorded):
             self.assertTrue(hist(self.db, "time", array))
 
 
+class DebugRegisterRuleHugeLines(DebugRegisterRule):
+    """The same with 128 KiB lines: helpers may then see accesses as long
+    as a line (dirty helpers are cut to the smallest line), so a watched
+    word can be reached from 2048 granules before it, more than the
+    watchpoint filter's 1024 slots, and each watchpoint counts in every
+    slot.  The cache has nothing to do with reuse distances: the sampled
+    histograms still equal the exact ones."""
+    OPTS = DebugRegisterRule.OPTS + ("--cache=L1=1M:2:128K",)
+
+
 if __name__ == "__main__":
     unittest.main()
