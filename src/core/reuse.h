@@ -30,7 +30,9 @@
  *    stack distance j and moves to place 0, with no tree work — loops over
  *    a few arrays take this path, inline in the caller, for most accesses;
  *    a block entering from the tree takes the least recent one's place.
- *    Once the front is full, place 0 is compared first and then its slots
+ *    Once the front is full, place 0 is compared first (dc_reuse_again:
+ *    the block of the access just before, stack distance 0 and time
+ *    distance 1, so only the record's loc is read) and then its slots
  *    directly (the place is the slot's distance from the ring's head),
  *    and a hit on the least recent place only turns the ring.
  *  - Every other block seen has a 1 at the time index of its latest
