@@ -51,7 +51,13 @@ def cachegrind(prog, out):
                 name = parts[1].strip().split()[0]
                 f3 = parts[2].replace(",", " ").split()
                 size, lsz = int(f3[0]), int(f3[2])
-                assoc = 0 if "fully" in line else int(f3[4].split("-")[0])
+                # "8-way associative", "direct-mapped" or "fully associative"
+                if "fully" in line:
+                    assoc = 0
+                elif "direct-mapped" in line:
+                    assoc = 1
+                else:
+                    assoc = int(f3[4].split("-")[0])
                 desc[name] = (size, assoc, lsz)
     if not events or summary is None:
         raise AssertionError("no events/summary line in %s" % out)
