@@ -19,12 +19,15 @@ HOSTFLAGS := -std=c11 $(WARN) -D_GNU_SOURCE -DDCPROF_VERSION='"$(VERSION)"' -Isr
 SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 CORE_SRC  := $(wildcard src/core/*.c)
-CLI_SRC   := $(wildcard src/cli/*.c) src/host/port_libc.c
-TOOL_SRC  := $(wildcard src/tool/*.c)
+# The front end's stages, bottom up (src/README.md): includes point down.
+FRONT_DIRS := base store analysis report cli
+CLI_SRC   := $(foreach d,$(FRONT_DIRS),$(wildcard src/$(d)/*.c)) src/host/port_libc.c
+TOOL_SRC  := $(wildcard src/engine/valgrind/*.c)
+HEADERS   := $(wildcard src/*/*.h src/engine/*/*.h)
 
 # ---- the Valgrind tool ---------------------------------------------------
 # -falign-loops=32, with the per-access helpers on 64-byte boundaries
-# (DC_HOT in src/tool/dc_instrument.c), keeps the hot code's placement from
+# (DC_HOT in src/engine/valgrind/dc_instrument.c), keeps the hot code's placement from
 # following the size of unrelated code: unaligned, a change elsewhere cost
 # bench_transpose 16 % (docs/performance.md, "Code placement").
 TOOLFLAGS := -std=gnu11 -O2 -g -falign-loops=32 $(WARN) -Wno-shadow -Wno-strict-prototypes -Isrc -Iinclude -I$(VGINC) \
@@ -59,7 +62,7 @@ WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC))))
 .PHONY: all check unit e2e demo bench clean deps tool
 all: $(DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
 
-$(B)/tool/%.o: src/%.c $(wildcard src/*/*.h) include/dcprof.h
+$(B)/tool/%.o: src/%.c $(HEADERS) include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOLFLAGS) -c $< -o $@
 
@@ -93,7 +96,7 @@ $(COMPATDIR)/.links: $(TOOLDIR)/.links
 	ln -sf ../dcprof/dcprof-amd64-linux $(COMPATDIR)/dcprof-amd64-linux
 	@touch $@
 
-$(B)/host/%.o: src/%.c $(wildcard src/*/*.h)
+$(B)/host/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -101,11 +104,11 @@ $(DCPROF): $(CLI_OBJ) $(HOST_CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -lm
 
-$(B)/san/%.o: src/%.c $(wildcard src/*/*.h)
+$(B)/san/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTFLAGS) $(SANFLAGS) -c $< -o $@
 
-$(B)/san/tests/unit/%.o: tests/unit/%.c $(wildcard src/*/*.h) $(wildcard tests/unit/*.h)
+$(B)/san/tests/unit/%.o: tests/unit/%.c $(HEADERS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit -c $< -o $@
 
@@ -139,6 +142,7 @@ $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 unit: $(UNIT_BIN) $(HOST_CORE_OBJ)
 	./$(UNIT_BIN)
 	sh tests/check-core-symbols.sh $(HOST_CORE_OBJ)
+	sh tests/check-layers.sh src
 
 e2e: all
 	$(PYTHON) tests/e2e/run.py

@@ -20,11 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fmt.h"
+#include "base/num.h"
 #include "cli/cli.h"
-#include "cli/fmt.h"
-#include "cli/header.h"
 #include "cli/opts.h"
-#include "cli/sample.h"
+#include "report/header.h"
+#include "report/render.h"
+#include "store/sample.h"
 
 enum { OPT_TOP = OPT_OWN, OPT_FORMAT };
 
@@ -88,15 +90,15 @@ static int parse(struct accuracy *a, int argc, char **argv)
 	while ((id = opt_next_cmd(&it, accuracy_opts, "accuracy", cmd_accuracy_usage, &a->path)) > 0) {
 		switch (id) {
 		case OPT_TOP:
-			if (opt_parse_u64(it.arg, SIZE_MAX, &v) || v == 0) {
-				cli_error("invalid --top value '%s' (a number of buckets, 1 or more)",
+			if (num_parse_u64(it.arg, SIZE_MAX, &v) || v == 0) {
+				err_msg("invalid --top value '%s' (a number of buckets, 1 or more)",
 					  it.arg);
 				return -1;
 			}
 			a->top = (size_t)v;
 			break;
 		case OPT_FORMAT:
-			if (opt_parse_format(it.arg, &a->format))
+			if (render_parse_format(it.arg, &a->format))
 				return -1;
 			break;
 		}
@@ -330,7 +332,7 @@ static void print_text(const struct accuracy *a, struct profile *p, const struct
 	fmt_thousands(&out, a->total[SAMPLED]);
 	sbuf_adds(&out, " estimated from the samples\n\n");
 	fwrite(out.buf, 1, out.len, stdout);
-	fmt_table_text(stdout, t, 0);
+	render_table_text(stdout, t, 0);
 
 	sbuf_reset(&out);
 	sbuf_addf(&out, "\n%-17s", "standard error:");
@@ -368,7 +370,7 @@ static void print_json(const struct accuracy *a, struct profile *p, const struct
 	add_real(&out, a->has_spearman, a->spearman, "%.10g", "null");
 	sbuf_addf(&out, ",\"top\":%zu,\"top_actual\":%zu,\"top_overlap\":%zu,\"rows\":",
 		  a->top, a->ntop, a->overlap);
-	fmt_table_json_rows(&out, t, 0);
+	render_table_json_rows(&out, t, 0);
 	sbuf_adds(&out, "}\n");
 	fwrite(out.buf, 1, out.len, stdout);
 	sbuf_release(&out);
@@ -404,7 +406,7 @@ int cmd_accuracy(int argc, char **argv)
 	rc = DC_EXIT_ERROR;
 	if (sample_info_read(&p, &a.si, err, sizeof err) || header_read(&p, &h, err, sizeof err) ||
 	    read_counts(&p, &a, err, sizeof err)) {
-		cli_error("%s", err);
+		err_msg("%s", err);
 		goto out;
 	}
 	rank(&a);
@@ -415,13 +417,13 @@ int cmd_accuracy(int argc, char **argv)
 		print_text(&a, &p, &h, &t);
 		break;
 	case FMT_CSV:
-		fmt_table_csv(stdout, &t, 0);
+		render_table_csv(stdout, &t, 0);
 		break;
 	case FMT_JSON:
 		print_json(&a, &p, &h, &t);
 		break;
 	}
-	rc = cli_flush_output();
+	rc = err_flush_output();
 out:
 	table_release(&t);
 	header_release(&h);

@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/view.h"
+#include "base/fmt.h"
+#include "base/num.h"
 #include "cli/cli.h"
-#include "cli/fmt.h"
-#include "cli/header.h"
 #include "cli/opts.h"
-#include "cli/sample.h"
-#include "cli/view.h"
+#include "report/header.h"
+#include "report/render.h"
+#include "store/sample.h"
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_SORT, OPT_TOP, OPT_SAMPLED,
        OPT_INCLUSIVE, OPT_FORMAT };
@@ -91,7 +93,7 @@ static int parse(struct diff *d, int argc, char **argv)
 			return 1;
 		case OPT_POSITIONAL:
 			if (d->path[1]) {
-				cli_error("unexpected argument '%s'; see 'dcprof help diff'", it.arg);
+				err_msg("unexpected argument '%s'; see 'dcprof help diff'", it.arg);
 				return -1;
 			}
 			d->path[d->path[0] ? 1 : 0] = it.arg;
@@ -111,8 +113,8 @@ static int parse(struct diff *d, int argc, char **argv)
 			d->sort = it.arg;
 			break;
 		case OPT_TOP:
-			if (opt_parse_u64(it.arg, SIZE_MAX, &v)) {
-				cli_error("invalid --top value '%s' (a number of rows, 0 = all)", it.arg);
+			if (num_parse_u64(it.arg, SIZE_MAX, &v)) {
+				err_msg("invalid --top value '%s' (a number of rows, 0 = all)", it.arg);
 				return -1;
 			}
 			d->top = (size_t)v;
@@ -125,19 +127,19 @@ static int parse(struct diff *d, int argc, char **argv)
 			d->view.inclusive = true;
 			break;
 		case OPT_FORMAT:
-			if (opt_parse_format(it.arg, &d->format))
+			if (render_parse_format(it.arg, &d->format))
 				return -1;
 			break;
 		}
 	}
 	if (!d->path[1]) {
-		cli_error("%s; see 'dcprof help diff'", d->path[0] ? "no second profile given"
+		err_msg("%s; see 'dcprof help diff'", d->path[0] ? "no second profile given"
 			  : "no profiles given");
 		return -1;
 	}
 	if (d->view.inclusive && (d->view.sampled || d->view.object ||
 				  (d->by_given && d->view.kind != VIEW_FUNCTION))) {
-		cli_error("--inclusive is per function: it cannot be combined with --by object,"
+		err_msg("--inclusive is per function: it cannot be combined with --by object,"
 			  " --by line, --object or --sampled");
 		return -1;
 	}
@@ -248,7 +250,7 @@ static int layout_init(struct layout *l, const struct diff *d, const struct tabl
 			sbuf_adds(&valid, m ? ", " : "");
 			sbuf_adds(&valid, t[0]->cols[l->src[0][m]].name);
 		}
-		cli_error("unknown sort metric '%s' (valid: %s)", d->sort, valid.buf);
+		err_msg("unknown sort metric '%s' (valid: %s)", d->sort, valid.buf);
 		sbuf_release(&valid);
 		return -1;
 	}
@@ -403,9 +405,9 @@ static void print_json(const struct diff *d, struct profile p[2], struct header 
 		  d->view.sampled ? "true" : "false");
 	view_json_filters(&s, &d->view);
 	sbuf_addf(&s, ",\"sort\":\"%s\",\"totals\":", l->sort_name);
-	fmt_table_json_totals(&s, out);
+	render_table_json_totals(&s, out);
 	sbuf_addf(&s, ",\"total_rows\":%zu,\"rows\":", out->nrows);
-	fmt_table_json_rows(&s, out, d->top);
+	render_table_json_rows(&s, out, d->top);
 	sbuf_adds(&s, "}\n");
 	fwrite(s.buf, 1, s.len, stdout);
 	sbuf_release(&s);
@@ -451,7 +453,7 @@ int cmd_diff(int argc, char **argv)
 	table_init(&out);
 	rc = DC_EXIT_ERROR;
 	if (check_filters(&d, p, err, sizeof err)) {
-		cli_error("%s (in neither profile)", err);
+		err_msg("%s (in neither profile)", err);
 		goto out;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -460,7 +462,7 @@ int cmd_diff(int argc, char **argv)
 		if ((d.view.sampled && sample_info_read(&p[k], &si, err, sizeof err)) ||
 		    (d.format != FMT_CSV && header_read(&p[k], &h[k], err, sizeof err)) ||
 		    view_build(&p[k], &d.view, &t[k], err, sizeof err)) {
-			cli_error("%s", err);
+			err_msg("%s", err);
 			goto out;
 		}
 	}
@@ -471,18 +473,18 @@ int cmd_diff(int argc, char **argv)
 	switch (d.format) {
 	case FMT_TEXT:
 		print_text_header(&d, p, h, &out, &l);
-		fmt_table_text(stdout, &out, d.top);
+		render_table_text(stdout, &out, d.top);
 		if (d.top && d.top < out.nrows)
 			printf("(%zu of %zu rows shown; --top 0 shows all)\n", d.top, out.nrows);
 		break;
 	case FMT_CSV:
-		fmt_table_csv(stdout, &out, d.top);
+		render_table_csv(stdout, &out, d.top);
 		break;
 	case FMT_JSON:
 		print_json(&d, p, h, &out, &l);
 		break;
 	}
-	rc = cli_flush_output();
+	rc = err_flush_output();
 out:
 	table_release(&out);
 	names_release(&nm);

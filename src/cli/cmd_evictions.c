@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/view.h"
+#include "base/fmt.h"
+#include "base/num.h"
 #include "cli/cli.h"
-#include "cli/fmt.h"
-#include "cli/header.h"
 #include "cli/opts.h"
-#include "cli/sample.h"
-#include "cli/view.h"
+#include "report/header.h"
+#include "report/render.h"
+#include "store/sample.h"
 
 #define MATRIX_MAX 20      /* victims: the table's columns, less the two keys */
 
@@ -95,8 +97,8 @@ static int parse(struct evictions *e, int argc, char **argv)
 	while ((id = opt_next_cmd(&it, evictions_opts, "evictions", cmd_evictions_usage, &e->path)) > 0) {
 		switch (id) {
 		case OPT_LEVEL:
-			if (opt_parse_u64(it.arg, DC_MAX_LEVELS, &v) || v == 0) {
-				cli_error("invalid --level value '%s' (1 to %d)", it.arg,
+			if (num_parse_u64(it.arg, DC_MAX_LEVELS, &v) || v == 0) {
+				err_msg("invalid --level value '%s' (1 to %d)", it.arg,
 					  DC_MAX_LEVELS);
 				return -1;
 			}
@@ -106,8 +108,8 @@ static int parse(struct evictions *e, int argc, char **argv)
 			e->sampled = true;
 			break;
 		case OPT_TOP:
-			if (opt_parse_u64(it.arg, SIZE_MAX, &v)) {
-				cli_error("invalid --top value '%s' (a number)", it.arg);
+			if (num_parse_u64(it.arg, SIZE_MAX, &v)) {
+				err_msg("invalid --top value '%s' (a number)", it.arg);
 				return -1;
 			}
 			e->top = (size_t)v;
@@ -123,12 +125,12 @@ static int parse(struct evictions *e, int argc, char **argv)
 			else if (!strcmp(it.arg, "line"))
 				e->by = VIEW_LINE;
 			else {
-				cli_error("invalid --by value '%s' (function or line)", it.arg);
+				err_msg("invalid --by value '%s' (function or line)", it.arg);
 				return -1;
 			}
 			break;
 		case OPT_FORMAT:
-			if (opt_parse_format(it.arg, &e->format))
+			if (render_parse_format(it.arg, &e->format))
 				return -1;
 			break;
 		}
@@ -136,11 +138,11 @@ static int parse(struct evictions *e, int argc, char **argv)
 	if (id != OPT_DONE)
 		return id == OPT_HELP_SHOWN ? 1 : -1;
 	if (e->by_given && !e->object) {
-		cli_error("--by needs --object");
+		err_msg("--by needs --object");
 		return -1;
 	}
 	if (!e->object && e->top_given && (e->top == 0 || e->top > MATRIX_MAX)) {
-		cli_error("invalid --top value '%zu' (the matrix shows 1 to %d buckets)", e->top,
+		err_msg("invalid --top value '%zu' (the matrix shows 1 to %d buckets)", e->top,
 			  MATRIX_MAX);
 		return -1;
 	}
@@ -408,19 +410,19 @@ static void print_matrix(struct profile *p, const struct header *h,
 		text_intro(&out, p, e);
 		sbuf_addc(&out, '\n');
 		fwrite(out.buf, 1, out.len, stdout);
-		fmt_table_text(stdout, &victims, 0);
+		render_table_text(stdout, &victims, 0);
 		fputc('\n', stdout);
-		fmt_table_text(stdout, &mx, 0);
+		render_table_text(stdout, &mx, 0);
 		printf("(a cell is the share of its column's evictions at L%d made by accesses"
 		       " to its row)\n", e->level);
 		break;
 	case FMT_CSV:
-		fmt_table_csv(stdout, &mx, 0);
+		render_table_csv(stdout, &mx, 0);
 		break;
 	case FMT_JSON:
 		json_intro(&out, p, h, e);
 		sbuf_adds(&out, ",\"victims\":");
-		fmt_table_json_rows(&out, &victims, 0);
+		render_table_json_rows(&out, &victims, 0);
 		sbuf_adds(&out, ",\"rows\":[");
 		for (size_t i = 0; i < m->n; i++) {
 			sbuf_adds(&out, i ? ",{\"evictor\":" : "{\"evictor\":");
@@ -513,12 +515,12 @@ static void print_object(struct profile *p, const struct header *h,
 		fmt_text(&out, e->object, strlen(e->object));
 		sbuf_adds(&out, "'\n\n");
 		fwrite(out.buf, 1, out.len, stdout);
-		fmt_table_text(stdout, t, e->top);
+		render_table_text(stdout, t, e->top);
 		if (e->top && e->top < t->nrows)
 			printf("(%zu of %zu rows shown; --top 0 shows all)\n", e->top, t->nrows);
 		break;
 	case FMT_CSV:
-		fmt_table_csv(stdout, t, e->top);
+		render_table_csv(stdout, t, e->top);
 		break;
 	case FMT_JSON:
 		json_intro(&out, p, h, e);
@@ -526,9 +528,9 @@ static void print_object(struct profile *p, const struct header *h,
 		fmt_json_str(&out, e->object, strlen(e->object));
 		sbuf_addf(&out, ",\"by\":\"%s\",\"totals\":",
 			  e->by_given ? view_name(e->by) : "object");
-		fmt_table_json_totals(&out, t);
+		render_table_json_totals(&out, t);
 		sbuf_addf(&out, ",\"total_rows\":%zu,\"rows\":", t->nrows);
-		fmt_table_json_rows(&out, t, e->top);
+		render_table_json_rows(&out, t, e->top);
 		sbuf_adds(&out, "}\n");
 		fwrite(out.buf, 1, out.len, stdout);
 		break;
@@ -559,7 +561,7 @@ int cmd_evictions(int argc, char **argv)
 	if (check_data(&p, &e, err, sizeof err) ||
 	    view_check_filters(&p, &filter, err, sizeof err) ||
 	    header_read(&p, &h, err, sizeof err)) {
-		cli_error("%s", err);
+		err_msg("%s", err);
 		goto out;
 	}
 	if (e.object) {
@@ -572,11 +574,11 @@ int cmd_evictions(int argc, char **argv)
 			goto read_error;
 		print_matrix(&p, &h, &e, m);
 	}
-	rc = cli_flush_output();
+	rc = err_flush_output();
 	goto out;
 read_error:
 	profile_read_error(&p, err, sizeof err);
-	cli_error("%s", err);
+	err_msg("%s", err);
 out:
 	if (m)
 		matrix_release(m);

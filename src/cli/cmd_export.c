@@ -20,11 +20,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/err.h"
-#include "cli/fmt.h"
-#include "cli/header.h"
+#include "base/err.h"
+#include "base/fmt.h"
+#include "report/header.h"
 #include "cli/opts.h"
-#include "cli/view.h"
+#include "analysis/view.h"
 
 enum { OPT_OUTPUT = OPT_OWN, OPT_FORMAT, OPT_BY_OBJECT };
 
@@ -72,7 +72,7 @@ static int parse(struct export *e, int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (strcmp(it.arg, "callgrind")) {
-				cli_error("invalid --format value '%s' (callgrind)", it.arg);
+				err_msg("invalid --format value '%s' (callgrind)", it.arg);
 				return -1;
 			}
 			format = true;
@@ -85,11 +85,11 @@ static int parse(struct export *e, int argc, char **argv)
 	if (id != OPT_DONE)
 		return id == OPT_HELP_SHOWN ? 1 : -1;
 	if (!format) {
-		cli_error("--format is required (callgrind)");
+		err_msg("--format is required (callgrind)");
 		return -1;
 	}
 	if (!e->out) {
-		cli_error("-o FILE is required");
+		err_msg("-o FILE is required");
 		return -1;
 	}
 	return 0;
@@ -421,7 +421,7 @@ out:
 	if (rc != SQLITE_DONE || rc2 != SQLITE_DONE) {
 		char err[DC_ERRLEN];
 		profile_read_error(p, err, sizeof err);
-		cli_error("%s", err);
+		err_msg("%s", err);
 	}
 	sqlite3_finalize(cs);
 	sqlite3_finalize(ks);
@@ -466,14 +466,14 @@ static int write_file(const char *path, const struct sbuf *a, const struct sbuf 
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
-		cli_error("cannot create '%s': %s", path, strerror(errno));
+		err_msg("cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	fwrite(a->buf, 1, a->len, f);
 	fwrite(b->buf, 1, b->len, f);
 	fwrite(c->buf, 1, c->len, f);
 	if (ferror(f) | fclose(f)) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
+		err_msg("cannot write '%s': %s", path, strerror(errno));
 		remove(path);
 		return -1;
 	}
@@ -505,13 +505,13 @@ int cmd_export(int argc, char **argv)
 	if (nuse < 0 || header_read(&p, &h, err, sizeof err)) {
 		if (nuse < 0)
 			profile_read_error(&p, err, sizeof err);
-		cli_error("%s", err);
+		err_msg("%s", err);
 		goto out;
 	}
 	calls = profile_has_rows(&p, "call_arc");
 	if (calls < 0) {
 		profile_read_error(&p, err, sizeof err);
-		cli_error("%s", err);
+		err_msg("%s", err);
 		goto out;
 	}
 	event_names(&p, nuse, &ev);

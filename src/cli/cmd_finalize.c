@@ -1,9 +1,10 @@
 /* cmd_finalize.c — dcprof finalize: turn a raw dump into a profile. */
 #include <string.h>
 
+#include "base/num.h"
 #include "cli/cli.h"
-#include "cli/finalize.h"
 #include "cli/opts.h"
+#include "store/finalize.h"
 
 enum { OPT_OUTPUT = OPT_OWN, OPT_EXIT_STATUS, OPT_QUIET };
 
@@ -35,12 +36,12 @@ static int parse_exit_status(const char *s, struct exit_info *ex)
 {
 	uint64_t v;
 
-	if (!strncmp(s, "exit:", 5) && !opt_parse_u64(s + 5, 255, &v)) {
+	if (!strncmp(s, "exit:", 5) && !num_parse_u64(s + 5, 255, &v)) {
 		ex->how = EXIT_CODE;
-	} else if (!strncmp(s, "signal:", 7) && !opt_parse_u64(s + 7, 64, &v) && v > 0) {
+	} else if (!strncmp(s, "signal:", 7) && !num_parse_u64(s + 7, 64, &v) && v > 0) {
 		ex->how = EXIT_SIGNAL;
 	} else {
-		cli_error("invalid --exit-status '%s' (exit:N with N 0..255, or signal:N"
+		err_msg("invalid --exit-status '%s' (exit:N with N 0..255, or signal:N"
 			  " with N 1..64)", s);
 		return -1;
 	}
@@ -69,7 +70,7 @@ int cmd_finalize(int argc, char **argv)
 			return 0;
 		case OPT_POSITIONAL:
 			if (raw) {
-				cli_error("unexpected argument '%s'; see 'dcprof help finalize'",
+				err_msg("unexpected argument '%s'; see 'dcprof help finalize'",
 					  it.arg);
 				return DC_EXIT_ERROR;
 			}
@@ -88,12 +89,12 @@ int cmd_finalize(int argc, char **argv)
 		}
 	}
 	if (!raw || !out) {
-		cli_error("%s; see 'dcprof help finalize'",
+		err_msg("%s; see 'dcprof help finalize'",
 			  raw ? "no output profile given (-o PROFILE)" : "no raw dump given");
 		return DC_EXIT_ERROR;
 	}
 	if (finalize_raw(raw, out, &ex, &s, err, sizeof err)) {
-		cli_error("%s", err);
+		err_msg("%s", err);
 		return DC_EXIT_ERROR;
 	}
 	if (!quiet)

@@ -20,11 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/fptrace.h"
+#include "base/fmt.h"
+#include "base/num.h"
 #include "cli/cli.h"
-#include "cli/fmt.h"
-#include "cli/fptrace.h"
-#include "cli/header.h"
 #include "cli/opts.h"
+#include "report/header.h"
+#include "report/render.h"
 
 enum { OPT_BY = OPT_OWN, OPT_ZOOM, OPT_ACCURACY, OPT_LEVELS, OPT_TAU, OPT_MIN_PAGE, OPT_TOP,
        OPT_FORMAT };
@@ -85,7 +87,7 @@ struct footprint {
 static int set_view(struct footprint *fp, enum view v, const char *opt)
 {
 	if (fp->view_opt && strcmp(fp->view_opt, opt)) {
-		cli_error("%s cannot be combined with %s", opt, fp->view_opt);
+		err_msg("%s cannot be combined with %s", opt, fp->view_opt);
 		return -1;
 	}
 	fp->view = v;
@@ -109,7 +111,7 @@ static int parse(struct footprint *fp, int argc, char **argv)
 		switch (id) {
 		case OPT_BY:
 			if (strcmp(it.arg, "function") && strcmp(it.arg, "interval")) {
-				cli_error("invalid --by value '%s' (function or interval)", it.arg);
+				err_msg("invalid --by value '%s' (function or interval)", it.arg);
 				return -1;
 			}
 			if (set_view(fp, it.arg[0] == 'f' ? V_FUNCTION : V_INTERVAL, "--by"))
@@ -122,8 +124,8 @@ static int parse(struct footprint *fp, int argc, char **argv)
 				return -1;
 			break;
 		case OPT_LEVELS:
-			if (opt_parse_u64(it.arg, 64, &fp->levels)) {
-				cli_error("invalid --levels value '%s' (0 to 64)", it.arg);
+			if (num_parse_u64(it.arg, 64, &fp->levels)) {
+				err_msg("invalid --levels value '%s' (0 to 64)", it.arg);
 				return -1;
 			}
 			fp->levels_opt = "--levels";
@@ -131,29 +133,29 @@ static int parse(struct footprint *fp, int argc, char **argv)
 		case OPT_TAU:
 			fp->tau = strtod(it.arg, &end);
 			if (!*it.arg || *end || !(fp->tau > 0 && fp->tau <= 100)) {
-				cli_error("invalid --tau value '%s' (a percentage above 0, at most 100)",
+				err_msg("invalid --tau value '%s' (a percentage above 0, at most 100)",
 					  it.arg);
 				return -1;
 			}
 			fp->zoom_opt = "--tau";
 			break;
 		case OPT_MIN_PAGE:
-			if (opt_parse_u64(it.arg, 1ULL << 30, &fp->min_page) || fp->min_page < 64 ||
+			if (num_parse_u64(it.arg, 1ULL << 30, &fp->min_page) || fp->min_page < 64 ||
 			    (fp->min_page & (fp->min_page - 1))) {
-				cli_error("invalid --min-page value '%s' (a power of two from 64 to 2^30)",
+				err_msg("invalid --min-page value '%s' (a power of two from 64 to 2^30)",
 					  it.arg);
 				return -1;
 			}
 			fp->zoom_opt = "--min-page";
 			break;
 		case OPT_TOP:
-			if (opt_parse_u64(it.arg, SIZE_MAX, &fp->top)) {
-				cli_error("invalid --top value '%s' (a number)", it.arg);
+			if (num_parse_u64(it.arg, SIZE_MAX, &fp->top)) {
+				err_msg("invalid --top value '%s' (a number)", it.arg);
 				return -1;
 			}
 			break;
 		case OPT_FORMAT:
-			if (opt_parse_format(it.arg, &fp->format))
+			if (render_parse_format(it.arg, &fp->format))
 				return -1;
 			break;
 		}
@@ -161,11 +163,11 @@ static int parse(struct footprint *fp, int argc, char **argv)
 	if (id != OPT_DONE)
 		return id == OPT_HELP_SHOWN ? 1 : -1;
 	if (fp->levels_opt && fp->view != V_INTERVAL) {
-		cli_error("--levels needs --by interval");
+		err_msg("--levels needs --by interval");
 		return -1;
 	}
 	if (fp->zoom_opt && fp->view != V_ZOOM) {
-		cli_error("%s needs --zoom", fp->zoom_opt);
+		err_msg("%s needs --zoom", fp->zoom_opt);
 		return -1;
 	}
 	return 0;
@@ -494,13 +496,13 @@ static void print(struct profile *p, const struct header *h, const struct footpr
 				  fp_mean(m.sum[2], m.n[2]));
 		sbuf_addf(&out, "%s\n\n", view_text[fp->view]);
 		fwrite(out.buf, 1, out.len, stdout);
-		fmt_table_text(stdout, t, fp->top);
+		render_table_text(stdout, t, fp->top);
 		if (fp->top && fp->top < t->nrows)
 			printf("(%zu of %zu rows shown; --top 0 shows all)\n", (size_t)fp->top,
 			       t->nrows);
 		break;
 	case FMT_CSV:
-		fmt_table_csv(stdout, t, fp->top);
+		render_table_csv(stdout, t, fp->top);
 		break;
 	case FMT_JSON:
 		header_json(&out, p, h);
@@ -513,10 +515,10 @@ static void print(struct profile *p, const struct header *h, const struct footpr
 			sbuf_addc(&out, '}');
 		}
 		sbuf_addf(&out, ",\"total_rows\":%zu,\"rows\":", t->nrows);
-		fmt_table_json_rows(&out, t, fp->top);
+		render_table_json_rows(&out, t, fp->top);
 		if (t->has_total) {
 			sbuf_adds(&out, ",\"totals\":");
-			fmt_table_json_totals(&out, t);
+			render_table_json_totals(&out, t);
 		}
 		sbuf_adds(&out, "}\n");
 		fwrite(out.buf, 1, out.len, stdout);
@@ -544,11 +546,11 @@ int cmd_footprint(int argc, char **argv)
 	table_init(&t);
 	rc = DC_EXIT_ERROR;
 	if (header_read(&p, &h, err, sizeof err) || fp_load(&p, &tr, err, sizeof err)) {
-		cli_error("%s", err);
+		err_msg("%s", err);
 		goto out;
 	}
 	if (fp.view == V_ACCURACY && !tr.full) {
-		cli_error("profile '%s' has no full-trace reference (record with --trace-full)",
+		err_msg("profile '%s' has no full-trace reference (record with --trace-full)",
 			  fp.path);
 		fp_release(&tr);
 		goto out;
@@ -569,7 +571,7 @@ int cmd_footprint(int argc, char **argv)
 	}
 	print(&p, &h, &fp, &tr, &t);
 	fp_release(&tr);
-	rc = cli_flush_output();
+	rc = err_flush_output();
 out:
 	table_release(&t);
 	header_release(&h);

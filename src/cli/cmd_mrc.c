@@ -15,12 +15,14 @@
  */
 #include <string.h>
 
+#include "analysis/view.h"
+#include "base/fmt.h"
 #include "cli/cli.h"
-#include "cli/fmt.h"
-#include "cli/header.h"
 #include "cli/opts.h"
-#include "cli/rhist.h"
-#include "cli/view.h"
+#include "report/header.h"
+#include "report/render.h"
+#include "report/reuse_text.h"
+#include "store/rhist.h"
 
 enum { OPT_OBJECT = OPT_OWN, OPT_FORMAT };
 
@@ -67,7 +69,7 @@ static int parse(struct mrc *m, int argc, char **argv)
 			m->object = it.arg;
 			break;
 		case OPT_FORMAT:
-			if (opt_parse_format(it.arg, &m->format))
+			if (render_parse_format(it.arg, &m->format))
 				return -1;
 			break;
 		}
@@ -147,13 +149,13 @@ static void print_mrc(struct profile *p, const struct header *h, const struct mr
 		fmt_thousands(&out, m->distinct);
 		sbuf_adds(&out, " distinct blocks\n\n");
 		fwrite(out.buf, 1, out.len, stdout);
-		fmt_table_text(stdout, t, 0);
+		render_table_text(stdout, t, 0);
 		if (!m->exact)
 			printf("(exact = no: a histogram bin straddles the cache size; its accesses"
 			       " count as hits, so the misses are a lower bound)\n");
 		break;
 	case FMT_CSV:
-		fmt_table_csv(stdout, t, 0);
+		render_table_csv(stdout, t, 0);
 		break;
 	case FMT_JSON:
 		header_json(&out, p, h);
@@ -162,7 +164,7 @@ static void print_mrc(struct profile *p, const struct header *h, const struct mr
 			  "\"distinct_blocks\":%lld,\"exact\":%s,\"rows\":",
 			  (long long)(hist->reuses + hist->first), (long long)hist->first,
 			  (long long)m->distinct, m->exact ? "true" : "false");
-		fmt_table_json_rows(&out, t, 0);
+		render_table_json_rows(&out, t, 0);
 		sbuf_adds(&out, "}\n");
 		fwrite(out.buf, 1, out.len, stdout);
 		break;
@@ -195,18 +197,18 @@ int cmd_mrc(int argc, char **argv)
 	    header_read(&p, &h, err, sizeof err) ||
 	    rhist_read(&p, "stack", m.object, &hist, err, sizeof err) ||
 	    (m.object && rhist_read(&p, "stack", NULL, &all, err, sizeof err))) {
-		cli_error("%s", err);
+		err_msg("%s", err);
 		goto out;
 	}
 	if (!m.ri.exact) {
-		cli_error("profile '%s' has sampled reuse data only; the miss-ratio curve needs"
+		err_msg("profile '%s' has sampled reuse data only; the miss-ratio curve needs"
 			  " exact histograms (record with --reuse=yes)", m.path);
 		goto out;
 	}
 	m.distinct = m.object ? all.first : hist.first;
 	mrc_table(&m, &hist, &t);
 	print_mrc(&p, &h, &m, &hist, &t);
-	rc = cli_flush_output();
+	rc = err_flush_output();
 out:
 	rhist_release(&hist);
 	rhist_release(&all);

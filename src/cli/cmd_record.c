@@ -14,16 +14,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/num.h"
 #include "cli/cli.h"
-#include "cli/finalize.h"
 #include "cli/opts.h"
-#include "cli/rawdir.h"
-#include "cli/rhist.h"
-#include "cli/sample.h"
 #include "cli/spawn.h"
 #include "core/cacheuse.h"
 #include "core/hier.h"
 #include "core/rdx.h"
+#include "store/finalize.h"
+#include "store/rawdir.h"
+#include "store/rhist.h"
+#include "store/sample.h"
 
 #define TOOL_NAME "dcprof-amd64-linux"
 #define MAX_ENGINE_ARGS 64
@@ -208,7 +209,7 @@ static int add_engine_arg(struct record *r, const char *name, const char *value)
 	struct sbuf sb;
 
 	if (r->nengine == MAX_ENGINE_ARGS) {
-		cli_error("too many engine options");
+		err_msg("too many engine options");
 		return -1;
 	}
 	sbuf_init(&sb);
@@ -221,9 +222,9 @@ static int check_heap_names(const char *v)
 {
 	uint64_t n;
 
-	if (!strcmp(v, "site") || (!strncmp(v, "fn:", 3) && !opt_parse_u64(v + 3, 16, &n) && n))
+	if (!strcmp(v, "site") || (!strncmp(v, "fn:", 3) && !num_parse_u64(v + 3, 16, &n) && n))
 		return 0;
-	cli_error("invalid --heap-names value '%s' (fn:N with N from 1 to 16, or site)", v);
+	err_msg("invalid --heap-names value '%s' (fn:N with N from 1 to 16, or site)", v);
 	return -1;
 }
 
@@ -235,7 +236,7 @@ static int check_sample(struct record *r, const char *v)
 	uint64_t period;
 
 	if (!colon || n >= sizeof r->sample_event ||
-	    opt_parse_u64(colon + 1, INT64_MAX, &period) || period == 0)
+	    num_parse_u64(colon + 1, INT64_MAX, &period) || period == 0)
 		goto bad;
 	memcpy(r->sample_event, v, n);
 	r->sample_event[n] = '\0';
@@ -244,7 +245,7 @@ static int check_sample(struct record *r, const char *v)
 	r->sample = v;
 	return 0;
 bad:
-	cli_error("invalid --sample value '%s' (EVENT:N with EVENT one of D1m D2m D3m D4m DLm"
+	err_msg("invalid --sample value '%s' (EVENT:N with EVENT one of D1m D2m D3m D4m DLm"
 		  " Dr Dw Da and N >= 1)", v);
 	return -1;
 }
@@ -284,9 +285,9 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 	case OPT_TRACE_WINDOW:
 	case OPT_TRACE_PERIOD:
 	case OPT_TRACE_SEED:
-		if (opt_parse_u64(v, id == OPT_TRACE_WINDOW ? 1 << 24 : id == OPT_TRACE_PERIOD
+		if (num_parse_u64(v, id == OPT_TRACE_WINDOW ? 1 << 24 : id == OPT_TRACE_PERIOD
 				  ? 1ULL << 40 : INT64_MAX, &n) || (n == 0 && id != OPT_TRACE_SEED)) {
-			cli_error("invalid --%s value '%s' (%s)", name, v,
+			err_msg("invalid --%s value '%s' (%s)", name, v,
 				  id == OPT_TRACE_WINDOW ? "1 to 2^24" : id == OPT_TRACE_PERIOD
 				  ? "1 to 2^40" : "0 to 2^63-1");
 			return -1;
@@ -299,8 +300,8 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			r->trace_sub = id == OPT_TRACE_PERIOD ? "--trace-period" : "--trace-seed";
 		break;
 	case OPT_TRACE_BLOCK:
-		if (opt_parse_u64(v, REUSE_BLOCK_MAX, &n) || n < 8 || (n & (n - 1))) {
-			cli_error("invalid --trace-block value '%s' (a power of two from 8 to %d)",
+		if (num_parse_u64(v, REUSE_BLOCK_MAX, &n) || n < 8 || (n & (n - 1))) {
+			err_msg("invalid --trace-block value '%s' (a power of two from 8 to %d)",
 				  v, REUSE_BLOCK_MAX);
 			return -1;
 		}
@@ -308,7 +309,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		break;
 	case OPT_TRACE_OUT:
 		if (!*v) {
-			cli_error("--trace-out needs a file name");
+			err_msg("--trace-out needs a file name");
 			return -1;
 		}
 		r->trace_sub = "--trace-out";
@@ -336,14 +337,14 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		break;
 	case OPT_CACHE_USE_GRAN:
 		if (strcmp(v, "exact") && strcmp(v, "callgrind")) {
-			cli_error("invalid --cache-use-granularity value '%s' (exact or callgrind)", v);
+			err_msg("invalid --cache-use-granularity value '%s' (exact or callgrind)", v);
 			return -1;
 		}
 		r->use_gran = true;
 		break;
 	case OPT_REUSE_BLOCK:
-		if (opt_parse_u64(v, REUSE_BLOCK_MAX, &n) || n == 0 || (n & (n - 1))) {
-			cli_error("invalid --reuse-block value '%s' (a power of two from 1 to %d)",
+		if (num_parse_u64(v, REUSE_BLOCK_MAX, &n) || n == 0 || (n & (n - 1))) {
+			err_msg("invalid --reuse-block value '%s' (a power of two from 1 to %d)",
 				  v, REUSE_BLOCK_MAX);
 			return -1;
 		}
@@ -352,7 +353,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 	case OPT_REUSE_BINS: {
 		int64_t first, growth;
 		if (reuse_parse_bins(v, REUSE_FIRST_MAX, REUSE_GROWTH_MAX, &first, &growth)) {
-			cli_error("invalid --reuse-bins value '%s' (FIRST:GROWTH with FIRST from 1"
+			err_msg("invalid --reuse-bins value '%s' (FIRST:GROWTH with FIRST from 1"
 				  " to 2^32 and GROWTH from 2 to %d)", v, REUSE_GROWTH_MAX);
 			return -1;
 		}
@@ -365,7 +366,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		break;
 	case OPT_ALLOC_FN:
 		if (!*v) {
-			cli_error("--alloc-fn needs a function name");
+			err_msg("--alloc-fn needs a function name");
 			return -1;
 		}
 		break;
@@ -375,8 +376,8 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			goto yesno;
 		break;
 	case OPT_MAX_BLOCK_RECORDS:
-		if (opt_parse_u64(v, 1000000000000ULL, &n)) {
-			cli_error("invalid --max-block-records value '%s' (0 to 10^12)", v);
+		if (num_parse_u64(v, 1000000000000ULL, &n)) {
+			err_msg("invalid --max-block-records value '%s' (0 to 10^12)", v);
 			return -1;
 		}
 		break;
@@ -385,15 +386,15 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			return -1;
 		break;
 	case OPT_REUSE_SAMPLE:
-		if (opt_parse_u64(v, 1000000000000ULL, &n)) {
-			cli_error("invalid --reuse-sample value '%s' (0 to 10^12)", v);
+		if (num_parse_u64(v, 1000000000000ULL, &n)) {
+			err_msg("invalid --reuse-sample value '%s' (0 to 10^12)", v);
 			return -1;
 		}
 		r->reuse_sample = n > 0;
 		break;
 	case OPT_REUSE_WATCHPOINTS:
-		if (opt_parse_u64(v, DC_RDX_MAX_WP, &n) || n == 0) {
-			cli_error("invalid --reuse-watchpoints value '%s' (1 to %d)", v,
+		if (num_parse_u64(v, DC_RDX_MAX_WP, &n) || n == 0) {
+			err_msg("invalid --reuse-watchpoints value '%s' (1 to %d)", v,
 				  DC_RDX_MAX_WP);
 			return -1;
 		}
@@ -407,7 +408,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		const char *b = id == OPT_REUSE_WATCH ? "block" : id == OPT_REUSE_REPLACE ? "oldest"
 										 : "none";
 		if (strcmp(v, a) && strcmp(v, b)) {
-			cli_error("invalid --%s value '%s' (%s or %s)", name, v, a, b);
+			err_msg("invalid --%s value '%s' (%s or %s)", name, v, a, b);
 			return -1;
 		}
 		r->rdx_sub = id == OPT_REUSE_WATCH ? "--reuse-watch"
@@ -417,7 +418,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 	case OPT_CHECKPOINT: {
 		char ms[24];
 		if (parse_seconds(v, &n)) {
-			cli_error("invalid --checkpoint value '%s' (seconds, 0 to 10^6, at most"
+			err_msg("invalid --checkpoint value '%s' (seconds, 0 to 10^6, at most"
 				  " three decimals)", v);
 			return -1;
 		}
@@ -425,14 +426,14 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		return add_engine_arg(r, "checkpoint-ms", ms);
 	}
 	case OPT_CHECKPOINT_BUDGET:
-		if (strcmp(v, "none") != 0 && (opt_parse_u64(v, 100, &n) || n == 0)) {
-			cli_error("invalid --checkpoint-budget value '%s' (1 to 100, or none)", v);
+		if (strcmp(v, "none") != 0 && (num_parse_u64(v, 100, &n) || n == 0)) {
+			err_msg("invalid --checkpoint-budget value '%s' (1 to 100, or none)", v);
 			return -1;
 		}
 		break;
 	case OPT_SAMPLE_SEED:
-		if (opt_parse_u64(v, INT64_MAX, &n)) {
-			cli_error("invalid --sample-seed value '%s' (0 to 2^63-1)", v);
+		if (num_parse_u64(v, INT64_MAX, &n)) {
+			err_msg("invalid --sample-seed value '%s' (0 to 2^63-1)", v);
 			return -1;
 		}
 		r->seed_given = true;
@@ -440,7 +441,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 	}
 	return add_engine_arg(r, name, v);
 yesno:
-	cli_error("invalid --%s value '%s' (yes or no)", name, v);
+	err_msg("invalid --%s value '%s' (yes or no)", name, v);
 	return -1;
 }
 
@@ -453,17 +454,17 @@ static int check_hierarchy(const struct record *r)
 
 	if (r->cache) {
 		if (dc_hier_parse_cache(&h, r->cache, err, sizeof err)) {
-			cli_error("invalid --cache '%s': %s", r->cache, err);
+			err_msg("invalid --cache '%s': %s", r->cache, err);
 			return -1;
 		}
 		if (r->compat && h.nlevels != 2) {
-			cli_error("invalid --cache '%s': with --cachegrind-compat, give two levels"
+			err_msg("invalid --cache '%s': with --cachegrind-compat, give two levels"
 				  " (Cachegrind's D1 and LL)", r->cache);
 			return -1;
 		}
 		for (int k = 0; r->cache_use && k < h.nlevels; k++)
 			if (h.lv[k].line != h.lv[0].line || h.lv[k].assoc > DC_USE_MAX_ASSOC) {
-				cli_error("invalid --cache '%s': --cache-use needs one line size at"
+				err_msg("invalid --cache '%s': --cache-use needs one line size at"
 					  " every level and at most %d ways", r->cache,
 					  DC_USE_MAX_ASSOC);
 				return -1;
@@ -475,12 +476,12 @@ static int check_hierarchy(const struct record *r)
 		h.nlevels = r->compat ? 2 : DC_MAX_LEVELS;
 	}
 	if (r->latency && dc_hier_parse_latency(&h, r->latency, err, sizeof err)) {
-		cli_error("invalid --latency '%s': %s", r->latency, err);
+		err_msg("invalid --latency '%s': %s", r->latency, err);
 		return -1;
 	}
 	level = r->sample ? sample_event_level(r->sample_event, h.nlevels) : 0;
 	if (level > h.nlevels) {
-		cli_error("invalid --sample '%s': %s is a miss at L%d but the hierarchy has %d"
+		err_msg("invalid --sample '%s': %s is a miss at L%d but the hierarchy has %d"
 			  " levels", r->sample, r->sample_event, level, h.nlevels);
 		return -1;
 	}
@@ -517,32 +518,32 @@ static int parse(struct record *r, int argc, char **argv)
 		}
 	}
 	if (it.i >= argc) {
-		cli_error("no program given; see 'dcprof help record'");
+		err_msg("no program given; see 'dcprof help record'");
 		return -1;
 	}
 	r->prog = argv + it.i;
 	if (r->seed_given && !r->sample && !r->reuse_sample) {
-		cli_error("--sample-seed needs --sample or --reuse-sample");
+		err_msg("--sample-seed needs --sample or --reuse-sample");
 		return -1;
 	}
 	if (r->reuse_sub && !r->reuse && !r->reuse_sample) {
-		cli_error("%s needs --reuse or --reuse-sample", r->reuse_sub);
+		err_msg("%s needs --reuse or --reuse-sample", r->reuse_sub);
 		return -1;
 	}
 	if (r->rdx_sub && !r->reuse_sample) {
-		cli_error("%s needs --reuse-sample", r->rdx_sub);
+		err_msg("%s needs --reuse-sample", r->rdx_sub);
 		return -1;
 	}
 	if (r->use_gran && !r->cache_use) {
-		cli_error("--cache-use-granularity needs --cache-use");
+		err_msg("--cache-use-granularity needs --cache-use");
 		return -1;
 	}
 	if (r->trace_sub && !r->trace_window) {
-		cli_error("%s needs --trace-window", r->trace_sub);
+		err_msg("%s needs --trace-window", r->trace_sub);
 		return -1;
 	}
 	if (r->trace_period && r->trace_period < 2 * r->trace_window) {
-		cli_error("--trace-period %llu is less than twice --trace-window %llu",
+		err_msg("--trace-period %llu is less than twice --trace-window %llu",
 			  (unsigned long long)r->trace_period, (unsigned long long)r->trace_window);
 		return -1;
 	}
@@ -565,7 +566,7 @@ static int find_tooldir(struct sbuf *dir, bool compat)
 	} else {
 		n = readlink("/proc/self/exe", self, sizeof self - 1);
 		if (n < 0) {
-			cli_error("cannot find the dcprof engine: /proc/self/exe: %s; set DCPROF_LIB",
+			err_msg("cannot find the dcprof engine: /proc/self/exe: %s; set DCPROF_LIB",
 				  strerror(errno));
 			return -1;
 		}
@@ -577,7 +578,7 @@ static int find_tooldir(struct sbuf *dir, bool compat)
 		sbuf_adds(dir, "-compat");
 	sbuf_adds(dir, "/" TOOL_NAME);
 	if (access(dir->buf, X_OK) < 0) {
-		cli_error("cannot find the dcprof engine '%s': %s; set DCPROF_LIB to its directory",
+		err_msg("cannot find the dcprof engine '%s': %s; set DCPROF_LIB to its directory",
 			  dir->buf, strerror(errno));
 		return -1;
 	}
@@ -602,7 +603,7 @@ static int find_programs(const struct record *r, struct sbuf *valgrind)
 		vg = "valgrind";
 	err = spawn_lookup(vg, valgrind);
 	if (err) {
-		cli_error("cannot find valgrind '%s': %s (install valgrind or set DCPROF_VALGRIND)",
+		err_msg("cannot find valgrind '%s': %s (install valgrind or set DCPROF_VALGRIND)",
 			  vg, strerror(err));
 		return -1;
 	}
@@ -610,9 +611,9 @@ static int find_programs(const struct record *r, struct sbuf *valgrind)
 	err = spawn_lookup(r->prog[0], &prog);
 	sbuf_release(&prog);
 	if (err == ENOENT && !strchr(r->prog[0], '/'))
-		cli_error("cannot find program '%s' in PATH", r->prog[0]);
+		err_msg("cannot find program '%s' in PATH", r->prog[0]);
 	else if (err)
-		cli_error("cannot run program '%s': %s", r->prog[0], strerror(err));
+		err_msg("cannot run program '%s': %s", r->prog[0], strerror(err));
 	return err ? -1 : 0;
 }
 
@@ -631,7 +632,7 @@ static int check_output_dir(const char *output)
 	else
 		sbuf_add(&dir, output, (size_t)(slash - output));
 	if (access(dir.buf, W_OK | X_OK) < 0) {
-		cli_error("cannot write profile '%s': %s: %s",
+		err_msg("cannot write profile '%s': %s: %s",
 			  output ? output : "dcprof.PID.db", dir.buf, strerror(errno));
 		rc = -1;
 	}
@@ -704,7 +705,7 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 		rawdir_pick(tmpdir, pids[i], &raw, &checkpoint);
 		if (!raw.len) {
 			if (!is_main && !r->quiet)
-				cli_note("no profile for process %d: it was killed before its"
+				err_note("no profile for process %d: it was killed before its"
 					 " raw dump was written", (int)pids[i]);
 			continue;
 		}
@@ -712,7 +713,7 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 		profile_name(r, pids[i], main_pid, &out);
 		if (finalize_raw(raw.buf, out.buf, is_main ? main_exit : &unknown, &s,
 				 err, sizeof err)) {
-			cli_error("%s", err);
+			err_msg("%s", err);
 			rc = -1;
 			continue;
 		}
@@ -720,7 +721,7 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 			continue;
 		finalize_print_summary(out.buf, &s);
 		if (checkpoint)
-			cli_note("process %d left no dump of its own: %s holds the run up to its"
+			err_note("process %d left no dump of its own: %s holds the run up to its"
 				 " checkpoint at %.1f s", (int)pids[i], out.buf,
 				 (double)s.checkpoint_ms / 1000);
 	}
@@ -733,7 +734,7 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 		} else {
 			snprintf(how, sizeof how, "exit status %d", main_exit->value);
 		}
-		cli_error("no profile written: the engine wrote no raw dump (program %s)", how);
+		err_msg("no profile written: the engine wrote no raw dump (program %s)", how);
 		rc = -1;
 	}
 	free(pids);
@@ -751,7 +752,7 @@ static int make_tmpdir(struct sbuf *dir)
 	sbuf_reset(dir);
 	sbuf_addf(dir, "%s/dcprof-XXXXXX", base);
 	if (!mkdtemp(dir->buf)) {
-		cli_error("cannot create a temporary directory in '%s': %s", base, strerror(errno));
+		err_msg("cannot create a temporary directory in '%s': %s", base, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -807,7 +808,7 @@ int cmd_record(int argc, char **argv)
 	vargv = engine_argv(&r, valgrind.buf, out_arg.buf);
 	err = spawn_wait(vargv, "VALGRIND_LIB", tooldir.buf, &pid, &status);
 	if (err) {
-		cli_error("cannot run valgrind '%s': %s", valgrind.buf, strerror(err));
+		err_msg("cannot run valgrind '%s': %s", valgrind.buf, strerror(err));
 		goto out_tmp;
 	}
 	if (WIFSIGNALED(status)) {
@@ -822,7 +823,7 @@ int cmd_record(int argc, char **argv)
 out_tmp:
 	if (r.keep_raw) {
 		if (!r.quiet)
-			cli_note("raw dumps kept in %s", tmpdir.buf);
+			err_note("raw dumps kept in %s", tmpdir.buf);
 	} else {
 		remove_dir(tmpdir.buf);
 	}

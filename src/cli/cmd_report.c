@@ -2,12 +2,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/view.h"
+#include "base/fmt.h"
+#include "base/num.h"
 #include "cli/cli.h"
-#include "cli/fmt.h"
-#include "cli/header.h"
 #include "cli/opts.h"
-#include "cli/sample.h"
-#include "cli/view.h"
+#include "report/header.h"
+#include "report/render.h"
+#include "store/sample.h"
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
        OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_FORMAT };
@@ -96,8 +98,8 @@ static int parse(struct report *r, int argc, char **argv)
 			r->sort = it.arg;
 			break;
 		case OPT_TOP:
-			if (opt_parse_u64(it.arg, SIZE_MAX, &v)) {
-				cli_error("invalid --top value '%s' (a number of rows, 0 = all)", it.arg);
+			if (num_parse_u64(it.arg, SIZE_MAX, &v)) {
+				err_msg("invalid --top value '%s' (a number of rows, 0 = all)", it.arg);
 				return -1;
 			}
 			r->top = (size_t)v;
@@ -113,7 +115,7 @@ static int parse(struct report *r, int argc, char **argv)
 			r->view.inclusive = true;
 			break;
 		case OPT_FORMAT:
-			if (opt_parse_format(it.arg, &r->format))
+			if (render_parse_format(it.arg, &r->format))
 				return -1;
 			break;
 		}
@@ -121,12 +123,12 @@ static int parse(struct report *r, int argc, char **argv)
 	if (id != OPT_DONE)
 		return id == OPT_HELP_SHOWN ? 1 : -1;
 	if (r->stats && (r->by_given || r->view.function || r->view.thread || r->view.sampled)) {
-		cli_error("--stats cannot be combined with --by, --function, --thread or --sampled");
+		err_msg("--stats cannot be combined with --by, --function, --thread or --sampled");
 		return -1;
 	}
 	if (r->view.inclusive && (r->stats || r->view.sampled || r->view.object ||
 				  (r->by_given && r->view.kind != VIEW_FUNCTION))) {
-		cli_error("--inclusive is per function: it cannot be combined with --by object,"
+		err_msg("--inclusive is per function: it cannot be combined with --by object,"
 			  " --by line, --object, --stats or --sampled");
 		return -1;
 	}
@@ -157,7 +159,7 @@ static int sort_rows(const struct report *r, struct table *t)
 		sbuf_adds(&valid, valid.len ? ", " : "");
 		sbuf_adds(&valid, t->cols[j].name);
 	}
-	cli_error("unknown sort metric '%s' (valid: %s)", r->sort, valid.buf);
+	err_msg("unknown sort metric '%s' (valid: %s)", r->sort, valid.buf);
 	sbuf_release(&valid);
 	return -1;
 }
@@ -231,7 +233,7 @@ static void print_text_header(const struct report *r, struct profile *p,
 			cell_set_real(&row[3], 100.0 - ratio(lt->misses[k], lt->accesses[k]));
 		}
 	}
-	fmt_table_text(stdout, &lv, 0);
+	render_table_text(stdout, &lv, 0);
 	table_release(&lv);
 	fputc('\n', stdout);
 }
@@ -265,9 +267,9 @@ static void print_json(const struct report *r, struct profile *p, const struct s
 		  view_name(r->view.kind));
 	view_json_filters(&out, &r->view);
 	sbuf_adds(&out, ",\"totals\":");
-	fmt_table_json_totals(&out, t);
+	render_table_json_totals(&out, t);
 	sbuf_addf(&out, ",\"total_rows\":%zu,\"rows\":", t->nrows);
-	fmt_table_json_rows(&out, t, r->top);
+	render_table_json_rows(&out, t, r->top);
 	sbuf_adds(&out, "}\n");
 	fwrite(out.buf, 1, out.len, stdout);
 	sbuf_release(&out);
@@ -293,7 +295,7 @@ int cmd_report(int argc, char **argv)
 	if (view_check_filters(&p, &r.view, err, sizeof err) ||
 	    summary_read(&r, &p, &sm, err, sizeof err) ||
 	    view_build(&p, &r.view, &t, err, sizeof err)) {
-		cli_error("%s", err);
+		err_msg("%s", err);
 		goto out;
 	}
 	if (sort_rows(&r, &t))
@@ -301,18 +303,18 @@ int cmd_report(int argc, char **argv)
 	switch (r.format) {
 	case FMT_TEXT:
 		print_text_header(&r, &p, &sm);
-		fmt_table_text(stdout, &t, r.top);
+		render_table_text(stdout, &t, r.top);
 		if (r.top && r.top < t.nrows)
 			printf("(%zu of %zu rows shown; --top 0 shows all)\n", r.top, t.nrows);
 		break;
 	case FMT_CSV:
-		fmt_table_csv(stdout, &t, r.top);
+		render_table_csv(stdout, &t, r.top);
 		break;
 	case FMT_JSON:
 		print_json(&r, &p, &sm, &t);
 		break;
 	}
-	rc = cli_flush_output();
+	rc = err_flush_output();
 out:
 	table_release(&t);
 	header_release(&sm.h);

@@ -20,14 +20,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/rmodel.h"
+#include "analysis/view.h"
+#include "base/fmt.h"
+#include "base/num.h"
 #include "cli/cli.h"
-#include "cli/fmt.h"
-#include "cli/header.h"
 #include "cli/opts.h"
-#include "cli/rhist.h"
-#include "cli/rmodel.h"
-#include "cli/reuse_acc.h"
-#include "cli/view.h"
+#include "report/header.h"
+#include "report/render.h"
+#include "report/reuse_text.h"
+#include "report/reuse_acc.h"
+#include "store/rhist.h"
 
 #define BAR_WIDTH 40
 
@@ -114,7 +117,7 @@ static int parse(struct reuse *r, int argc, char **argv)
 			break;
 		case OPT_KIND:
 			if (strcmp(it.arg, "stack") && strcmp(it.arg, "time")) {
-				cli_error("invalid --kind value '%s' (stack or time)", it.arg);
+				err_msg("invalid --kind value '%s' (stack or time)", it.arg);
 				return -1;
 			}
 			r->kind = it.arg;
@@ -124,15 +127,15 @@ static int parse(struct reuse *r, int argc, char **argv)
 			r->pairs = true;
 			break;
 		case OPT_TOP:
-			if (opt_parse_u64(it.arg, SIZE_MAX, &v)) {
-				cli_error("invalid --top value '%s' (a number)", it.arg);
+			if (num_parse_u64(it.arg, SIZE_MAX, &v)) {
+				err_msg("invalid --top value '%s' (a number)", it.arg);
 				return -1;
 			}
 			r->top = (size_t)v;
 			r->top_given = true;
 			break;
 		case OPT_FORMAT:
-			if (opt_parse_format(it.arg, &r->format))
+			if (render_parse_format(it.arg, &r->format))
 				return -1;
 			break;
 		case OPT_SAMPLED:
@@ -150,29 +153,29 @@ static int parse(struct reuse *r, int argc, char **argv)
 		return id == OPT_HELP_SHOWN ? 1 : -1;
 	if (r->sampled + r->converted + r->accuracy > 1 || (r->pairs && (r->converted ||
 							 r->accuracy))) {
-		cli_error("--sampled, --converted and --accuracy exclude each other, and --pairs"
+		err_msg("--sampled, --converted and --accuracy exclude each other, and --pairs"
 			  " goes only with --sampled");
 		return -1;
 	}
 	if (r->converted && !strcmp(r->kind, "time")) {
-		cli_error("--converted makes stack distances; it does not apply to --kind time");
+		err_msg("--converted makes stack distances; it does not apply to --kind time");
 		return -1;
 	}
 	if (r->accuracy && r->kind_given) {
-		cli_error("--kind does not apply to --accuracy (it compares both kinds)");
+		err_msg("--kind does not apply to --accuracy (it compares both kinds)");
 		return -1;
 	}
 	if (r->pairs && r->object) {
-		cli_error("--pairs cannot be combined with --object (pairs are per code location,"
+		err_msg("--pairs cannot be combined with --object (pairs are per code location,"
 			  " not per bucket)");
 		return -1;
 	}
 	if (r->pairs && r->kind_given) {
-		cli_error("--kind does not apply to --pairs (they show both mean distances)");
+		err_msg("--kind does not apply to --pairs (they show both mean distances)");
 		return -1;
 	}
 	if (r->top_given && !r->pairs) {
-		cli_error("--top needs --pairs");
+		err_msg("--top needs --pairs");
 		return -1;
 	}
 	return 0;
@@ -327,10 +330,10 @@ static void print_hist(struct profile *p, const struct header *h, const struct r
 			  r->src != RSRC_EXACT && !strcmp(r->kind, "stack")
 				  ? " converted from time distances" : "");
 		fwrite(out.buf, 1, out.len, stdout);
-		fmt_table_text(stdout, t, 0);
+		render_table_text(stdout, t, 0);
 		break;
 	case FMT_CSV:
-		fmt_table_csv(stdout, t, 0);
+		render_table_csv(stdout, t, 0);
 		break;
 	case FMT_JSON:
 		header_json(&out, p, h);
@@ -341,7 +344,7 @@ static void print_hist(struct profile *p, const struct header *h, const struct r
 			  (long long)hist->first);
 		/* The last row is the first touches; a limit of 0 would mean all. */
 		if (t->nrows > 1)
-			fmt_table_json_rows(&out, t, t->nrows - 1);
+			render_table_json_rows(&out, t, t->nrows - 1);
 		else
 			sbuf_adds(&out, "[]");
 		sbuf_addf(&out, ",\"first_touch\":{\"count\":%lld,\"pct\":",
@@ -485,19 +488,19 @@ static void print_pairs(struct profile *p, const struct header *h, const struct 
 				  " reuse); mean stack distance in blocks, mean time distance in"
 				  " accesses\n\n", t->nrows);
 		fwrite(out.buf, 1, out.len, stdout);
-		fmt_table_text(stdout, t, r->top);
+		render_table_text(stdout, t, r->top);
 		if (r->top && r->top < t->nrows)
 			printf("(%zu of %zu rows shown; --top 0 shows all)\n", r->top, t->nrows);
 		break;
 	case FMT_CSV:
-		fmt_table_csv(stdout, t, r->top);
+		render_table_csv(stdout, t, r->top);
 		break;
 	case FMT_JSON:
 		header_json(&out, p, h);
 		reuse_json_intro(&out, &r->ri, r->sampled ? "sampled" : "exact", NULL);
 		sbuf_addf(&out, ",\"reuses\":%lld,\"total_rows\":%zu,\"rows\":",
 			  (long long)t->total[count].i, t->nrows);
-		fmt_table_json_rows(&out, t, r->top);
+		render_table_json_rows(&out, t, r->top);
 		sbuf_adds(&out, "}\n");
 		fwrite(out.buf, 1, out.len, stdout);
 		break;
@@ -528,42 +531,42 @@ int cmd_reuse(int argc, char **argv)
 	if (reuse_info_read(&p, &r.ri, err, sizeof err) ||
 	    view_check_filters(&p, &filter, err, sizeof err) ||
 	    header_read(&p, &h, err, sizeof err)) {
-		cli_error("%s", err);
+		err_msg("%s", err);
 		goto out;
 	}
 	if (r.pairs && !r.sampled && !r.ri.exact) {
-		cli_error("profile '%s' has no exact reuse data; --pairs needs --reuse=yes"
+		err_msg("profile '%s' has no exact reuse data; --pairs needs --reuse=yes"
 			  " (or see --pairs --sampled)", r.path);
 		goto out;
 	}
 	if (r.pairs && r.sampled && !r.ri.sampled) {
-		cli_error("profile '%s' has no sampled reuse data; record with --reuse-sample=N",
+		err_msg("profile '%s' has no sampled reuse data; record with --reuse-sample=N",
 			  r.path);
 		goto out;
 	}
 	if (r.pairs) {
 		if (pairs_table(&p, &t, r.sampled)) {
 			profile_read_error(&p, err, sizeof err);
-			cli_error("%s", err);
+			err_msg("%s", err);
 			goto out;
 		}
 		print_pairs(&p, &h, &r, &t);
 	} else if (r.accuracy) {
 		if (reuse_accuracy(&p, &h, &r.ri, r.object, r.format, err, sizeof err)) {
-			cli_error("%s", err);
+			err_msg("%s", err);
 			goto out;
 		}
 	} else {
 		r.src = r.sampled ? RSRC_SAMPLED : r.converted ? RSRC_CONVERTED : RSRC_EXACT;
 		if (rhist_source_read(&p, &r.ri, r.src, r.kind, r.object, &hist, err,
 				      sizeof err)) {
-			cli_error("%s", err);
+			err_msg("%s", err);
 			goto out;
 		}
 		hist_table(&r, &hist, &t);
 		print_hist(&p, &h, &r, &hist, &t);
 	}
-	rc = cli_flush_output();
+	rc = err_flush_output();
 out:
 	rhist_release(&hist);
 	table_release(&t);

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/err.h"
+#include "base/err.h"
 
 static const struct cmd commands[] = {
 	{ "record", "run a program under the engine and write its profile",
@@ -63,12 +63,12 @@ static int help(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 2) {
-		cli_error("'help' takes one command name; see 'dcprof --help'");
+		err_msg("'help' takes one command name; see 'dcprof --help'");
 		return DC_EXIT_ERROR;
 	}
 	c = find(argv[1]);
 	if (!c) {
-		cli_error("unknown command '%s'; see 'dcprof --help'", argv[1]);
+		err_msg("unknown command '%s'; see 'dcprof --help'", argv[1]);
 		return DC_EXIT_ERROR;
 	}
 	c->usage(stdout);
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 
 	if (!name) {
-		cli_error("no command given; see 'dcprof --help'");
+		err_msg("no command given; see 'dcprof --help'");
 		return DC_EXIT_ERROR;
 	}
 	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
@@ -96,15 +96,15 @@ int main(int argc, char **argv)
 	if (!strcmp(name, "help"))
 		return help(argc - 1, argv + 1);
 	if (name[0] == '-') {
-		cli_error("unknown option '%s'; see 'dcprof --help'", name);
+		err_msg("unknown option '%s'; see 'dcprof --help'", name);
 		return DC_EXIT_ERROR;
 	}
 	c = find(name);
 	if (!c) {
-		cli_error("unknown command '%s'; see 'dcprof --help'", name);
+		err_msg("unknown command '%s'; see 'dcprof --help'", name);
 		return DC_EXIT_ERROR;
 	}
 	snprintf(prefix, sizeof prefix, "dcprof %s", c->name);
-	cli_set_prefix(prefix);
+	err_set_prefix(prefix);
 	return c->run(argc - 1, argv + 1);
 }

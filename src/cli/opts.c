@@ -88,24 +88,7 @@ int opt_next(struct opt_iter *it, const struct opt_def *defs)
 
 void opt_report_error(const struct opt_iter *it, const char *cmd)
 {
-	cli_error("%s; see 'dcprof help %s'", it->err, cmd);
-}
-
-int opt_parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		if (v > (max - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*out = v;
-	return 0;
+	err_msg("%s; see 'dcprof help %s'", it->err, cmd);
 }
 
 int opt_parse_yesno(const char *s)
@@ -114,20 +97,6 @@ int opt_parse_yesno(const char *s)
 		return 1;
 	if (!strcmp(s, "no"))
 		return 0;
-	return -1;
-}
-
-int opt_parse_format(const char *s, enum out_format *f)
-{
-	static const char *const names[] = { "text", "csv", "json" };
-
-	for (int i = 0; i < 3; i++) {
-		if (!strcmp(s, names[i])) {
-			*f = (enum out_format)i;
-			return 0;
-		}
-	}
-	cli_error("invalid --format value '%s' (text, csv or json)", s);
 	return -1;
 }
 
@@ -146,7 +115,7 @@ int opt_next_cmd(struct opt_iter *it, const struct opt_def *defs, const char *cm
 			return OPT_HELP_SHOWN;
 		case OPT_POSITIONAL:
 			if (*path) {
-				cli_error("unexpected argument '%s'; see 'dcprof help %s'", it->arg, cmd);
+				err_msg("unexpected argument '%s'; see 'dcprof help %s'", it->arg, cmd);
 				return OPT_ERROR;
 			}
 			*path = it->arg;
@@ -156,7 +125,7 @@ int opt_next_cmd(struct opt_iter *it, const struct opt_def *defs, const char *cm
 		}
 	}
 	if (!*path) {
-		cli_error("no profile given; see 'dcprof help %s'", cmd);
+		err_msg("no profile given; see 'dcprof help %s'", cmd);
 		return OPT_ERROR;
 	}
 	return OPT_DONE;

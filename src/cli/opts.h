@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/err.h"
+#include "base/err.h"
 
 enum { OPT_NOARG, OPT_REQUIRED, OPT_OPTIONAL };
 
@@ -59,14 +59,7 @@ void opt_report_error(const struct opt_iter *it, const char *cmd);
 int opt_next_cmd(struct opt_iter *it, const struct opt_def *defs, const char *cmd,
 		 void (*usage)(FILE *f), const char **path);
 
-/* Strict unsigned decimal no greater than max; 0 or -1. */
-int opt_parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* "yes" -> 1, "no" -> 0, anything else -> -1. */
 int opt_parse_yesno(const char *s);
-
-/* --format of the commands that print a profile. */
-enum out_format { FMT_TEXT, FMT_CSV, FMT_JSON };
-/* "text", "csv" or "json"; anything else is an error, printed here. */
-int opt_parse_format(const char *s, enum out_format *f);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include <sys/types.h>
 
-#include "cli/sbuf.h"
+#include "base/sbuf.h"
 
 /* Finds an executable like execvp: name itself when it contains a slash,
  * else the first match in $PATH.  Returns 0 with the path in out, or an

@@ -1,5 +1,5 @@
 """dcprof report --inclusive: inclusive costs per function from the call
-arcs (src/cli/incl.h) on calls_tree (see its header): main -> level1 ->
+arcs (src/analysis/incl.h) on calls_tree (see its header): main -> level1 ->
 level2 -> level3, recursion, a tail call, a longjmp, a signal handler and
 a second thread, recorded with --calls --cache-use --evictions=yes.
 

@@ -1,0 +1,140 @@
+/* header.c — what every command's output says about the profile first. */
+#include <string.h>
+
+#include "base/fmt.h"
+#include "report/header.h"
+
+#define NVALUES 7
+
+static void values(struct header *h, struct sbuf *v[NVALUES])
+{
+	v[0] = &h->program;
+	v[1] = &h->command;
+	v[2] = &h->complete;
+	v[3] = &h->reason;
+	v[4] = &h->exit_status;
+	v[5] = &h->source;
+	v[6] = &h->cache_reason;
+}
+
+void header_init(struct header *h)
+{
+	struct sbuf *v[NVALUES];
+
+	memset(h, 0, sizeof *h);
+	values(h, v);
+	for (int i = 0; i < NVALUES; i++)
+		sbuf_init(v[i]);
+}
+
+void header_release(struct header *h)
+{
+	struct sbuf *v[NVALUES];
+
+	values(h, v);
+	for (int i = 0; i < NVALUES; i++)
+		sbuf_release(v[i]);
+}
+
+int header_read(struct profile *p, struct header *h, char *err, size_t errlen)
+{
+	static const char *const keys[NVALUES] = {
+		"program", "command", "complete", "incomplete_reason", "exit_status",
+		"cache_source", "cache_reason",
+	};
+	bool *present[NVALUES] = { NULL, NULL, NULL, &h->has_reason, &h->has_exit,
+				   &h->has_source, &h->has_cache_reason };
+	struct sbuf *v[NVALUES];
+
+	values(h, v);
+	for (int i = 0; i < NVALUES; i++) {
+		int rc = profile_meta(p, keys[i], v[i]);
+		if (rc < 0) {
+			profile_read_error(p, err, errlen);
+			return -1;
+		}
+		if (present[i])
+			*present[i] = rc == 1;
+	}
+	return 0;
+}
+
+bool header_complete(const struct header *h)
+{
+	return h->complete.len == 1 && h->complete.buf[0] == '1';
+}
+
+void header_text_line(struct sbuf *out, const char *label, const char *val, size_t len)
+{
+	sbuf_addf(out, "%-10s", label);
+	fmt_text(out, val, len);
+	sbuf_addc(out, '\n');
+}
+
+static void level_geometry(struct sbuf *out, const struct profile_level *l)
+{
+	struct dc_level_cfg cfg = { (uint64_t)l->size, (uint32_t)l->assoc,
+				    (uint32_t)l->line_size, (uint32_t)l->latency };
+	char geo[64];
+
+	dc_level_format(&cfg, geo, sizeof geo);
+	sbuf_adds(out, geo);
+}
+
+void header_text(struct sbuf *out, const struct profile *p, const struct header *h)
+{
+	bool complete = header_complete(h);
+
+	header_text_line(out, "program:", h->program.buf, h->program.len);
+	header_text_line(out, "command:", h->command.buf, h->command.len);
+	sbuf_addf(out, "%-10s%s", "status:", complete ? "complete" : "INCOMPLETE");
+	if (!complete && h->has_reason) {
+		sbuf_adds(out, " (");
+		fmt_text(out, h->reason.buf, h->reason.len);
+		sbuf_adds(out, ")");
+	}
+	if (h->has_exit) {
+		sbuf_adds(out, ", ");
+		fmt_text(out, h->exit_status.buf, h->exit_status.len);
+	}
+	sbuf_addf(out, "\n%-10s", "caches:");
+	for (int k = 0; k < p->nlevels; k++) {
+		fmt_text(out, p->lv[k].name, strlen(p->lv[k].name));
+		sbuf_addc(out, ' ');
+		level_geometry(out, &p->lv[k]);
+		sbuf_addf(out, " (%lld cycles), ", (long long)p->lv[k].latency);
+	}
+	sbuf_addf(out, "memory %lld cycles\n", (long long)p->mem_latency);
+	if (h->has_source || h->has_cache_reason) {
+		sbuf_addf(out, "%-10s", "");
+		fmt_text(out, h->source.buf, h->source.len);
+		if (h->has_cache_reason) {
+			sbuf_adds(out, ": ");
+			fmt_text(out, h->cache_reason.buf, h->cache_reason.len);
+		}
+		sbuf_addc(out, '\n');
+	}
+}
+
+static void json_meta(struct sbuf *out, const char *key, const struct sbuf *val, bool present)
+{
+	sbuf_addf(out, ",\"%s\":", key);
+	if (present)
+		fmt_json_str(out, val->buf, val->len);
+	else
+		sbuf_adds(out, "null");
+}
+
+void header_json(struct sbuf *out, const struct profile *p, const struct header *h)
+{
+	bool complete = header_complete(h);
+
+	sbuf_addf(out, "{\"schema_version\":%d", p->version);
+	json_meta(out, "program", &h->program, true);
+	json_meta(out, "command", &h->command, true);
+	sbuf_addf(out, ",\"complete\":%s", complete ? "true" : "false");
+	json_meta(out, "incomplete_reason", &h->reason, !complete && h->has_reason);
+	json_meta(out, "exit_status", &h->exit_status, h->has_exit);
+	json_meta(out, "cache_source", &h->source, h->has_source);
+	json_meta(out, "cache_reason", &h->cache_reason, h->has_cache_reason);
+}

@@ -1,0 +1,33 @@
+/* header.h — what every command's output says about the profile first:
+ * program, command, status and caches (text), or the same meta values as
+ * the first members of the JSON object.  Shared by report, accuracy and
+ * evictions.
+ */
+#ifndef DC_REPORT_HEADER_H
+#define DC_REPORT_HEADER_H
+
+#include <stdbool.h>
+
+#include "store/profile.h"
+#include "base/sbuf.h"
+
+/* Meta values; a missing key is an empty sbuf with its has_ flag false. */
+struct header {
+	struct sbuf program, command, complete, reason, exit_status, source, cache_reason;
+	bool has_reason, has_exit, has_source, has_cache_reason;
+};
+
+void header_init(struct header *h);
+void header_release(struct header *h);
+/* On error err holds the whole message. */
+int header_read(struct profile *p, struct header *h, char *err, size_t errlen);
+bool header_complete(const struct header *h);
+/* The program:, command:, status: and caches: lines. */
+void header_text(struct sbuf *out, const struct profile *p, const struct header *h);
+/* Opens the JSON object: {"schema_version":V,"program":...,"cache_reason":...
+ * (no closing brace; V is the profile's schema version). */
+void header_json(struct sbuf *out, const struct profile *p, const struct header *h);
+/* "%-10s" label, then the value escaped for text, then a newline. */
+void header_text_line(struct sbuf *out, const char *label, const char *val, size_t len);
+
+#endif

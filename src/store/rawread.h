@@ -1,0 +1,50 @@
+/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 4) into a
+ * profile.
+ *
+ * Notes:
+ *  - Strict: a malformed line, an unknown record or bucket kind, a number
+ *    that does not fit a signed 64-bit integer, a duplicate ID, key or cost
+ *    triple, or a reference to a bucket or location not declared yet is an
+ *    error naming the line.  The version 2 records (scost, evict, sevict,
+ *    fill, resid) are unknown record types in a version 1 dump, the
+ *    version 3 records (rhist, rfirst, rpair) in versions 1 and 2, the
+ *    version 4 records (twin, trec, tper, tref, tfn) in versions 1 to 3.
+ *    twin IDs come in order from 0; a trec belongs to the last twin; tper
+ *    and tref name a declared window, tper in order.  A trec's location
+ *    and bucket may be declared later (the engine streams accesses); in a
+ *    dump cut short, accesses whose references never came are dropped and
+ *    an unfinished window's period is its accesses.
+ *  - rhist rows get their bin bounds from meta reuse_bins once the whole
+ *    dump is read (meta may come after them); rhist without reuse_bins,
+ *    or a bin whose lower bound does not fit 64 bits, is an error.
+ *  - Cut short: a last line without its '\n' is a partial write and is
+ *    dropped; like a dump without an `end` record, the profile is then
+ *    marked incomplete by the caller (finalize.c).
+ *  - IDs of buckets and locations are dense: every ID below the largest
+ *    must be declared, which also bounds an ID by the line number.
+ */
+#ifndef DC_STORE_RAWREAD_H
+#define DC_STORE_RAWREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store/profile.h"
+
+struct raw_summary {
+	int nlevels;
+	int64_t memory_latency;
+	uint64_t buckets;
+	uint64_t dr, dw, d1_misses, ll_misses;
+	int end;                 /* value of the end record, -1 if there is none */
+	bool has_exit_code;      /* meta exit_code was present */
+	int64_t exit_code;
+	int64_t checkpoint_ms;   /* meta checkpoint_ms (a checkpoint), else -1 */
+};
+
+/* Parses path and writes its records through w.  On error returns -1 with
+ * the whole message in err ("cannot read raw dump 'F': line N: ..."). */
+int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
+	    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,99 @@
+/* sample.c — the sampled event of a profile. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/fmt.h"
+#include "base/num.h"
+#include "store/sample.h"
+
+int sample_event_level(const char *event, int nlevels)
+{
+	if (!strcmp(event, "Dr") || !strcmp(event, "Dw") || !strcmp(event, "Da"))
+		return 0;
+	if (!strcmp(event, "DLm"))
+		return nlevels;
+	if (event[0] == 'D' && event[1] >= '1' && event[1] <= '0' + DC_MAX_LEVELS &&
+	    !strcmp(event + 2, "m"))
+		return event[1] - '0';
+	return -1;
+}
+
+static int read_number(struct profile *p, const char *key, struct sbuf *v, int64_t *out,
+		       char *err, size_t errlen)
+{
+	uint64_t n;
+	int rc = profile_meta(p, key, v);
+
+	if (rc < 0) {
+		profile_read_error(p, err, errlen);
+		return -1;
+	}
+	if (rc == 0 || num_parse_u64(v->buf, INT64_MAX, &n)) {
+		snprintf(err, errlen, "cannot read profile '%s': meta %s is %s", p->path, key,
+			 rc ? "not a number" : "missing");
+		return -1;
+	}
+	*out = (int64_t)n;
+	return 0;
+}
+
+int sample_info_read(struct profile *p, struct sample_info *si, char *err, size_t errlen)
+{
+	struct sbuf v;
+	int rc = 0;
+
+	memset(si, 0, sizeof *si);
+	sbuf_init(&v);
+	if (p->version >= 2)
+		rc = profile_meta(p, "sample_event", &v);
+	if (rc < 0) {
+		profile_read_error(p, err, errlen);
+		goto fail;
+	}
+	if (rc == 0) {
+		snprintf(err, errlen, "profile '%s' has no samples; record with --sample=EVENT:N",
+			 p->path);
+		goto fail;
+	}
+	si->level = sample_event_level(v.buf, p->nlevels);
+	if (si->level < 0 || si->level > p->nlevels) {
+		snprintf(err, errlen, "cannot read profile '%s': unknown sample_event '%s'",
+			 p->path, v.buf);
+		goto fail;
+	}
+	snprintf(si->event, sizeof si->event, "%s", v.buf);
+	if (read_number(p, "sample_period", &v, &si->period, err, errlen) ||
+	    read_number(p, "sample_seed", &v, &si->seed, err, errlen) ||
+	    read_number(p, "samples", &v, &si->samples, err, errlen))
+		goto fail;
+	sbuf_release(&v);
+	return 0;
+fail:
+	sbuf_release(&v);
+	return -1;
+}
+
+void sample_event_sql(struct sbuf *out, const struct sample_info *si)
+{
+	if (si->level)
+		sbuf_addf(out, "c.D%dmr + c.D%dmw", si->level, si->level);
+	else if (!strcmp(si->event, "Da"))
+		sbuf_adds(out, "c.Dr + c.Dw");
+	else
+		sbuf_addf(out, "c.%s", si->event);
+}
+
+void sample_describe(struct sbuf *out, const struct sample_info *si)
+{
+	fmt_thousands(out, si->samples);
+	sbuf_addf(out, " sample%s of %s, period ", si->samples == 1 ? "" : "s", si->event);
+	fmt_thousands(out, si->period);
+	sbuf_adds(out, ", seed ");
+	fmt_thousands(out, si->seed);
+}
+
+void sample_json(struct sbuf *out, const struct sample_info *si)
+{
+	sbuf_addf(out, "{\"event\":\"%s\",\"period\":%lld,\"seed\":%lld,\"samples\":%lld}",
+		  si->event, (long long)si->period, (long long)si->seed, (long long)si->samples);
+}
