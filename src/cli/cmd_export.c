@@ -19,12 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "analysis/view.h"
 #include "base/err.h"
 #include "base/fmt.h"
-#include "report/header.h"
+#include "base/outfile.h"
+#include "cli/cli.h"
 #include "cli/opts.h"
-#include "analysis/view.h"
+#include "report/header.h"
 
 enum { OPT_OUTPUT = OPT_OWN, OPT_FORMAT, OPT_BY_OBJECT };
 
@@ -460,21 +461,19 @@ static void write_header(struct sbuf *out, struct profile *p, const struct heade
 	sbuf_adds(out, "\n\n");
 }
 
-static int write_file(const char *path, const struct sbuf *a, const struct sbuf *b,
+static int write_file(struct outfile *of, const struct sbuf *a, const struct sbuf *b,
 		      const struct sbuf *c)
 {
-	FILE *f = fopen(path, "w");
+	char err[DC_ERRLEN];
 
-	if (!f) {
-		err_msg("cannot create '%s': %s", path, strerror(errno));
+	if (outfile_write(of, a->buf, a->len) || outfile_write(of, b->buf, b->len) ||
+	    outfile_write(of, c->buf, c->len)) {
+		err_msg("cannot write '%s': %s", of->target, strerror(errno));
+		outfile_abort(of);
 		return -1;
 	}
-	fwrite(a->buf, 1, a->len, f);
-	fwrite(b->buf, 1, b->len, f);
-	fwrite(c->buf, 1, c->len, f);
-	if (ferror(f) | fclose(f)) {
-		err_msg("cannot write '%s': %s", path, strerror(errno));
-		remove(path);
+	if (outfile_commit(of, err, sizeof err)) {
+		err_msg("%s", err);
 		return -1;
 	}
 	return 0;
@@ -483,6 +482,7 @@ static int write_file(const char *path, const struct sbuf *a, const struct sbuf 
 int cmd_export(int argc, char **argv)
 {
 	struct export e = { 0 };
+	struct outfile of;
 	struct profile p;
 	struct header h;
 	struct events ev;
@@ -494,8 +494,14 @@ int cmd_export(int argc, char **argv)
 	rc = parse(&e, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : DC_EXIT_ERROR;
-	if (profile_open_cmd(&p, e.path))
+	if (outfile_open(&of, e.out, e.path, true, err, sizeof err)) {
+		err_msg("%s", err);
 		return DC_EXIT_ERROR;
+	}
+	if (profile_open_cmd(&p, e.path)) {
+		outfile_abort(&of);
+		return DC_EXIT_ERROR;
+	}
 	header_init(&h);
 	sbuf_init(&head);
 	sbuf_init(&body);
@@ -522,9 +528,10 @@ int cmd_export(int argc, char **argv)
 	for (int i = 0; i < ev.n; i++)
 		sbuf_addf(&tail, " %lld", (long long)totals[i]);
 	sbuf_adds(&tail, "\n");
-	if (write_file(e.out, &head, &body, &tail) == 0)
-		rc = 0;
+	rc = write_file(&of, &head, &body, &tail) ? DC_EXIT_ERROR : 0;
 out:
+	if (rc)
+		outfile_abort(&of);
 	sbuf_release(&head);
 	sbuf_release(&body);
 	sbuf_release(&tail);

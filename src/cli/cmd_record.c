@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/num.h"
+#include "base/outfile.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/spawn.h"
@@ -185,6 +186,7 @@ void cmd_record_usage(FILE *f)
 
 struct record {
 	const char *output;
+	const char *trace_out;  /* --trace-out's value */
 	bool quiet, keep_raw;
 	const char *cache, *latency;
 	bool compat;
@@ -313,6 +315,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			return -1;
 		}
 		r->trace_sub = "--trace-out";
+		r->trace_out = v;
 		break;
 	case OPT_TRACE_FULL:
 		if (v && opt_parse_yesno(v) < 0)
@@ -618,26 +621,21 @@ static int find_programs(const struct record *r, struct sbuf *valgrind)
 }
 
 /* The profile must be writable: find out now, not after the run. */
-static int check_output_dir(const char *output)
+/* What the run will write is checked before the program runs, so a run is
+ * not thrown away for an output that could never be written. */
+static int check_outputs(const struct record *r)
 {
-	const char *slash = output ? strrchr(output, '/') : NULL;
-	struct sbuf dir;
-	int rc = 0;
+	char err[DC_ERRLEN];
 
-	sbuf_init(&dir);
-	if (!slash)
-		sbuf_addc(&dir, '.');
-	else if (slash == output)
-		sbuf_addc(&dir, '/');
-	else
-		sbuf_add(&dir, output, (size_t)(slash - output));
-	if (access(dir.buf, W_OK | X_OK) < 0) {
-		err_msg("cannot write profile '%s': %s: %s",
-			  output ? output : "dcprof.PID.db", dir.buf, strerror(errno));
-		rc = -1;
+	if (outfile_check(r->output ? r->output : "dcprof.PID.db", false, err, sizeof err)) {
+		err_msg("cannot write profile%s", err + strlen("cannot write"));
+		return -1;
 	}
-	sbuf_release(&dir);
-	return rc;
+	if (r->trace_out && outfile_check(r->trace_out, true, err, sizeof err)) {
+		err_msg("%s", err);
+		return -1;
+	}
+	return 0;
 }
 
 static void remove_dir(const char *path)
@@ -683,10 +681,23 @@ static void profile_name(const struct record *r, pid_t pid, pid_t main_pid, stru
 	sbuf_addf(out, ".%d.db", (int)pid);
 }
 
+/* The --exit-status value that tells finalize how a process ended. */
+static void exit_status_arg(const struct exit_info *ex, char *buf, size_t len)
+{
+	if (ex->how == EXIT_SIGNAL)
+		snprintf(buf, len, " --exit-status=signal:%d", ex->value);
+	else if (ex->how == EXIT_CODE)
+		snprintf(buf, len, " --exit-status=exit:%d", ex->value);
+	else
+		buf[0] = '\0';
+}
+
 /* Finalizes every dump in tmpdir; returns 0 if the program's own profile
- * and every other one was written. */
+ * and every other one was written.  *keep is set when a dump could not be
+ * turned into its profile: the dumps are then kept, and the command that
+ * finalizes each is printed. */
 static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main_pid,
-			  const struct exit_info *main_exit)
+			  const struct exit_info *main_exit, bool *keep)
 {
 	struct exit_info unknown = { EXIT_UNKNOWN, 0 };
 	struct sbuf raw, out;
@@ -711,9 +722,22 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 		}
 		main_seen |= is_main;
 		profile_name(r, pids[i], main_pid, &out);
-		if (finalize_raw(raw.buf, out.buf, is_main ? main_exit : &unknown, &s,
-				 err, sizeof err)) {
+		int fin = finalize_raw(raw.buf, out.buf, is_main ? main_exit : &unknown, &s,
+				       err, sizeof err);
+
+		if (fin == FINALIZE_EREAD) {
 			err_msg("%s", err);
+			rc = -1;
+			continue;
+		}
+		if (fin == FINALIZE_EWRITE) {
+			char status[48];
+
+			err_msg("%s", err);
+			exit_status_arg(is_main ? main_exit : &unknown, status, sizeof status);
+			err_note("raw dump kept: write the profile with 'dcprof finalize %s%s -o %s'",
+				 raw.buf, status, out.buf);
+			*keep = true;
 			rc = -1;
 			continue;
 		}
@@ -790,6 +814,7 @@ int cmd_record(int argc, char **argv)
 	struct exit_info ex;
 	char **vargv = NULL;
 	pid_t pid;
+	bool keep = false;
 	int status, err, rc = DC_EXIT_ERROR;
 
 	sbuf_init(&tooldir);
@@ -802,7 +827,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (find_tooldir(&tooldir, r.compat) || find_programs(&r, &valgrind) ||
-	    check_output_dir(r.output) || make_tmpdir(&tmpdir))
+	    check_outputs(&r) || make_tmpdir(&tmpdir))
 		goto out;
 	sbuf_addf(&out_arg, "--dcprof-out=%s/raw.%%p", tmpdir.buf);
 	vargv = engine_argv(&r, valgrind.buf, out_arg.buf);
@@ -818,12 +843,13 @@ int cmd_record(int argc, char **argv)
 		ex.how = EXIT_CODE;
 		ex.value = WEXITSTATUS(status);
 	}
-	if (finalize_dumps(&r, tmpdir.buf, pid, &ex) == 0)
+	/* A profile that could not be written leaves its dump to finalize
+	 * later: the program ran, so its exit status is still the answer. */
+	if (finalize_dumps(&r, tmpdir.buf, pid, &ex, &keep) == 0 || keep)
 		rc = ex.how == EXIT_SIGNAL ? 128 + ex.value : ex.value;
 out_tmp:
-	if (r.keep_raw) {
-		if (!r.quiet)
-			err_note("raw dumps kept in %s", tmpdir.buf);
+	if (r.keep_raw || keep) {
+		err_note("raw dumps kept in %s", tmpdir.buf);
 	} else {
 		remove_dir(tmpdir.buf);
 	}

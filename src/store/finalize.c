@@ -1,14 +1,12 @@
 /* finalize.c — turn one raw dump into one profile. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/err.h"
-#include "store/finalize.h"
 #include "base/fmt.h"
+#include "base/outfile.h"
+#include "store/finalize.h"
 
 void signal_describe(int sig, char *buf, size_t len)
 {
@@ -71,63 +69,44 @@ static int write_meta(struct profile_writer *w, const struct exit_info *ex,
 	return rc;
 }
 
-/* Flushes the file so the rename cannot expose a profile whose data is
- * still only in the page cache. */
-static int sync_file(const char *path)
-{
-	int fd = open(path, O_RDONLY), rc;
-
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
 int finalize_raw(const char *raw, const char *out, const struct exit_info *ex,
 		 struct raw_summary *s, char *err, size_t errlen)
 {
 	struct profile_writer w;
+	struct outfile of;
 	char why[DC_ERRLEN];
-	char *tmp = xmalloc(strlen(out) + 5);
 	int rc;
 
-	sprintf(tmp, "%s.tmp", out);
-	if (unlink(tmp) < 0 && errno != ENOENT) {
-		snprintf(err, errlen, "cannot write profile '%s': %s: %s", out, tmp,
-			 strerror(errno));
-		free(tmp);
-		return -1;
+	if (outfile_open(&of, out, raw, false, why, sizeof why)) {
+		snprintf(err, errlen, "cannot write profile%s", why + strlen("cannot write"));
+		return FINALIZE_EWRITE;
 	}
-	if (profile_writer_open(&w, tmp, why, sizeof why)) {
-		snprintf(err, errlen, "cannot write profile '%s': %s", out, why);
-		goto fail;
+	if (profile_writer_open(&w, outfile_path(&of), why, sizeof why))
+		goto write_fail;
+	rc = rawread(raw, &w, s, why, sizeof why);
+	if (rc == 0 && write_meta(&w, ex, s)) {
+		snprintf(why, sizeof why, "%s", profile_writer_errmsg(&w));
+		rc = RAWREAD_EWRITE;
 	}
-	if (rawread(raw, &w, s, err, errlen)) {
-		profile_writer_abort(&w);
-		goto fail;
-	}
-	rc = write_meta(&w, ex, s);
 	if (rc) {
-		snprintf(err, errlen, "cannot write profile '%s': %s", out,
-			 profile_writer_errmsg(&w));
 		profile_writer_abort(&w);
-		goto fail;
+		if (rc == RAWREAD_EWRITE)
+			goto write_fail;
+		snprintf(err, errlen, "%s", why);
+		outfile_abort(&of);
+		return FINALIZE_EREAD;
 	}
-	if (profile_writer_commit(&w, why, sizeof why)) {
-		snprintf(err, errlen, "cannot write profile '%s': %s", out, why);
-		goto fail;
+	if (profile_writer_commit(&w, why, sizeof why))
+		goto write_fail;
+	if (outfile_commit(&of, why, sizeof why)) {
+		snprintf(err, errlen, "cannot write profile%s", why + strlen("cannot write"));
+		return FINALIZE_EWRITE;
 	}
-	if (sync_file(tmp) || rename(tmp, out)) {
-		snprintf(err, errlen, "cannot write profile '%s': %s", out, strerror(errno));
-		goto fail;
-	}
-	free(tmp);
 	return 0;
-fail:
-	unlink(tmp);
-	free(tmp);
-	return -1;
+write_fail:
+	snprintf(err, errlen, "cannot write profile '%s': %s", out, why);
+	outfile_abort(&of);
+	return FINALIZE_EWRITE;
 }
 
 void finalize_print_summary(const char *out, const struct raw_summary *s)

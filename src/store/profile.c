@@ -173,6 +173,19 @@ static const struct {
 	  "INSERT INTO trace_function_ref VALUES(?1, ?2, ?3, ?4, ?5, ?6)" },
 };
 
+/* SQLite's message, with the system's reason for an I/O error ("disk I/O
+ * error: File too large" rather than "disk I/O error" alone). */
+static const char *writer_message(const struct profile_writer *w, char *buf, size_t len)
+{
+	int code = sqlite3_errcode(w->db) & 0xff, sys = sqlite3_system_errno(w->db);
+
+	if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys)
+		snprintf(buf, len, "%s: %s", sqlite3_errmsg(w->db), strerror(sys));
+	else
+		snprintf(buf, len, "%s", sqlite3_errmsg(w->db));
+	return buf;
+}
+
 static sqlite3_stmt **writer_stmt(struct profile_writer *w, size_t i)
 {
 	return (sqlite3_stmt **)((char *)w + writer_sql[i].off);
@@ -211,7 +224,10 @@ int profile_writer_open(struct profile_writer *w, const char *path, char *err, s
 	if (rc == SQLITE_OK)
 		return 0;
 fail:
-	snprintf(err, errlen, "%s", w->db ? sqlite3_errmsg(w->db) : sqlite3_errstr(rc));
+	if (w->db)
+		writer_message(w, err, errlen);
+	else
+		snprintf(err, errlen, "%s", sqlite3_errstr(rc));
 	finalize_all(w);
 	sqlite3_close(w->db);
 	w->db = NULL;
@@ -532,9 +548,9 @@ int pw_trace_prune(struct profile_writer *w, int64_t locs, int64_t buckets)
 	return -sqlite3_exec(w->db, sql, NULL, NULL, NULL);
 }
 
-const char *profile_writer_errmsg(const struct profile_writer *w)
+const char *profile_writer_errmsg(struct profile_writer *w)
 {
-	return sqlite3_errmsg(w->db);
+	return writer_message(w, w->msg, sizeof w->msg);
 }
 
 int profile_writer_commit(struct profile_writer *w, char *err, size_t errlen)
@@ -546,7 +562,7 @@ int profile_writer_commit(struct profile_writer *w, char *err, size_t errlen)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
-		snprintf(err, errlen, "%s", sqlite3_errmsg(w->db));
+		writer_message(w, err, errlen);
 	if (sqlite3_close(w->db) != SQLITE_OK && rc == SQLITE_OK) {
 		snprintf(err, errlen, "cannot close the database");
 		rc = SQLITE_ERROR;

@@ -31,9 +31,10 @@ struct profile_writer {
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
 		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *srpair, *use, *call, *calluse, *twin,
 		*tper, *tref, *trec, *tfn;
+	char msg[256];          /* profile_writer_errmsg's text */
 };
 
-/* Creates a new profile at path (which must not exist) and begins the
+/* Creates a new profile at path (which must be empty or not exist) and begins the
  * transaction.  On error, err says why and nothing needs releasing. */
 int profile_writer_open(struct profile_writer *w, const char *path, char *err, size_t errlen);
 /* Each returns 0 or a negative SQLite result code (-SQLITE_CONSTRAINT for a
@@ -104,7 +105,7 @@ int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v
  * bucket at or beyond these counts, and gives windows without a period
  * their number of accesses. */
 int pw_trace_prune(struct profile_writer *w, int64_t locs, int64_t buckets);
-const char *profile_writer_errmsg(const struct profile_writer *w);
+const char *profile_writer_errmsg(struct profile_writer *w);
 /* Builds the indexes, commits and closes.  The writer is released either
  * way; on error err says why. */
 int profile_writer_commit(struct profile_writer *w, char *err, size_t errlen);

@@ -48,6 +48,7 @@ struct reader {
 	int nf;
 	char *err;
 	size_t errlen;
+	bool write_failed;             /* the error is the profile's (write_fail) */
 };
 
 static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -68,11 +69,20 @@ static int fail(struct reader *r, const char *fmt, ...)
 	return -1;
 }
 
+/* The profile, not the dump, failed: err holds the writer's reason alone
+ * and rawread returns RAWREAD_EWRITE. */
+static int write_fail(struct reader *r)
+{
+	r->write_failed = true;
+	snprintf(r->err, r->errlen, "%s", profile_writer_errmsg(r->w));
+	return -1;
+}
+
 static int sql_fail(struct reader *r, int rc, const char *what)
 {
 	if (rc == -SQLITE_CONSTRAINT)
 		return fail(r, "duplicate %s", what);
-	return fail(r, "cannot write the profile: %s", profile_writer_errmsg(r->w));
+	return write_fail(r);
 }
 
 /* Splits on single spaces; empty fields are malformed. */
@@ -738,7 +748,7 @@ static int reuse_bounds(struct reader *r)
 		}
 	}
 	if (!rc && pw_reuse_bounds(r->w, n, lo, hi, inf))
-		rc = fail(r, "cannot write the profile: %s", profile_writer_errmsg(r->w));
+		rc = write_fail(r);
 	free(lo);
 	free(hi);
 	free(inf);
@@ -875,7 +885,7 @@ static int trace_refs(struct reader *r)
 		return fail(r, "trace window %llu has no tper record",
 			    (unsigned long long)r->tpers);
 	if (cut && pw_trace_prune(r->w, (int64_t)count[0], (int64_t)count[1]))
-		return fail(r, "cannot write the profile: %s", profile_writer_errmsg(r->w));
+		return write_fail(r);
 	return 0;
 }
 
@@ -954,6 +964,8 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	}
 	rc = check_end(&r, empty);
 out:
+	if (rc && r.write_failed)
+		rc = RAWREAD_EWRITE;
 	free(line);
 	free(r.buckets.flag);
 	free(r.locs.flag);

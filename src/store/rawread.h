@@ -42,8 +42,11 @@ struct raw_summary {
 	int64_t checkpoint_ms;   /* meta checkpoint_ms (a checkpoint), else -1 */
 };
 
-/* Parses path and writes its records through w.  On error returns -1 with
- * the whole message in err ("cannot read raw dump 'F': line N: ..."). */
+/* Parses path and writes its records through w.  On error returns
+ * RAWREAD_EREAD with the whole message in err ("cannot read raw dump 'F':
+ * line N: ..."), or RAWREAD_EWRITE when writing through w failed, with the
+ * writer's reason alone in err. */
+enum { RAWREAD_EREAD = -1, RAWREAD_EWRITE = -2 };
 int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	    char *err, size_t errlen);
 

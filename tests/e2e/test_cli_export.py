@@ -176,7 +176,7 @@ class ExportNames(CliTest):
                           ([self.path("none.db"), "--format=callgrind", "-o", out],
                            "cannot open profile"),
                           ([db, "--format=callgrind", "-o", self.path("no/dir/x")],
-                           "cannot create '%s'" % self.path("no/dir/x"))):
+                           "cannot write '%s'" % self.path("no/dir/x"))):
             self.assertError(run([DCPROF, "export"] + args), "dcprof export", msg)
         self.assertFalse(os.path.exists(out))
 
