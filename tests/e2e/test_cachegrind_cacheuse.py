@@ -110,20 +110,25 @@ class CacheUseAgreement(unittest.TestCase):
 
 
 class Defect(unittest.TestCase):
-    """With the host's LL (512 MiB, 2-way here), Callgrind 3.19 --cacheuse=yes
-    misses LL almost never: cold slots hold tag 0, which every address below
-    the tag shift matches.  Its plain simulation (no --cacheuse) and
-    Cachegrind agree on the true LL misses; dcprof with --cache-use gets
-    those, and sane SpLoss2/AcCost2 (every LL line loaded is charged)."""
+    """With a large LL (512 MiB, 2-way: 2^22 sets, so the tag is the address
+    above bit 28), Callgrind 3.19 --cacheuse=yes misses LL almost never:
+    cold slots hold tag 0, which every address below 256 MiB matches.  Its
+    plain simulation (no --cacheuse) and Cachegrind agree on the true LL
+    misses; dcprof with --cache-use gets those, and sane SpLoss2/AcCost2
+    (every LL line loaded is charged).  The hierarchy is given to both
+    tools, so the test does not depend on what the host reports."""
+
+    GEOMETRY = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=536870912,2,64"]
 
     def test_large_ll(self):
         tmp = tempfile.mkdtemp(prefix="dcprof-cgd-")
         self.addCleanup(shutil.rmtree, tmp, True)
         prog = workload("cu_hydro")
-        plain = callgrind(prog, os.path.join(tmp, "p.out"), [])
-        used = callgrind(prog, os.path.join(tmp, "u.out"), ["--cacheuse=yes"])
+        plain = callgrind(prog, os.path.join(tmp, "p.out"), self.GEOMETRY)
+        used = callgrind(prog, os.path.join(tmp, "u.out"), self.GEOMETRY + ["--cacheuse=yes"])
         db = os.path.join(tmp, "p.db")
-        r = record(db, [prog], ["--cachegrind-compat", "--cache-use"])
+        r = record(db, [prog], ["--cachegrind-compat", "--cache=L1=32K:8:64,L2=512M:2:64",
+                                "--cache-use"])
         self.assertEqual(r.returncode, 0, r.stderr)
         acc, m1, m2, use = dcprof_totals(db)
         true_ll = plain["DLmr"] + plain["DLmw"]
