@@ -135,6 +135,10 @@ $(B)/w/calls_plt: tests/workloads/calls_plt.c $(B)/w/libcalls_plt.so
 $(B)/w/libcalls_plt.so: tests/workloads/parts/calls_plt_lib.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -shared -fPIC -o $@ $<
+# omp_spin runs two OpenMP threads (libgomp), built as users build.
+$(B)/w/omp_spin: tests/workloads/omp_spin.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fopenmp -o $@ $<
 $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -o $@ $<

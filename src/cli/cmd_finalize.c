@@ -93,7 +93,7 @@ int cmd_finalize(int argc, char **argv)
 			  raw ? "no output profile given (-o PROFILE)" : "no raw dump given");
 		return DC_EXIT_ERROR;
 	}
-	if (finalize_raw(raw, out, &ex, &s, err, sizeof err)) {
+	if (finalize_raw(raw, out, &ex, NULL, &s, err, sizeof err)) {
 		err_msg("%s", err);
 		return DC_EXIT_ERROR;
 	}

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis/spin.h"
 #include "base/num.h"
 #include "base/outfile.h"
 #include "cli/cli.h"
@@ -186,6 +187,8 @@ void cmd_record_usage(FILE *f)
 
 struct record {
 	const char *output;
+	const char *meta[3];    /* keys and values added to every profile, NULL-ended */
+	char omp_policy[96];    /* meta omp_wait_policy */
 	const char *trace_out;  /* --trace-out's value */
 	bool quiet, keep_raw;
 	const char *cache, *latency;
@@ -681,6 +684,52 @@ static void profile_name(const struct record *r, pid_t pid, pid_t main_pid, stru
 	sbuf_addf(out, ".%d.db", (int)pid);
 }
 
+/* OpenMP runtimes spin-wait for work unless told otherwise, and under the
+ * engine threads run one at a time: a spinning thread holds the only CPU
+ * (LULESH with 2 threads: 159 s instead of 2 s, 98 % of its reads in the
+ * spin loop).  Unless the user chose a policy, the program runs with
+ * OMP_WAIT_POLICY=passive; every profile says which (meta
+ * omp_wait_policy). */
+static void set_wait_policy(struct record *r)
+{
+	const char *v = getenv("OMP_WAIT_POLICY");
+
+	if (v) {
+		snprintf(r->omp_policy, sizeof r->omp_policy, "%.64s (set by the user)", v);
+	} else {
+		setenv("OMP_WAIT_POLICY", "passive", 1);
+		snprintf(r->omp_policy, sizeof r->omp_policy, "passive (set by dcprof record)");
+	}
+	r->meta[0] = "omp_wait_policy";
+	r->meta[1] = r->omp_policy;
+	r->meta[2] = NULL;
+}
+
+/* Share of accesses above which spinning is worth a warning: a program's
+ * own work is then hidden behind its runtime's waiting. */
+#define SPIN_WARN 0.10
+
+static void warn_spin(const char *path)
+{
+	struct profile p;
+	struct sbuf obj;
+	char err[DC_ERRLEN];
+	double share;
+
+	if (profile_open(&p, path, err, sizeof err))
+		return;
+	sbuf_init(&obj);
+	if (spin_share(&p, &share, &obj, err, sizeof err) == 0 && share > SPIN_WARN) {
+		const char *base = strrchr(obj.buf, '/');
+		err_note("warning: %.1f %% of the data accesses in %s were made by %s: threads"
+			 " spin-waiting in the runtime, which under the engine run one at a time"
+			 " (docs/engine.md, \"Threads\"); with OpenMP, leave OMP_WAIT_POLICY unset"
+			 " or set it to passive", 100 * share, path, base ? base + 1 : obj.buf);
+	}
+	sbuf_release(&obj);
+	profile_close(&p);
+}
+
 /* The --exit-status value that tells finalize how a process ended. */
 static void exit_status_arg(const struct exit_info *ex, char *buf, size_t len)
 {
@@ -722,8 +771,8 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 		}
 		main_seen |= is_main;
 		profile_name(r, pids[i], main_pid, &out);
-		int fin = finalize_raw(raw.buf, out.buf, is_main ? main_exit : &unknown, &s,
-				       err, sizeof err);
+		int fin = finalize_raw(raw.buf, out.buf, is_main ? main_exit : &unknown, r->meta,
+				       &s, err, sizeof err);
 
 		if (fin == FINALIZE_EREAD) {
 			err_msg("%s", err);
@@ -744,6 +793,7 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 		if (r->quiet)
 			continue;
 		finalize_print_summary(out.buf, &s);
+		warn_spin(out.buf);
 		if (checkpoint)
 			err_note("process %d left no dump of its own: %s holds the run up to its"
 				 " checkpoint at %.1f s", (int)pids[i], out.buf,
@@ -829,6 +879,7 @@ int cmd_record(int argc, char **argv)
 	if (find_tooldir(&tooldir, r.compat) || find_programs(&r, &valgrind) ||
 	    check_outputs(&r) || make_tmpdir(&tmpdir))
 		goto out;
+	set_wait_policy(&r);
 	sbuf_addf(&out_arg, "--dcprof-out=%s/raw.%%p", tmpdir.buf);
 	vargv = engine_argv(&r, valgrind.buf, out_arg.buf);
 	err = spawn_wait(vargv, "VALGRIND_LIB", tooldir.buf, &pid, &status);

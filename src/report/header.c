@@ -1,10 +1,11 @@
 /* header.c — what every command's output says about the profile first. */
 #include <string.h>
 
+#include "analysis/spin.h"
 #include "base/fmt.h"
 #include "report/header.h"
 
-#define NVALUES 7
+#define NVALUES 8
 
 static void values(struct header *h, struct sbuf *v[NVALUES])
 {
@@ -15,6 +16,7 @@ static void values(struct header *h, struct sbuf *v[NVALUES])
 	v[4] = &h->exit_status;
 	v[5] = &h->source;
 	v[6] = &h->cache_reason;
+	v[7] = &h->omp_policy;
 }
 
 void header_init(struct header *h)
@@ -36,14 +38,31 @@ void header_release(struct header *h)
 		sbuf_release(v[i]);
 }
 
+/* The wait policy matters to a reader only where a runtime that spins
+ * ran: 1 if one did, 0 if not, -1 on a read error. */
+static int ran_spinning_runtime(struct profile *p)
+{
+	sqlite3_stmt *st;
+	int rc, found = 0;
+
+	if (sqlite3_prepare_v2(p->db, "SELECT DISTINCT object FROM location", -1, &st, NULL))
+		return -1;
+	while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *obj = (const char *)sqlite3_column_text(st, 0);
+		found = obj && spin_runtime(obj, (size_t)sqlite3_column_bytes(st, 0));
+	}
+	sqlite3_finalize(st);
+	return found ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 int header_read(struct profile *p, struct header *h, char *err, size_t errlen)
 {
 	static const char *const keys[NVALUES] = {
 		"program", "command", "complete", "incomplete_reason", "exit_status",
-		"cache_source", "cache_reason",
+		"cache_source", "cache_reason", "omp_wait_policy",
 	};
 	bool *present[NVALUES] = { NULL, NULL, NULL, &h->has_reason, &h->has_exit,
-				   &h->has_source, &h->has_cache_reason };
+				   &h->has_source, &h->has_cache_reason, &h->has_omp_policy };
 	struct sbuf *v[NVALUES];
 
 	values(h, v);
@@ -55,6 +74,14 @@ int header_read(struct profile *p, struct header *h, char *err, size_t errlen)
 		}
 		if (present[i])
 			*present[i] = rc == 1;
+	}
+	if (h->has_omp_policy) {
+		int rc = ran_spinning_runtime(p);
+		if (rc < 0) {
+			profile_read_error(p, err, errlen);
+			return -1;
+		}
+		h->has_omp_policy = rc == 1;
 	}
 	return 0;
 }
@@ -114,6 +141,11 @@ void header_text(struct sbuf *out, const struct profile *p, const struct header 
 		}
 		sbuf_addc(out, '\n');
 	}
+	if (h->has_omp_policy) {
+		sbuf_addf(out, "%-10sOMP_WAIT_POLICY=", "runtime:");
+		fmt_text(out, h->omp_policy.buf, h->omp_policy.len);
+		sbuf_addc(out, '\n');
+	}
 }
 
 static void json_meta(struct sbuf *out, const char *key, const struct sbuf *val, bool present)
@@ -137,4 +169,5 @@ void header_json(struct sbuf *out, const struct profile *p, const struct header 
 	json_meta(out, "exit_status", &h->exit_status, h->has_exit);
 	json_meta(out, "cache_source", &h->source, h->has_source);
 	json_meta(out, "cache_reason", &h->cache_reason, h->has_cache_reason);
+	json_meta(out, "omp_wait_policy", &h->omp_policy, h->has_omp_policy);
 }

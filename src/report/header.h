@@ -14,7 +14,9 @@
 /* Meta values; a missing key is an empty sbuf with its has_ flag false. */
 struct header {
 	struct sbuf program, command, complete, reason, exit_status, source, cache_reason;
+	struct sbuf omp_policy;    /* meta omp_wait_policy */
 	bool has_reason, has_exit, has_source, has_cache_reason;
+	bool has_omp_policy;       /* ... and the program ran a spinning runtime */
 };
 
 void header_init(struct header *h);
@@ -22,7 +24,8 @@ void header_release(struct header *h);
 /* On error err holds the whole message. */
 int header_read(struct profile *p, struct header *h, char *err, size_t errlen);
 bool header_complete(const struct header *h);
-/* The program:, command:, status: and caches: lines. */
+/* The program:, command:, status: and caches: lines, and runtime: for a
+ * program that ran a spinning runtime (analysis/spin.h). */
 void header_text(struct sbuf *out, const struct profile *p, const struct header *h);
 /* Opens the JSON object: {"schema_version":V,"program":...,"cache_reason":...
  * (no closing brace; V is the profile's schema version). */

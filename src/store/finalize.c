@@ -23,9 +23,10 @@ static int put(struct profile_writer *w, const char *key, const char *val)
 	return pw_meta(w, key, strlen(key), val, strlen(val), 1);
 }
 
-/* The keys dcprof adds to the engine's (docs/schema.md). */
+/* The keys dcprof adds to the engine's (docs/schema.md), then the
+ * caller's. */
 static int write_meta(struct profile_writer *w, const struct exit_info *ex,
-		      const struct raw_summary *s)
+		      const struct raw_summary *s, const char *const *extra)
 {
 	char reason[128] = "", status[32] = "", num[32];
 	int rc;
@@ -66,11 +67,13 @@ static int write_meta(struct profile_writer *w, const struct exit_info *ex,
 	snprintf(num, sizeof num, "%lld", (long long)s->memory_latency);
 	if (!rc)
 		rc = put(w, "memory_latency", num);
+	for (; !rc && extra && extra[0]; extra += 2)
+		rc = put(w, extra[0], extra[1]);
 	return rc;
 }
 
 int finalize_raw(const char *raw, const char *out, const struct exit_info *ex,
-		 struct raw_summary *s, char *err, size_t errlen)
+		 const char *const *meta, struct raw_summary *s, char *err, size_t errlen)
 {
 	struct profile_writer w;
 	struct outfile of;
@@ -84,7 +87,7 @@ int finalize_raw(const char *raw, const char *out, const struct exit_info *ex,
 	if (profile_writer_open(&w, outfile_path(&of), why, sizeof why))
 		goto write_fail;
 	rc = rawread(raw, &w, s, why, sizeof why);
-	if (rc == 0 && write_meta(&w, ex, s)) {
+	if (rc == 0 && write_meta(&w, ex, s, meta)) {
 		snprintf(why, sizeof why, "%s", profile_writer_errmsg(&w));
 		rc = RAWREAD_EWRITE;
 	}
