@@ -18,6 +18,7 @@
 #include "base/num.h"
 #include "base/outfile.h"
 #include "cli/cli.h"
+#include "cli/debuginfo.h"
 #include "cli/opts.h"
 #include "cli/spawn.h"
 #include "core/cacheuse.h"
@@ -615,6 +616,10 @@ static int find_programs(const struct record *r, struct sbuf *valgrind)
 	}
 	sbuf_init(&prog);
 	err = spawn_lookup(r->prog[0], &prog);
+	if (!err && !r->quiet && debuginfo_unreadable_forms(prog.buf))
+		err_note("hint: '%s' has DWARF 5 debug information in forms Valgrind 3.19"
+			 " reads only in part (function, line and variable names may be"
+			 " missing); build it with -gdwarf-4", r->prog[0]);
 	sbuf_release(&prog);
 	if (err == ENOENT && !strchr(r->prog[0], '/'))
 		err_msg("cannot find program '%s' in PATH", r->prog[0]);
@@ -623,7 +628,6 @@ static int find_programs(const struct record *r, struct sbuf *valgrind)
 	return err ? -1 : 0;
 }
 
-/* The profile must be writable: find out now, not after the run. */
 /* What the run will write is checked before the program runs, so a run is
  * not thrown away for an output that could never be written. */
 static int check_outputs(const struct record *r)
