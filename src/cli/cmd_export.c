@@ -152,15 +152,24 @@ static void names_release(struct names *t)
 }
 
 /* "key=(id)" or, the first time, "key=(id) name"; name escaped as text,
- * "???" when empty, suffix appended (escaped) when not NULL. */
-static void put_name(struct sbuf *out, const char *key, struct names *t, const char *name,
-		     size_t len, const char *suffix)
+ * "???" when empty, suffix appended (escaped) when not NULL.  A name with a
+ * scope gets an id of its own per scope: KCachegrind takes one fn id for
+ * one function, in the object where it first appeared. */
+static void put_scoped_name(struct sbuf *out, const char *key, struct names *t,
+			    const char *scope, const char *name, size_t len, const char *suffix)
 {
 	struct sbuf esc;
-	size_t id;
+	size_t id, start = 0;
 	bool fresh;
 
 	sbuf_init(&esc);
+	if (scope) {
+		/* The scope is a prefix of the key only: a unit separator
+		 * cannot occur in an escaped name. */
+		sbuf_adds(&esc, scope);
+		sbuf_addc(&esc, '\x1f');
+		start = esc.len;
+	}
 	if (len)
 		fmt_text(&esc, name, len);
 	else
@@ -171,8 +180,14 @@ static void put_name(struct sbuf *out, const char *key, struct names *t, const c
 		sbuf_adds(&esc, "]");
 	}
 	id = names_id(t, esc.buf, &fresh);
-	sbuf_addf(out, "%s=(%zu)%s%s\n", key, id, fresh ? " " : "", fresh ? esc.buf : "");
+	sbuf_addf(out, "%s=(%zu)%s%s\n", key, id, fresh ? " " : "", fresh ? esc.buf + start : "");
 	sbuf_release(&esc);
+}
+
+static void put_name(struct sbuf *out, const char *key, struct names *t, const char *name,
+		     size_t len, const char *suffix)
+{
+	put_scoped_name(out, key, t, NULL, name, len, suffix);
 }
 
 static char *col_dup(sqlite3_stmt *st, int i)
@@ -320,6 +335,7 @@ static void put_costs(struct sbuf *out, int64_t line, const int64_t *v, int n)
 
 struct writer {
 	struct sbuf *out;
+	bool by_object;
 	struct names ob, fl, fn;
 	const struct row *cur;     /* the function written last */
 	char *cur_fl;              /* the file of the last cost line */
@@ -333,7 +349,19 @@ static void enter_function(struct writer *w, const struct row *r, bool force_ob)
 	    (r->kind && strcmp(w->cur->kind ? w->cur->kind : "", r->kind)))
 		put_name(w->out, "ob", &w->ob, r->ob, strlen(r->ob), r->kind);
 	put_name(w->out, "fl", &w->fl, r->fl, strlen(r->fl), NULL);
-	put_name(w->out, "fn", &w->fn, r->fn, strlen(r->fn), NULL);
+	if (w->by_object) {
+		/* One function in many buckets is a function per bucket. */
+		struct sbuf scope;
+
+		sbuf_init(&scope);
+		sbuf_adds(&scope, r->ob);
+		sbuf_addc(&scope, '\x1f');
+		sbuf_adds(&scope, r->kind ? r->kind : "");
+		put_scoped_name(w->out, "fn", &w->fn, scope.buf, r->fn, strlen(r->fn), NULL);
+		sbuf_release(&scope);
+	} else {
+		put_name(w->out, "fn", &w->fn, r->fn, strlen(r->fn), NULL);
+	}
 	free(w->cur_fl);
 	w->cur_fl = xmemdup(r->fl, strlen(r->fl));
 }
@@ -371,7 +399,7 @@ static void write_call(struct writer *w, const struct row *r, const char *fn_fl,
 static int write_body(struct profile *p, const struct export *e, const struct events *ev,
 		      int nuse, bool calls, struct sbuf *body, int64_t *totals)
 {
-	struct writer w = { body, { 0 }, { 0 }, { 0 }, NULL, NULL };
+	struct writer w = { body, e->by_object, { 0 }, { 0 }, { 0 }, NULL, NULL };
 	struct sbuf sql1, sql2;
 	sqlite3_stmt *cs = NULL, *ks = NULL;
 	struct row c = { 0 }, k = { 0 }, cur = { 0 };
