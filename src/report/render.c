@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "base/fmt.h"
 #include "report/render.h"
+#include "report/shorten.h"
 
 /* csv/json numbers: integers exactly, reals with 10 significant digits. */
 static void add_machine_num(struct sbuf *out, const struct cell *c, enum col_type type,
@@ -30,8 +31,18 @@ static size_t text_cell(struct sbuf *out, const struct cell *c, enum col_type ty
 		return 1;
 	}
 	switch (type) {
-	case COL_STR:
-		return fmt_text(out, c->s, c->len);
+	case COL_STR: {
+		struct sbuf name;
+		size_t w;
+
+		if (c->len <= SHORTEN_MAX)
+			return fmt_text(out, c->s, c->len);
+		sbuf_init(&name);
+		shorten_name(&name, c->s, c->len);
+		w = fmt_text(out, name.buf, name.len);
+		sbuf_release(&name);
+		return w;
+	}
 	case COL_INT:
 		fmt_thousands(out, c->i);
 		break;

@@ -24,6 +24,9 @@ import unittest
 
 from test_engine_common import grand_totals, meta, query, record, run, workload
 
+# dcprof record sets OMP_WAIT_POLICY=passive unless it is set; setting it
+# for both runs keeps the program's environment the same under both tools.
+SAME_ENV = dict(os.environ, OMP_WAIT_POLICY="passive")
 COMPAT_LIB = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "build", "lib", "dcprof-compat")
 WORKLOADS = ["cg_stream", "cg_transpose", "cg_chase", "cg_matmul", "cg_histogram",
@@ -35,7 +38,7 @@ def cachegrind(prog, out):
     'LL': ...}) from its output file."""
     r = run(["valgrind", "--tool=cachegrind", "--cache-sim=yes",
              "--cachegrind-out-file=" + out, prog],
-            env=dict(os.environ, VALGRIND_LIB=os.path.realpath(COMPAT_LIB)))
+            env=dict(SAME_ENV, VALGRIND_LIB=os.path.realpath(COMPAT_LIB)))
     if r.returncode != 0:
         raise AssertionError("cachegrind failed (%d): %s" % (r.returncode, r.stderr[-2000:]))
     events, summary, desc = None, None, {}
@@ -84,7 +87,7 @@ class Agreement(unittest.TestCase):
         prog = workload(name)
         cg, desc = cachegrind(prog, os.path.join(self.tmp, "cg.out"))
         db = os.path.join(self.tmp, "p.db")
-        r = record(db, [prog], ["--cachegrind-compat"])
+        r = record(db, [prog], ["--cachegrind-compat"], env=SAME_ENV)
         self.assertEqual(r.returncode, 0, r.stderr)
         m = meta(db)
         self.assertEqual(m.get("cache_source"), "cachegrind-compat", m)

@@ -32,7 +32,7 @@ import shutil
 import tempfile
 import unittest
 
-from test_cachegrind_agreement import COMPAT_LIB
+from test_cachegrind_agreement import COMPAT_LIB, SAME_ENV
 from test_engine_common import meta, query, record, run, workload
 
 CACHE = "--cache=L1=32K:8:64,L2=1M:8:64"
@@ -43,7 +43,7 @@ def callgrind(prog, out, extra):
     """Run Callgrind; return {event: total} from its output file."""
     r = run(["valgrind", "-q", "--tool=callgrind", "--cache-sim=yes",
              "--callgrind-out-file=" + out] + extra + [prog],
-            env=dict(os.environ, VALGRIND_LIB=os.path.realpath(COMPAT_LIB)))
+            env=dict(SAME_ENV, VALGRIND_LIB=os.path.realpath(COMPAT_LIB)))
     if r.returncode != 0:
         raise AssertionError("callgrind failed (%d): %s" % (r.returncode, r.stderr[-2000:]))
     events = totals = None
@@ -79,7 +79,7 @@ class CacheUseAgreement(unittest.TestCase):
         cg = callgrind(prog, os.path.join(self.tmp, "cg.out"), ["--cacheuse=yes"] + CG_CACHE)
         db = os.path.join(self.tmp, "p.db")
         r = record(db, [prog], ["--cachegrind-compat", CACHE, "--cache-use",
-                                "--cache-use-granularity=callgrind"])
+                                "--cache-use-granularity=callgrind"], env=SAME_ENV)
         self.assertEqual(r.returncode, 0, r.stderr)
         acc, m1, m2, use = dcprof_totals(db)
         # the same residencies: equal miss counts at both levels
@@ -128,7 +128,7 @@ class Defect(unittest.TestCase):
         used = callgrind(prog, os.path.join(tmp, "u.out"), self.GEOMETRY + ["--cacheuse=yes"])
         db = os.path.join(tmp, "p.db")
         r = record(db, [prog], ["--cachegrind-compat", "--cache=L1=32K:8:64,L2=512M:2:64",
-                                "--cache-use"])
+                                "--cache-use"], env=SAME_ENV)
         self.assertEqual(r.returncode, 0, r.stderr)
         acc, m1, m2, use = dcprof_totals(db)
         true_ll = plain["DLmr"] + plain["DLmw"]

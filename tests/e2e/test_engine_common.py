@@ -149,9 +149,10 @@ class Recorded(unittest.TestCase):
         self.assertFalse(diff, "%s: (observed, expected) %s; all: %s" % (what, diff, got))
 
 
-def record(db, prog_args, opts=()):
+def record(db, prog_args, opts=(), env=None):
     """dcprof record -q -o DB OPTS -- PROG_ARGS."""
-    return run([DCPROF, "record", "-q", "-o", db] + list(opts) + ["--"] + list(prog_args))
+    return run([DCPROF, "record", "-q", "-o", db] + list(opts) + ["--"] + list(prog_args),
+               env=env)
 
 
 def report_json(db, *opts):

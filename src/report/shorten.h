@@ -1,0 +1,28 @@
+/* shorten.h — long names made readable in a text table.
+ *
+ * Notes (docs/cli.md, "Text"):
+ *  - Text output only: CSV and JSON always carry the full name.
+ *  - A name of at most SHORTEN_MAX bytes is kept as it is.
+ *  - A longer one first loses its template arguments: every outermost
+ *    "<...>" becomes "<…>" (std::vector<double, std::allocator<double> >
+ *    reads std::vector<…>).  "operator<", "operator<<", "operator<=" and
+ *    "operator->" are not brackets; unbalanced brackets are kept.
+ *  - Then compiler clone suffixes go: ".constprop.N", ".isra.N", ".part.N",
+ *    ".cold" (the function is the one the user wrote).
+ *  - What is still longer keeps its first and last characters around a
+ *    "…", cut at UTF-8 character boundaries, so the end of a path or of a
+ *    bucket's allocation path stays visible.
+ */
+#ifndef DC_REPORT_SHORTEN_H
+#define DC_REPORT_SHORTEN_H
+
+#include <stddef.h>
+
+#include "base/sbuf.h"
+
+#define SHORTEN_MAX 60
+
+/* Appends name, shortened when longer than SHORTEN_MAX bytes. */
+void shorten_name(struct sbuf *out, const char *name, size_t len);
+
+#endif

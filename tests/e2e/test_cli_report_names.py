@@ -1,0 +1,67 @@
+"""Long C++ names in text reports (src/report/shorten.h): text shows
+std::vector<…> and drops clone suffixes; what is still too long keeps its
+ends around "…"; CSV and JSON keep the full name."""
+import csv
+import io
+import json
+import os
+import sqlite3
+import subprocess
+
+from harness import DCPROF, ROOT, TmpDirTest
+
+FIXTURE = os.path.join(ROOT, "tests", "e2e", "fixtures", "two_level.raw")
+VEC = ("std::vector<double, std::allocator<double> >::_M_default_append"
+       "-Domain::Domain(int, int, int, int, int, int, int, int)-main")
+CLONE = "std::_Hashtable<int, std::pair<int const, double>, std::allocator<std::pair<int const," \
+        " double> > >::_M_rehash_aux_for_unique_keys.constprop.0.isra.0"
+LONG = "a_" + "very_" * 30 + "long_name"
+
+
+class LongNames(TmpDirTest):
+
+    def profile(self):
+        db = self.path("p.db")
+        subprocess.run([DCPROF, "finalize", "-q", FIXTURE, "-o", db], check=True)
+        con = sqlite3.connect(db)
+        ids = [r[0] for r in con.execute("SELECT id FROM bucket ORDER BY id")]
+        self.assertGreaterEqual(len(ids), 2)
+        con.execute("UPDATE bucket SET name = ? WHERE id = ?", (VEC, ids[0]))
+        con.execute("UPDATE bucket SET name = ? WHERE id = ?", (LONG, ids[1]))
+        con.execute("UPDATE location SET function = ?", (CLONE,))
+        con.commit()
+        con.close()
+        return db
+
+    def report(self, db, *opts):
+        r = subprocess.run([DCPROF, "report", db] + list(opts), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, errors="surrogateescape")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def test_text_shortened(self):
+        db = self.profile()
+        out = self.report(db)
+        # Without its template arguments VEC is still 95 bytes, so it keeps
+        # 60 bytes: the first 28 (std::vector<…> counts 3 for "…"), "…",
+        # and the last 31.
+        short = "std::vector<…>::_M_default_append-Domain::Domain(int, int, int, int," \
+                " int, int, int, int)-main".encode()
+        self.assertEqual(len(short), 95)
+        self.assertIn((short[:28] + "…".encode() + short[-31:]).decode(), out)
+        # LONG (162 bytes, no templates): the first 28, "…", the last 31.
+        self.assertIn(LONG[:28] + "…" + LONG[-31:], out)
+        self.assertNotIn(LONG, out)
+        fn = self.report(db, "--by", "function")
+        # 70 bytes without template arguments, 51 without the clone suffixes
+        self.assertIn("std::_Hashtable<…>::_M_rehash_aux_for_unique_keys ", fn)
+        self.assertNotIn("constprop", fn)
+        for line in out.splitlines() + fn.splitlines():
+            self.assertLess(len(line), 300, line)
+
+    def test_machine_formats_full(self):
+        db = self.profile()
+        rows = list(csv.DictReader(io.StringIO(self.report(db, "--format", "csv"))))
+        self.assertEqual({VEC, LONG} & {r["bucket"] for r in rows}, {VEC, LONG})
+        js = json.loads(self.report(db, "--by", "function", "--format", "json"))
+        self.assertIn(CLONE, {r["function"] for r in js["rows"]})
