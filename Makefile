@@ -47,6 +47,11 @@ HOST_CORE_OBJ := $(patsubst src/%.c,$(B)/host/%.o,$(CORE_SRC))
 CLI_OBJ       := $(patsubst src/%.c,$(B)/host/%.o,$(CLI_SRC))
 DCPROF        := $(B)/bin/dcprof
 
+# dcprof itself with ASan/UBSan, for the robustness tests: a crafted
+# profile or dump must give a one-line error, never a sanitizer report
+# (tests/e2e/test_robustness.py, docs/robustness.md).
+SAN_DCPROF    := $(B)/san-bin/dcprof
+
 # ---- unit tests (core with ASan/UBSan) -------------------------------------
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC)) \
@@ -60,7 +65,7 @@ WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard tests/workloads/*.cc)
 WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC))))
 
 .PHONY: all check unit e2e demo bench clean deps tool
-all: $(DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
+all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
 
 $(B)/tool/%.o: src/%.c $(HEADERS) include/dcprof.h
 	@mkdir -p $(dir $@)
@@ -103,6 +108,10 @@ $(B)/host/%.o: src/%.c $(HEADERS)
 $(DCPROF): $(CLI_OBJ) $(HOST_CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -lm
+
+$(SAN_DCPROF): $(patsubst src/%.c,$(B)/san/%.o,$(CLI_SRC) $(CORE_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm
 
 $(B)/san/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/num.h"
 #include "analysis/fptrace.h"
 #include "base/sbuf.h"
 #include "core/blockset.h"
@@ -37,6 +38,17 @@ static int query_error(struct profile *p, char *err, size_t errlen)
 	return -1;
 }
 
+/* The most a window's start, period or reference footprint may be:
+ * anything larger cannot come from a run (2^62 accesses), and the
+ * estimates multiply and add them. */
+#define MAX_TRACE_VALUE (INT64_C(1) << 62)
+
+static bool trace_value_ok(int64_t v)
+{
+	return v >= 0 && v <= MAX_TRACE_VALUE;
+}
+
+/* -1 on a read error, -2 for a window whose values are out of range. */
 static int read_windows(struct profile *p, struct fp_trace *t)
 {
 	sqlite3_stmt *st;
@@ -58,6 +70,12 @@ static int read_windows(struct profile *p, struct fp_trace *t)
 		w->has_ref = sqlite3_column_type(st, 3) != SQLITE_NULL;
 		for (int k = 0; k < 3; k++)
 			w->ref[k] = sqlite3_column_int64(st, 3 + k);
+		if (!trace_value_ok(w->start) || !trace_value_ok(w->period) ||
+		    !trace_value_ok(w->ref[0]) || !trace_value_ok(w->ref[1]) ||
+		    !trace_value_ok(w->ref[2])) {
+			sqlite3_finalize(st);
+			return -2;
+		}
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -89,10 +107,42 @@ static struct fp_fn *add_fn(struct fp_trace *t, const char *s, size_t len)
 	return f;
 }
 
-/* Function index of every location (locations sharing a name share it). */
-static int read_functions(struct profile *p, struct fp_trace *t, uint32_t **loc2fn,
+/* A location's function: locations sharing a name share it.  Kept as
+ * pairs sorted by id, not as an array indexed by id: ids come from the
+ * profile, and one near 2^31 must not make dcprof allocate gigabytes. */
+struct loc_fn {
+	int64_t id;
+	uint32_t fn;
+};
+
+static int cmp_loc_fn(const void *a, const void *b)
+{
+	int64_t x = ((const struct loc_fn *)a)->id, y = ((const struct loc_fn *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* The function of location id, or UINT32_MAX. */
+static uint32_t loc_function(const struct loc_fn *map, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (map[mid].id == id)
+			return map[mid].fn;
+		if (map[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return UINT32_MAX;
+}
+
+static int read_functions(struct profile *p, struct fp_trace *t, struct loc_fn **loc2fn,
 			  size_t *nlocs)
 {
+	size_t cap = 0;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -106,20 +156,18 @@ static int read_functions(struct profile *p, struct fp_trace *t, uint32_t **loc2
 		size_t len = (size_t)sqlite3_column_bytes(st, 1);
 		struct fp_fn *last = t->nfns ? &t->fns[t->nfns - 1] : NULL;
 
-		if (id < 0 || id > INT32_MAX)
-			continue;
 		if (!last || last->len != len || memcmp(last->name, s ? s : "", len))
 			last = add_fn(t, s, len);
-		if ((size_t)id >= *nlocs) {
-			size_t n = (size_t)id + 1;
-			*loc2fn = xrealloc(*loc2fn, n * sizeof **loc2fn);
-			for (size_t k = *nlocs; k < n; k++)
-				(*loc2fn)[k] = UINT32_MAX;
-			*nlocs = n;
+		if (*nlocs == cap) {
+			cap = cap ? 2 * cap : 256;
+			*loc2fn = xrealloc(*loc2fn, cap * sizeof **loc2fn);
 		}
-		(*loc2fn)[id] = (uint32_t)(last - t->fns);
+		(*loc2fn)[*nlocs].id = id;
+		(*loc2fn)[(*nlocs)++].fn = (uint32_t)(last - t->fns);
 	}
 	sqlite3_finalize(st);
+	if (*nlocs)
+		qsort(*loc2fn, *nlocs, sizeof **loc2fn, cmp_loc_fn);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -229,7 +277,7 @@ struct scan {
 };
 
 static int scan_row(struct fp_trace *t, struct scan *sc, sqlite3_stmt *st,
-		    const uint32_t *loc2fn, size_t nlocs, int64_t *cur, size_t *first)
+		    const struct loc_fn *loc2fn, size_t nlocs, int64_t *cur, size_t *first)
 {
 	int64_t win = sqlite3_column_int64(st, 0), loc = sqlite3_column_int64(st, 2);
 	const unsigned char *cls = sqlite3_column_text(st, 5);
@@ -242,11 +290,10 @@ static int scan_row(struct fp_trace *t, struct scan *sc, sqlite3_stmt *st,
 	double rho;
 	uint64_t block;
 
-	if (win < 0 || (size_t)win >= t->nwins || loc < 0 || (size_t)loc >= nlocs ||
-	    loc2fn[loc] == UINT32_MAX || !cls)
+	if (win < 0 || (size_t)win >= t->nwins || !cls ||
+	    (fn = loc_function(loc2fn, nlocs, loc)) == UINT32_MAX || implied < 0)
 		return -1;
 	w = &t->wins[win];
-	fn = loc2fn[loc];
 	fs = &t->fns[fn].s;
 	rho = w->rho;
 	if (win != *cur) {
@@ -301,14 +348,14 @@ static int scan_row(struct fp_trace *t, struct scan *sc, sqlite3_stmt *st,
 			fs->dsum += a->d;
 			fs->dn++;
 		} else {
-			sc->dt[t->nacc] = a->time - t->acc[prev].time;
+			sc->dt[t->nacc] = num_sub(a->time, t->acc[prev].time, NULL);
 		}
 	}
 	t->nacc++;
 	return 0;
 }
 
-static int scan_accesses(struct profile *p, struct fp_trace *t, const uint32_t *loc2fn,
+static int scan_accesses(struct profile *p, struct fp_trace *t, const struct loc_fn *loc2fn,
 			 size_t nlocs, char *err, size_t errlen)
 {
 	struct scan sc = { 0 };
@@ -330,7 +377,7 @@ static int scan_accesses(struct profile *p, struct fp_trace *t, const uint32_t *
 	}
 	for (size_t i = 0; i < t->nwins; i++) {
 		struct fp_win *w = &t->wins[i];
-		w->rho = w->n ? (double)(w->period + (i ? 0 : w->start)) / (double)w->n : 0;
+		w->rho = w->n ? ((double)w->period + (i ? 0 : (double)w->start)) / (double)w->n : 0;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		rc = scan_row(t, &sc, st, loc2fn, nlocs, &cur, &first);
@@ -379,7 +426,7 @@ out:
 
 int fp_load(struct profile *p, struct fp_trace *t, char *err, size_t errlen)
 {
-	uint32_t *loc2fn = NULL;
+	struct loc_fn *loc2fn = NULL;
 	size_t nlocs = 0;
 	struct sbuf sb;
 	int rc;
@@ -406,7 +453,14 @@ int fp_load(struct profile *p, struct fp_trace *t, char *err, size_t errlen)
 	sbuf_init(&sb);
 	t->full = profile_meta(p, "trace_full", &sb) == 1 && !strcmp(sb.buf, "yes");
 	sbuf_release(&sb);
-	if (read_windows(p, t) || read_functions(p, t, &loc2fn, &nlocs) || read_buckets(p, t) ||
+	rc = read_windows(p, t);
+	if (rc == -2) {
+		snprintf(err, errlen, "cannot read profile '%s': trace_window %zu: a value out of"
+			 " range (0 to 2^62)", p->path, t->nwins - 1);
+		fp_release(t);
+		return -1;
+	}
+	if (rc || read_functions(p, t, &loc2fn, &nlocs) || read_buckets(p, t) ||
 	    (t->full && read_function_refs(p, t))) {
 		free(loc2fn);
 		fp_release(t);

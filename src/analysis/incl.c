@@ -188,6 +188,7 @@ int incl_fill(struct profile *p, const struct view_opts *o, struct table *t,
 	struct index x;
 	struct cell key[3];
 	struct level_totals lt;
+	bool ovf = false;
 
 	/* InclMissLatPct: of the program's MissLat */
 	if (view_level_totals(p, false, &lt, err, errlen))
@@ -214,7 +215,8 @@ int incl_fill(struct profile *p, const struct view_opts *o, struct table *t,
 		read_key(st, o->thread, key);
 		row = row_for(t, &x, ic, key, self_first, self_end);
 		for (int j = 0; j < ncost; j++)
-			row[ic->lat + j].i += sqlite3_column_int64(st, nkey + j);
+			row[ic->lat + j].i = num_add(row[ic->lat + j].i,
+						     sqlite3_column_int64(st, nkey + j), &ovf);
 	}
 	if (rc != SQLITE_DONE)
 		goto read_error;
@@ -239,9 +241,10 @@ int incl_fill(struct profile *p, const struct view_opts *o, struct table *t,
 				continue;
 			read_key(st, o->thread, key);
 			row = row_for(t, &x, ic, key, self_first, self_end);
-			for (int i = 0; i < ic->nuse; i++)
-				row[use0 + (level - 1) * ic->nuse + i].i +=
-					sqlite3_column_int64(st, nkey + 1 + i);
+			for (int i = 0; i < ic->nuse; i++) {
+				struct cell *c = &row[use0 + (level - 1) * ic->nuse + i];
+				c->i = num_add(c->i, sqlite3_column_int64(st, nkey + 1 + i), &ovf);
+			}
 		}
 		if (rc != SQLITE_DONE)
 			goto read_error;
@@ -262,12 +265,17 @@ int incl_fill(struct profile *p, const struct view_opts *o, struct table *t,
 	if (rc != SQLITE_DONE)
 		goto read_error;
 
+	if (ovf) {
+		profile_overflow_error(p, err, errlen);
+		rc = -1;
+		goto out;
+	}
 	/* MissLat: the cycles of the accesses that missed L1 */
 	for (size_t i = 0; i < t->nrows; i++) {
 		struct cell *row = table_row(t, i);
 		const struct cell *v = &row[ic->lat];
-		int64_t misslat = view_misslat(v[0].i, v[1].i + v[2].i, v[3].i + v[4].i,
-					       ic->l1_latency);
+		int64_t misslat = view_misslat(v[0].i, num_add(v[1].i, v[2].i, NULL),
+					       num_add(v[3].i, v[4].i, NULL), ic->l1_latency);
 
 		cell_set_int(&row[ic->misslat], misslat);
 		cell_set_real(&row[ic->misslat_pct], lt.misslat ? 100.0 * (double)misslat /

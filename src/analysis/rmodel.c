@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/num.h"
 #include "analysis/rmodel.h"
 
 #define MAX_BINS 64      /* the engine's bins per histogram */
@@ -107,7 +108,7 @@ static double window_blocks(const struct rhist *prog, const struct points *pts, 
 			e += pts[i].w[j] * (pts[i].d[j] < w ? pts[i].d[j] : w);
 		sum += (double)prog->bins[i].count * e;
 	}
-	return sum / (double)(prog->reuses + (reuses_only ? 0 : prog->first));
+	return sum / ((double)prog->reuses + (reuses_only ? 0 : (double)prog->first));
 }
 
 /* Index of the stack bin holding distance k (ri's bins). */
@@ -217,7 +218,8 @@ void rmodel_convert(const struct reuse_info *ri, const struct rhist *prog,
 	}
 	free(pts);
 	for (int j = 0; j < MAX_BINS; j++) {
-		int64_t c = llround(stack[j]);
+		/* a count beyond 2^62 can only come from crafted input */
+		int64_t c = stack[j] >= 0x1p62 ? INT64_C(1) << 62 : stack[j] > 0 ? llround(stack[j]) : 0;
 		struct rbin *bin;
 		if (c <= 0)
 			continue;
@@ -228,7 +230,7 @@ void rmodel_convert(const struct reuse_info *ri, const struct rhist *prog,
 		if (reuse_bin_bounds(ri->first, ri->growth, j, &bin->lo, &bin->hi, &bin->hi_inf))
 			bin->lo = bin->hi = 0;
 		bin->count = c;
-		out->reuses += c;
+		out->reuses = num_add(out->reuses, c, NULL);
 	}
 }
 
@@ -239,7 +241,8 @@ static int shares(const struct rhist *h, double *s)
 
 	memset(s, 0, MAX_BINS * sizeof *s);
 	for (size_t i = 0; i < h->n; i++) {
-		int b = h->bins[i].bin < MAX_BINS ? (int)h->bins[i].bin : MAX_BINS - 1;
+		int b = h->bins[i].bin < 0 ? 0 : h->bins[i].bin < MAX_BINS ? (int)h->bins[i].bin
+										: MAX_BINS - 1;
 		s[b] += (double)h->bins[i].count / (double)h->reuses;
 		if (b + 1 > n)
 			n = b + 1;

@@ -70,9 +70,9 @@ void view_add_use_sum(struct sbuf *sql, const char *metric, int level)
 static void derive(struct cell *row, const struct metric_cols *m, int64_t l1_latency,
 		   int64_t total_misslat, int64_t total_d1)
 {
-	int64_t d1 = row[m->miss[0]].i + row[m->miss[1]].i;
-	int64_t misslat = view_misslat(row[m->lat].i, row[m->dr].i + row[m->dw].i, d1,
-				       l1_latency);
+	int64_t d1 = num_add(row[m->miss[0]].i, row[m->miss[1]].i, NULL);
+	int64_t misslat = view_misslat(row[m->lat].i, num_add(row[m->dr].i, row[m->dw].i, NULL),
+				       d1, l1_latency);
 
 	cell_set_int(&row[m->misslat], misslat);
 	cell_set_real(&row[m->misslat_pct], total_misslat ? 100.0 * (double)misslat /
@@ -251,6 +251,7 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	sqlite3_stmt *st = NULL;
 	int nkeys, rc, nuse, nself;
 	int64_t total_misslat, total_d1;
+	bool ovf = false;
 
 	sbuf_init(&sql);
 	sbuf_init(&sel);
@@ -309,18 +310,23 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 		view_set_keys(t, row, nkeys, st);
 		for (int j = m.lat; j < nself; j++) {
 			cell_set_int(&row[j], sqlite3_column_int64(st, nkeys + j - m.lat));
-			t->total[j].i += row[j].i;
+			t->total[j].i = num_add(t->total[j].i, row[j].i, &ovf);
 		}
 	}
 	if (rc != SQLITE_DONE)
 		goto read_error;
+	if (ovf) {
+		profile_overflow_error(p, err, errlen);
+		rc = -1;
+		goto out;
+	}
 	if (o->inclusive && incl_fill(p, o, t, &ic, m.lat, nself, err, errlen)) {
 		rc = -1;
 		goto out;
 	}
 	derive(t->total, &m, p->lv[0].latency, 0, 0);
 	total_misslat = t->total[m.misslat].i;
-	total_d1 = t->total[m.miss[0]].i + t->total[m.miss[1]].i;
+	total_d1 = num_add(t->total[m.miss[0]].i, t->total[m.miss[1]].i, NULL);
 	for (size_t i = 0; i < t->nrows; i++)
 		derive(table_row(t, i), &m, p->lv[0].latency, total_misslat, total_d1);
 	derive(t->total, &m, p->lv[0].latency, total_misslat, total_d1);
@@ -369,6 +375,7 @@ static int build_stats_view(struct profile *p, const struct view_opts *o, struct
 	struct sbuf sql;
 	sqlite3_stmt *st;
 	int col[6], avg, rc, nres = 0;
+	bool ovf = false;
 
 	rc = profile_has_rows(p, "residency");
 	if (rc < 0)
@@ -410,12 +417,18 @@ static int build_stats_view(struct profile *p, const struct view_opts *o, struct
 		if (!row[col[0]].null && row[col[0]].i > 0 && !row[col[3]].null)
 			cell_set_real(&row[avg], (double)row[col[3]].i / (double)row[col[0]].i);
 		set_residency(row, col[5] + 1, p, nres, st, 8, &row[col[2]]);
-		t->total[col[0]].i += row[col[0]].i;
-		t->total[col[3]].i += row[col[3]].i;
+		if (!row[col[0]].null)
+			t->total[col[0]].i = num_add(t->total[col[0]].i, row[col[0]].i, &ovf);
+		if (!row[col[3]].null)
+			t->total[col[3]].i = num_add(t->total[col[3]].i, row[col[3]].i, &ovf);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		goto read_error;
+	if (ovf) {
+		profile_overflow_error(p, err, errlen);
+		return -1;
+	}
 	cell_set_str(&t->total[0], "total", 5);
 	t->has_total = true;
 	return 0;

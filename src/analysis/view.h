@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 
+#include "base/num.h"
 #include "store/profile.h"
 #include "base/sbuf.h"
 #include "analysis/table.h"
@@ -47,7 +48,8 @@ struct level_totals {
 static inline int64_t view_misslat(int64_t lat, int64_t accesses, int64_t d1_misses,
 				   int64_t l1_latency)
 {
-	return lat - (accesses - d1_misses) * l1_latency;
+	/* saturating: a crafted profile may hold any counts */
+	return num_sub(lat, num_mul(num_sub(accesses, d1_misses, NULL), l1_latency, NULL), NULL);
 }
 
 const char *view_name(enum view_kind k);

@@ -1,8 +1,10 @@
 /* fmt.c — escaping one value for text, CSV and JSON; numbers with thousands separators. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "base/fmt.h"
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes are
@@ -38,13 +40,20 @@ static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
-static void add_hex_bytes(struct sbuf *out, const unsigned char *s, size_t n)
+/* One rule for every format (fmt.h): the bytes of a name become escaped
+ * text, then the format's own syntax wraps it.  In JSON the backslash
+ * of an escape is itself escaped (\\x0a in the file is the value \x0a),
+ * and '"' is \", so the value a JSON reader gets is the text form. */
+enum esc { ESC_TEXT, ESC_JSON };
+
+static void add_hex_bytes(struct sbuf *out, const unsigned char *s, size_t n, enum esc how)
 {
 	for (size_t i = 0; i < n; i++)
-		sbuf_addf(out, "\\x%02x", s[i]);
+		sbuf_addf(out, how == ESC_JSON ? "\\\\x%02x" : "\\x%02x", s[i]);
 }
 
-size_t fmt_text(struct sbuf *out, const char *str, size_t len)
+/* Appends s escaped; returns its width in terminal columns. */
+static size_t escape(struct sbuf *out, const char *str, size_t len, enum esc how)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t width = 0;
@@ -54,17 +63,20 @@ size_t fmt_text(struct sbuf *out, const char *str, size_t len)
 		size_t n = utf8_seq(s + i, len - i, &cp);
 
 		if (n == 0) {
-			add_hex_bytes(out, s + i, 1);
+			add_hex_bytes(out, s + i, 1, how);
 			width += 4;
 			i++;
 			continue;
 		}
 		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
-			add_hex_bytes(out, s + i, n);
+			add_hex_bytes(out, s + i, n, how);
 			width += 4 * n;
 		} else if (cp == '\\') {
-			sbuf_add(out, "\\\\", 2);
+			sbuf_adds(out, how == ESC_JSON ? "\\\\\\\\" : "\\\\");
 			width += 2;
+		} else if (cp == '"' && how == ESC_JSON) {
+			sbuf_adds(out, "\\\"");
+			width++;
 		} else {
 			sbuf_add(out, s + i, n);
 			width++;
@@ -74,53 +86,69 @@ size_t fmt_text(struct sbuf *out, const char *str, size_t len)
 	return width;
 }
 
+size_t fmt_text(struct sbuf *out, const char *str, size_t len)
+{
+	return escape(out, str, len, ESC_TEXT);
+}
+
+/* A plain decimal number: optional sign, digits, optional fraction. */
+static bool is_number(const char *s, size_t len)
+{
+	size_t i = 0, digits = 0;
+
+	if (i < len && (s[i] == '-' || s[i] == '+'))
+		i++;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	if (i < len && s[i] == '.')
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			digits++;
+	return digits && i == len;
+}
+
 void fmt_csv_field(struct sbuf *out, const char *s, size_t len)
 {
+	size_t start = out->len, n;
 	bool quote = false;
+	char *cell;
 
-	for (size_t i = 0; i < len && !quote; i++)
-		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
-	if (!quote) {
-		sbuf_add(out, s, len);
+	escape(out, s, len, ESC_TEXT);
+	n = out->len - start;
+	cell = out->buf + start;
+	/* A spreadsheet runs a cell starting with = + - or @ as a formula
+	 * (OWASP "CSV injection"); a quote in front makes it text.  Tab and
+	 * CR, which OWASP lists too, are already \x09 and \x0d. */
+	if (n && strchr("=+-@", cell[0]) && !is_number(cell, n)) {
+		sbuf_addc(out, '\0');
+		cell = out->buf + start;
+		memmove(cell + 1, cell, n);
+		cell[0] = '\'';
+		n++;
+	}
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = cell[i] == ',' || cell[i] == '"';
+	if (!quote)
 		return;
+	/* RFC 4180: quote the field and double its quotes */
+	{
+		char *copy = xmemdup(cell, n);
+
+		out->len = start;
+		sbuf_addc(out, '"');
+		for (size_t i = 0; i < n; i++) {
+			if (copy[i] == '"')
+				sbuf_addc(out, '"');
+			sbuf_addc(out, copy[i]);
+		}
+		sbuf_addc(out, '"');
+		free(copy);
 	}
-	sbuf_addc(out, '"');
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '"')
-			sbuf_addc(out, '"');
-		sbuf_addc(out, s[i]);
-	}
-	sbuf_addc(out, '"');
 }
 
 void fmt_json_str(struct sbuf *out, const char *str, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)str;
-
 	sbuf_addc(out, '"');
-	for (size_t i = 0; i < len;) {
-		uint32_t cp;
-		size_t n = utf8_seq(s + i, len - i, &cp);
-
-		if (n == 0) {
-			sbuf_adds(out, "\\ufffd");
-			i++;
-			continue;
-		}
-		switch (cp) {
-		case '"': sbuf_adds(out, "\\\""); break;
-		case '\\': sbuf_adds(out, "\\\\"); break;
-		case '\n': sbuf_adds(out, "\\n"); break;
-		case '\r': sbuf_adds(out, "\\r"); break;
-		case '\t': sbuf_adds(out, "\\t"); break;
-		default:
-			if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
-				sbuf_addf(out, "\\u%04x", (unsigned)cp);
-			else
-				sbuf_add(out, s + i, n);
-		}
-		i += n;
-	}
+	escape(out, str, len, ESC_JSON);
 	sbuf_addc(out, '"');
 }
 

@@ -1,15 +1,18 @@
 /* fmt.h — one value escaped for text, CSV or JSON; counts with thousands
  * separators.  Every front-end layer may use it.
  *
- * Names that come from the profiled program are data.  Each format has its
- * own rule (docs/cli.md):
- *  - text: control characters (C0, DEL, C1), backslash and bytes that are
- *    not valid UTF-8 are written as \xNN (backslash as \\); valid UTF-8 is
- *    kept;
- *  - CSV (RFC 4180): a field containing ',', '"', CR or LF is quoted and
- *    its quotes doubled; bytes are otherwise kept;
- *  - JSON: strings get JSON escapes (\" \\ \n \t \uXXXX for other controls);
- *    bytes that are not valid UTF-8 become U+FFFD so the output stays valid.
+ * Names that come from the profiled program are data.  One rule escapes
+ * them in every format (docs/cli.md, "Names are data"): control
+ * characters (C0, DEL, C1) and bytes that are not valid UTF-8 become \xNN
+ * per byte, backslash becomes \\, valid UTF-8 is kept.  Two different
+ * names therefore stay different, and the text a CSV or JSON reader gets
+ * back is the text output's.  Then each format adds its syntax:
+ *  - text: nothing more;
+ *  - CSV (RFC 4180): a field containing ',' or '"' is quoted and its quotes
+ *    doubled; a field starting with = + - or @ that is not a plain number
+ *    gets a leading ' so a spreadsheet cannot run it as a formula;
+ *  - JSON: a quoted string with \" and \\ (so the value \x0a is written
+ *    "\\x0a"); the output is always valid JSON and valid UTF-8.
  */
 #ifndef DC_BASE_FMT_H
 #define DC_BASE_FMT_H

@@ -114,6 +114,7 @@ static int read_counts(struct profile *p, struct accuracy *a, char *err, size_t 
 	struct sbuf ev, sql;
 	sqlite3_stmt *st;
 	size_t cap = 0;
+	bool ovf = false;
 	int rc;
 
 	sbuf_init(&ev);
@@ -146,12 +147,14 @@ static int read_counts(struct profile *p, struct accuracy *a, char *err, size_t 
 		b->kind = xmemdup(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
 		b->count[ACTUAL] = actual;
 		b->count[SAMPLED] = sampled;
-		a->total[ACTUAL] += actual;
-		a->total[SAMPLED] += sampled;
+		a->total[ACTUAL] = num_add(a->total[ACTUAL], actual, &ovf);
+		a->total[SAMPLED] = num_add(a->total[SAMPLED], sampled, &ovf);
 	}
 	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE && ovf)
+		profile_overflow_error(p, err, errlen);
 	if (rc == SQLITE_DONE)
-		return 0;
+		return ovf ? -1 : 0;
 read_error:
 	profile_read_error(p, err, errlen);
 	return -1;

@@ -287,7 +287,7 @@ static void fill(const struct layout *l, const struct table *t[2], const struct 
 		if (dst[0].null || dst[1].null)
 			continue;
 		if (type == COL_INT)
-			cell_set_int(&dst[2], dst[1].i - dst[0].i);
+			cell_set_int(&dst[2], num_sub(dst[1].i, dst[0].i, NULL));
 		else
 			cell_set_real(&dst[2], dst[1].d - dst[0].d);
 		if (l->col[m] + 2 == l->sort_delta) {

@@ -330,8 +330,10 @@ static int count_evictions(struct profile *p, const struct evictions *e, struct 
 
 		if (victim < 0)
 			continue;
-		m->count[evictor < 0 ? (int)m->n : evictor][victim] += n;
-		m->v[victim].evictions += n;
+		int64_t *c = &m->count[evictor < 0 ? (int)m->n : evictor][victim];
+
+		*c = num_add(*c, n, NULL);
+		m->v[victim].evictions = num_add(m->v[victim].evictions, n, NULL);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analysis/view.h"
+#include "base/num.h"
 #include "base/err.h"
 #include "base/fmt.h"
 #include "base/outfile.h"
@@ -404,7 +405,7 @@ static int write_body(struct profile *p, const struct export *e, const struct ev
 	sqlite3_stmt *cs = NULL, *ks = NULL;
 	struct row c = { 0 }, k = { 0 }, cur = { 0 };
 	int rc = SQLITE_DONE, rc2 = SQLITE_DONE, nk = ev->n;
-	bool hc, hk;
+	bool hc, hk, ovf = false;
 	char *fn_fl = NULL;
 
 	sbuf_init(&sql1);
@@ -439,15 +440,21 @@ static int write_body(struct profile *p, const struct export *e, const struct ev
 		if (take_cost) {
 			write_cost(&w, &c, fn_fl, ev->n);
 			for (int i = 0; i < ev->n; i++)
-				totals[i] += c.v[i];
+				totals[i] = num_add(totals[i], c.v[i], &ovf);
 			hc = next_row(cs, false, ev->n, &c, &rc);
 		} else {
 			write_call(&w, &k, fn_fl, nk);
 			hk = next_row(ks, true, nk, &k, &rc2);
 		}
 	}
+	if (ovf) {
+		char err[DC_ERRLEN];
+		profile_overflow_error(p, err, sizeof err);
+		err_msg("%s", err);
+		rc = SQLITE_TOOBIG;     /* reported */
+	}
 out:
-	if (rc != SQLITE_DONE || rc2 != SQLITE_DONE) {
+	if ((rc != SQLITE_DONE && !ovf) || rc2 != SQLITE_DONE) {
 		char err[DC_ERRLEN];
 		profile_read_error(p, err, sizeof err);
 		err_msg("%s", err);

@@ -263,7 +263,7 @@ static void interval_table(const struct fp_trace *tr, uint64_t levels, struct ta
 		cell_set_int(&row[first], (int64_t)nd->first);
 		cell_set_int(&row[last], (int64_t)nd->last - 1);
 		cell_set_int(&row[start], tr->wins[nd->first].start);
-		cell_set_int(&row[end], lw->start + lw->period);
+		cell_set_int(&row[end], num_add(lw->start, lw->period, NULL));
 		set_sums(row, &c, &nd->s);
 		cell_set_int(&row[worst], 0);
 	}
@@ -340,7 +340,7 @@ static void zoom_table(const struct fp_trace *tr, const struct footprint *fp, st
  * something (at least 1 %, and not 0)? */
 static bool comparable(int64_t exact, int64_t whole)
 {
-	return exact > 0 && exact * 100 >= whole;
+	return exact > 0 && num_mul(exact, 100, NULL) >= whole;
 }
 
 static double pct_error(double est, int64_t exact)
@@ -393,13 +393,13 @@ static void accuracy_table(const struct fp_trace *tr, struct table *t)
 		col[k][2] = table_add_col(t, names[k][2], "err %", COL_PCT, false);
 	}
 	for (size_t i = 0; i < tr->nfns; i++)
-		total += tr->fns[i].has_ref ? tr->fns[i].ref_a : 0;
+		total = num_add(total, tr->fns[i].has_ref ? tr->fns[i].ref_a : 0, NULL);
 	for (size_t i = 0; i < tr->nfns; i++) {
 		const struct fp_fn *f = &tr->fns[i];
 		const double est[4] = { f->s.a, f->s.f, f->s.fstr, f->s.firr };
 		const int64_t exact[4] = { f->ref_a, f->ref[0], f->ref[1], f->ref[2] };
 		struct cell *row;
-		if (!f->has_ref || f->ref_a * 100 < total)
+		if (!f->has_ref || num_mul(f->ref_a, 100, NULL) < total)
 			continue;
 		row = table_add_row(t);
 		cell_set_str(&row[fn], f->name, f->len);

@@ -17,6 +17,7 @@
 
 #include "analysis/view.h"
 #include "base/fmt.h"
+#include "base/num.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "report/header.h"
@@ -81,7 +82,7 @@ static int parse(struct mrc *m, int argc, char **argv)
 
 static void mrc_table(struct mrc *m, const struct rhist *h, struct table *t)
 {
-	int64_t total = h->reuses + h->first;
+	int64_t total = num_add(h->reuses, h->first, NULL);
 	int blocks, text_bytes, bytes, misses, ratio, pct, exact;
 	struct sbuf sb;
 
@@ -107,7 +108,7 @@ static void mrc_table(struct mrc *m, const struct rhist *h, struct table *t)
 			const struct rbin *bin = &h->bins[i];
 
 			if (bin->lo >= c)
-				miss += bin->count;
+				miss = num_add(miss, bin->count, NULL);
 			else if (bin->hi_inf || bin->hi > c)
 				ok = false;       /* straddles c: counted as hits */
 		}
@@ -142,7 +143,7 @@ static void print_mrc(struct profile *p, const struct header *h, const struct mr
 		header_text(&out, p, h);
 		reuse_text_intro(&out, &m->ri, "exact", m->object);
 		sbuf_addf(&out, "%-10s", "accesses:");
-		fmt_thousands(&out, hist->reuses + hist->first);
+		fmt_thousands(&out, num_add(hist->reuses, hist->first, NULL));
 		sbuf_adds(&out, " (");
 		fmt_thousands(&out, hist->first);
 		sbuf_adds(&out, " first touches); the program touched ");
@@ -162,7 +163,7 @@ static void print_mrc(struct profile *p, const struct header *h, const struct mr
 		reuse_json_intro(&out, &m->ri, "exact", m->object);
 		sbuf_addf(&out, ",\"accesses\":%lld,\"first_touches\":%lld,"
 			  "\"distinct_blocks\":%lld,\"exact\":%s,\"rows\":",
-			  (long long)(hist->reuses + hist->first), (long long)hist->first,
+			  (long long)num_add(hist->reuses, hist->first, NULL), (long long)hist->first,
 			  (long long)m->distinct, m->exact ? "true" : "false");
 		render_table_json_rows(&out, t, 0);
 		sbuf_adds(&out, "}\n");

@@ -230,9 +230,12 @@ static void set_counts(struct cell *row, const struct hist_cols *c, int64_t coun
 		       int64_t *cum, int64_t total, int64_t max)
 {
 	char bar[BAR_WIDTH + 1];
-	int n = max ? (int)((count * BAR_WIDTH + max / 2) / max) : 0;
+	/* in double: count * BAR_WIDTH may not fit; clamped, so a count the
+	 * caller did not check can never write outside bar */
+	double w = max > 0 && count > 0 ? (double)count * BAR_WIDTH / (double)max : 0;
+	int n = w >= BAR_WIDTH ? BAR_WIDTH : (int)(w + 0.5);
 
-	*cum += count;
+	*cum = num_add(*cum, count, NULL);
 	cell_set_int(&row[c->count], count);
 	if (total) {
 		cell_set_real(&row[c->pct], 100.0 * (double)count / (double)total);
@@ -247,7 +250,7 @@ static void set_counts(struct cell *row, const struct hist_cols *c, int64_t coun
 static void hist_table(const struct reuse *r, const struct rhist *h, struct table *t)
 {
 	bool stack = !strcmp(r->kind, "stack");
-	int64_t total = h->reuses + h->first, max = h->first, cum = 0, block = r->ri.block;
+	int64_t total = num_add(h->reuses, h->first, NULL), max = h->first, cum = 0, block = r->ri.block;
 	struct hist_cols c;
 	struct sbuf sb;
 	struct cell *row;
@@ -319,7 +322,7 @@ static void print_hist(struct profile *p, const struct header *h, const struct r
 		if (r->src == RSRC_SAMPLED)
 			reuse_text_sampling(&out, &r->ri);
 		sbuf_addf(&out, "%-10s", "accesses:");
-		fmt_thousands(&out, hist->reuses + hist->first);
+		fmt_thousands(&out, num_add(hist->reuses, hist->first, NULL));
 		sbuf_adds(&out, " (");
 		fmt_thousands(&out, hist->reuses);
 		sbuf_adds(&out, " reuses, ");
@@ -340,7 +343,7 @@ static void print_hist(struct profile *p, const struct header *h, const struct r
 		reuse_json_intro(&out, &r->ri, src_name[r->src], r->object);
 		sbuf_addf(&out, ",\"kind\":\"%s\",\"accesses\":%lld,\"reuses\":%lld,"
 			  "\"first_touches\":%lld,\"rows\":", r->kind,
-			  (long long)(hist->reuses + hist->first), (long long)hist->reuses,
+			  (long long)num_add(hist->reuses, hist->first, NULL), (long long)hist->reuses,
 			  (long long)hist->first);
 		/* The last row is the first touches; a limit of 0 would mean all. */
 		if (t->nrows > 1)

@@ -1,4 +1,5 @@
 /* dcprof.c — the dcprof command: dispatch to a subcommand. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,7 +76,22 @@ static int help(int argc, char **argv)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Help and version text, like a report, must reach stdout: a full disk
+ * or a closed pipe is an error (exit 2), not a silent success.  Commands
+ * that print reports check their own output (err_flush_output); this
+ * catches the rest, and stays quiet when the command already failed. */
+static int finish(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	if (rc == 0) {
+		err_msg("cannot write to standard output: %s", strerror(errno ? errno : EIO));
+		rc = DC_EXIT_ERROR;
+	}
+	return rc;
+}
+
+static int run(int argc, char **argv)
 {
 	static char prefix[64];
 	const char *name = argc > 1 ? argv[1] : NULL;
@@ -107,4 +123,9 @@ int main(int argc, char **argv)
 	snprintf(prefix, sizeof prefix, "dcprof %s", c->name);
 	err_set_prefix(prefix);
 	return c->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	return finish(run(argc, argv));
 }

@@ -55,6 +55,7 @@
 
 #include "store/profile.h"
 #include "base/err.h"
+#include "base/num.h"
 
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -596,9 +597,164 @@ static int pragma_int(sqlite3 *db, const char *sql, int64_t *out)
 	return rc;
 }
 
+/* The messages of the limits profile_open sets, which SQLite words for
+ * the programmer, say what happened to the profile instead. */
 void profile_read_error(const struct profile *p, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "cannot read profile '%s': %s", p->path, sqlite3_errmsg(p->db));
+	int code = sqlite3_errcode(p->db);
+	const char *why = sqlite3_errmsg(p->db);
+
+	if (p->steps_exceeded)
+		snprintf(err, errlen, "cannot read profile '%s': a query took more than %llu"
+			 " steps, too many for a profile of this size (corrupt or crafted?)",
+			 p->path, (unsigned long long)p->steps_max);
+	else if (code == SQLITE_TOOBIG)
+		snprintf(err, errlen, "cannot read profile '%s': a string or value is longer"
+			 " than %d bytes", p->path, PROFILE_MAX_LENGTH);
+	else if (code == SQLITE_ERROR && !strcmp(why, "integer overflow"))
+		profile_overflow_error(p, err, errlen);
+	else
+		snprintf(err, errlen, "cannot read profile '%s': %s", p->path, why);
+}
+
+void profile_overflow_error(const struct profile *p, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read profile '%s': integer overflow (a sum of its"
+		 " counts does not fit 64 bits)", p->path);
+}
+
+/* ---- the shape of a profile --------------------------------------------
+ *
+ * A profile may come from someone else: read only real tables (not views,
+ * virtual tables or generated columns, whose reading could run any SQL)
+ * with the columns and primary keys the schema gives them (a missing key
+ * would turn the reports' lookups into scans).  Columns are "name" or
+ * "name@V" for one added in schema version V; a leading '*' marks a
+ * primary-key column, in key order. */
+static const struct {
+	const char *name;
+	int since;
+	const char *cols;
+} shape[] = {
+	{ "meta", 1, "*key value" },
+	{ "level", 1, "*level name size assoc line_size latency" },
+	{ "bucket", 1, "*id name kind blocks max_live_blocks max_live_bytes total_bytes min_size"
+	  " max_size" },
+	{ "location", 1, "*id ip object function file line" },
+	{ "cost", 1, "*bucket *location *thread Dr Dw D1mr D1mw D2mr D2mw D3mr D3mw D4mr D4mw Lat" },
+	{ "block", 1, "*id bucket address size alloc_seq free_seq" },
+	{ "cost_sampled", 2, "*bucket *location *thread Dr Dw D1mr D1mw D2mr D2mw D3mr D3mw D4mr"
+	  " D4mw Lat" },
+	{ "eviction", 2, "*level *evictor *victim *location count *sampled" },
+	{ "level_fill", 2, "*level fills empty_fills evictions" },
+	{ "residency", 2, "*bucket *level avg_lines" },
+	{ "reuse_hist", 3, "*bucket *kind *bin lo hi count mean@4" },
+	{ "reuse_first", 3, "*bucket count" },
+	{ "reuse_pair", 3, "*use_location *reuse_location count mean_stack mean_time" },
+	{ "reuse_unseen", 4, "*bucket count" },
+	{ "reuse_pair_sampled", 4, "*use_location *reuse_location count mean_time" },
+	{ "cache_use", 4, "*bucket *location *thread *level SpLoss AcCost Evicted@5" },
+	{ "call_arc", 4, "kind site callee thread count Dr Dw D1mr D1mw D2mr D2mw D3mr D3mw D4mr"
+	  " D4mw Lat" },
+	{ "call_use", 4, "kind site callee thread level SpLoss AcCost Evicted@5" },
+	{ "trace_window", 4, "*id start period ref_f ref_f_str ref_f_irr" },
+	{ "trace_access", 4, "window *time location bucket address class implied" },
+	{ "trace_function_ref", 4, "*function accesses const_loads f f_str f_irr" },
+};
+
+/* Is column `want` (its primary-key place pk, 0 if none) in table_xinfo's
+ * rows as a plain stored column with that key place?  1, 0, or an SQLite
+ * error (negative). */
+static int has_column(struct profile *p, const char *table, const char *want, size_t len,
+		      int pk)
+{
+	sqlite3_stmt *st;
+	int rc, found = 0;
+
+	rc = sqlite3_prepare_v2(p->db, "SELECT name, pk, hidden FROM pragma_table_xinfo(?1)"
+				" WHERE name = ?2 COLLATE NOCASE", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return -rc;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, want, (int)len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		found = sqlite3_column_int(st, 1) == pk && sqlite3_column_int(st, 2) == 0;
+	else if (rc != SQLITE_DONE)
+		found = -rc;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* 0, or -1 with err saying which table or column is not what it should be. */
+static int check_shape(struct profile *p, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(p->db, "SELECT type, rootpage FROM sqlite_schema"
+				    " WHERE name = ?1 COLLATE NOCASE", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		goto sql_error;
+	for (size_t i = 0; i < sizeof shape / sizeof *shape; i++) {
+		const char *c = shape[i].cols;
+		int pk = 0;
+		bool table;
+
+		if (shape[i].since > p->version)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, shape[i].name, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			goto sql_error;
+		table = rc == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 0), "table") &&
+			sqlite3_column_int64(st, 1) > 0;
+		if (!table) {
+			const char *type = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)
+							    : NULL;
+			snprintf(err, errlen, "cannot read profile '%s': %s %s is %s", p->path,
+				 !type ? "table" : !strcmp(type, "table") ? "virtual table" : type,
+				 shape[i].name, type ? "not a table" : "missing");
+			sqlite3_finalize(st);
+			return -1;
+		}
+		while (*c) {
+			size_t len;
+			int since = 1, key = 0;
+			const char *at;
+
+			if (*c == '*') {
+				key = ++pk;
+				c++;
+			}
+			len = strcspn(c, " ");
+			at = memchr(c, '@', len);
+			if (at)
+				since = at[1] - '0';
+			if (since <= p->version) {
+				rc = has_column(p, shape[i].name, c, at ? (size_t)(at - c) : len, key);
+				if (rc < 0) {
+					rc = -rc;
+					goto sql_error;
+				}
+				if (!rc) {
+					snprintf(err, errlen, "cannot read profile '%s': table %s: column"
+						 " %.*s is missing or not as written by dcprof", p->path,
+						 shape[i].name, (int)(at ? at - c : (ptrdiff_t)len), c);
+					sqlite3_finalize(st);
+					return -1;
+				}
+			}
+			c += len;
+			c += *c == ' ';
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+sql_error:
+	sqlite3_finalize(st);
+	profile_read_error(p, err, errlen);
+	return -1;
 }
 
 static int read_levels(struct profile *p, char *err, size_t errlen)
@@ -613,6 +769,7 @@ static int read_levels(struct profile *p, char *err, size_t errlen)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct profile_level *l;
 		const unsigned char *name;
+		bool bad = false;
 
 		if (p->nlevels == DC_MAX_LEVELS ||
 		    sqlite3_column_int64(st, 0) != p->nlevels + 1) {
@@ -627,6 +784,15 @@ static int read_levels(struct profile *p, char *err, size_t errlen)
 		l->assoc = sqlite3_column_int64(st, 3);
 		l->line_size = sqlite3_column_int64(st, 4);
 		l->latency = sqlite3_column_int64(st, 5);
+		for (int k = 2; k <= 5; k++)
+			bad |= sqlite3_column_int64(st, k) < 0 ||
+			       sqlite3_column_int64(st, k) > PROFILE_MAX_LEVEL_VALUE;
+		if (bad) {
+			snprintf(err, errlen, "cannot read profile '%s': level %d: a size or latency"
+				 " out of range (0 to 2^40)", p->path, p->nlevels);
+			sqlite3_finalize(st);
+			return -1;
+		}
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -643,23 +809,98 @@ static int read_levels(struct profile *p, char *err, size_t errlen)
 	}
 	if (rc != SQLITE_OK)
 		goto sql_error;
+	if (p->mem_latency < 0 || p->mem_latency > PROFILE_MAX_LEVEL_VALUE) {
+		snprintf(err, errlen, "cannot read profile '%s': memory latency out of range"
+			 " (0 to 2^40)", p->path);
+		return -1;
+	}
 	return 0;
 sql_error:
 	profile_read_error(p, err, errlen);
 	return -1;
 }
 
+/* The progress handler: SQLite calls it every STEP_CHUNK virtual-machine
+ * steps; a nonzero return interrupts the query. */
+#define STEP_CHUNK 256
+
+static int count_steps(void *arg)
+{
+	struct profile *p = arg;
+
+	p->steps += STEP_CHUNK;
+	if (p->steps <= p->steps_max)
+		return 0;
+	p->steps_exceeded = true;
+	return 1;
+}
+
+/* How many steps all of a command's queries may take: generous for what
+ * dcprof's queries do (a few passes over each table, an index lookup per
+ * row: tens of steps per stored byte), finite for a profile built to make
+ * them run away.  DCPROF_MAX_SQL_STEPS overrides it (for tests). */
+static uint64_t steps_budget(const struct stat *sb)
+{
+	const char *env = getenv("DCPROF_MAX_SQL_STEPS");
+	uint64_t v;
+
+	if (env && !num_parse_u64(env, UINT64_MAX / 2, &v))
+		return v;
+	return PROFILE_STEPS_BASE + PROFILE_STEPS_PER_BYTE * (uint64_t)sb->st_size;
+}
+
+/* "file:PATH?immutable=1" with every byte of PATH that a URI would read
+ * otherwise ('?', '#', '%', ...) as %XX: immutable opens without locks and
+ * without -wal or -shm files, which a profile opened for reading must
+ * not leave behind (even a WAL-mode one). */
+static void profile_uri(struct sbuf *uri, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	/* "file:///abs" for an absolute path: "file://x" would name a host */
+	sbuf_adds(uri, path[0] == '/' ? "file://" : "file:");
+	for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		    strchr("/._-~", *s)) {
+			sbuf_addc(uri, (char)*s);
+		} else {
+			sbuf_addc(uri, '%');
+			sbuf_addc(uri, hex[*s >> 4]);
+			sbuf_addc(uri, hex[*s & 15]);
+		}
+	}
+	sbuf_adds(uri, "?immutable=1");
+}
+
+/* Limits on what any query may build from the profile's values. */
+static void set_limits(sqlite3 *db)
+{
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, PROFILE_MAX_LENGTH);
+	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
+	sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 100);
+	sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 8);
+	sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000);
+	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+}
+
 int profile_open(struct profile *p, const char *path, char *err, size_t errlen)
 {
 	struct stat sb;
+	struct sbuf uri;
 	int64_t appid, version;
 	int fd, rc;
 
 	memset(p, 0, sizeof *p);
 	p->path = path;
 	/* SQLite's own messages for a missing or unreadable file are vague;
-	 * ask the system first. */
-	fd = open(path, O_RDONLY);
+	 * ask the system first.  O_NONBLOCK: opening a FIFO must not wait for
+	 * a writer. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
 		snprintf(err, errlen, "cannot open profile '%s': %s", path, strerror(errno));
 		if (fd >= 0)
@@ -671,13 +912,23 @@ int profile_open(struct profile *p, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot open profile '%s': %s", path, strerror(EISDIR));
 		return -1;
 	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "cannot open profile '%s': not a regular file", path);
+		return -1;
+	}
 	sqlite_setup();
-	rc = sqlite3_open_v2(path, &p->db, SQLITE_OPEN_READONLY, NULL);
+	sbuf_init(&uri);
+	profile_uri(&uri, path);
+	rc = sqlite3_open_v2(uri.buf, &p->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	sbuf_release(&uri);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open profile '%s': %s", path,
 			 p->db ? sqlite3_errmsg(p->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
+	set_limits(p->db);
+	p->steps_max = steps_budget(&sb);
+	sqlite3_progress_handler(p->db, STEP_CHUNK, count_steps, p);
 	rc = pragma_int(p->db, "PRAGMA application_id", &appid);
 	if (rc == SQLITE_NOTADB || (rc == SQLITE_OK && appid != PROFILE_APPLICATION_ID)) {
 		snprintf(err, errlen, "cannot open profile '%s': not a dcprof profile", path);
@@ -701,7 +952,7 @@ int profile_open(struct profile *p, const char *path, char *err, size_t errlen)
 		goto fail;
 	}
 	p->version = (int)version;
-	if (read_levels(p, err, errlen))
+	if (check_shape(p, err, errlen) || read_levels(p, err, errlen))
 		goto fail;
 	return 0;
 fail:

@@ -124,11 +124,28 @@ struct profile {
 	int nlevels;
 	struct profile_level lv[DC_MAX_LEVELS];
 	int64_t mem_latency;
+	uint64_t steps, steps_max;   /* SQLite steps taken, and allowed */
+	bool steps_exceeded;
 };
 
-/* Opens read-only and checks that this is a dcprof profile this version
- * understands; reads the cache levels.  On error err holds the whole
- * message ("cannot open profile 'F': ...") and nothing needs releasing. */
+/* The longest string or blob a query may read or build: a stored string
+ * comes from one raw-dump line, at most RAW_MAX_LINE bytes (rawread.h). */
+#define PROFILE_MAX_LENGTH (16 << 20)
+/* Sizes and latencies of the level table and meta memory_latency. */
+#define PROFILE_MAX_LEVEL_VALUE (INT64_C(1) << 40)
+/* The SQLite steps all queries of one command may take: this many plus
+ * PER_BYTE per byte of the file (see steps_budget in profile.c). */
+#define PROFILE_STEPS_BASE (UINT64_C(1) << 32)
+#define PROFILE_STEPS_PER_BYTE 2048
+
+/* Opens a regular file read-only (immutable: no lock, no -wal or -shm
+ * files left behind, even for a WAL-mode database) and checks that this
+ * is a dcprof profile this version understands, whose tables are real
+ * tables with the columns and keys of its schema version; reads the cache
+ * levels.  Queries on it are limited in the length of what they read or
+ * build (PROFILE_MAX_LENGTH) and in the steps they take.  On error err
+ * holds the whole message ("cannot open profile 'F': ...") and nothing
+ * needs releasing. */
 int profile_open(struct profile *p, const char *path, char *err, size_t errlen);
 /* profile_open for a command: prints the error itself; 0 or -1. */
 int profile_open_cmd(struct profile *p, const char *path);
@@ -141,7 +158,11 @@ int profile_has_rows(struct profile *p, const char *table);
 /* 1 if cache_use has Evicted counts (version 5, recorded with --evictions),
  * 0 if not, negative on error. */
 int profile_has_evicted(struct profile *p);
-/* "cannot read profile 'F': <sqlite's reason>" for a failed query. */
+/* "cannot read profile 'F': <reason>" for a failed query: SQLite's, or
+ * what its limits mean (too many steps, a string too long, a sum that
+ * overflows). */
 void profile_read_error(const struct profile *p, char *err, size_t errlen);
+/* "cannot read profile 'F': integer overflow ...", for a sum in C. */
+void profile_overflow_error(const struct profile *p, char *err, size_t errlen);
 
 #endif

@@ -5,10 +5,13 @@
  * and cost lines, and a generic tokenizer or sscanf costs more than SQLite.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "store/rawread.h"
@@ -484,6 +487,10 @@ static int rec_rhist(struct reader *r)
 	if (ref(r, &r->buckets, 2, "bucket", &bucket) || num(r, 3, &bin) || num(r, 4, &count) ||
 	    (r->version >= 4 && num(r, 5, &sum)))
 		return -1;
+	/* checked here, before reuse_bounds sizes arrays by it */
+	if (bin >= REUSE_MAX_BINS)
+		return fail(r, "rhist bin %lld is beyond the last there can be (%d)",
+			    (long long)bin, REUSE_MAX_BINS - 1);
 	if (bin > r->rhist_bin_max) {
 		r->rhist_bin_max = bin;
 		r->rhist_bin_line = r->lineno;
@@ -919,16 +926,100 @@ static int check_end(struct reader *r, bool empty)
 	return trace_refs(r) || reuse_bounds(r);
 }
 
+/* Lines of at most RAW_MAX_LINE bytes from a file: getline would grow its
+ * buffer without bound on a file without newlines (/dev/zero).  The
+ * buffer starts small and doubles up to RAW_MAX_LINE. */
+struct lines {
+	FILE *f;
+	char *buf;
+	size_t cap, start, end;   /* the bytes not handed out yet: buf[start, end) */
+	bool eof;
+};
+
+/* The next line without its '\n' in *line, *len; 1 for a line ending in
+ * '\n', 2 for a last line without one, 0 at the end, -1 when a line is
+ * longer than RAW_MAX_LINE, -2 on a read error. */
+static int lines_next(struct lines *l, char **line, size_t *len)
+{
+	for (;;) {
+		char *nl = l->end > l->start ? memchr(l->buf + l->start, '\n', l->end - l->start)
+					     : NULL;
+		size_t got;
+
+		if (nl) {
+			*line = l->buf + l->start;
+			*len = (size_t)(nl - *line);
+			l->start += *len + 1;
+			return 1;
+		}
+		if (l->eof) {
+			if (l->start == l->end)
+				return 0;
+			*line = l->buf + l->start;
+			*len = l->end - l->start;
+			l->start = l->end;
+			return 2;
+		}
+		if (l->start) {
+			memmove(l->buf, l->buf + l->start, l->end - l->start);
+			l->end -= l->start;
+			l->start = 0;
+		}
+		if (l->end == l->cap) {
+			if (l->cap >= RAW_MAX_LINE)
+				return -1;
+			l->cap = l->cap ? 2 * l->cap : 1 << 16;
+			if (l->cap > RAW_MAX_LINE)
+				l->cap = RAW_MAX_LINE;
+			l->buf = xrealloc(l->buf, l->cap);
+		}
+		got = fread(l->buf + l->end, 1, l->cap - l->end, l->f);
+		l->end += got;
+		if (got == 0) {
+			if (ferror(l->f))
+				return -2;
+			l->eof = true;
+		}
+	}
+}
+
+/* Opens path for reading if it is a regular file: a FIFO would block (and
+ * O_NONBLOCK keeps the open itself from waiting for a writer), a device
+ * such as /dev/zero never ends. */
+static FILE *open_regular(struct reader *r, const char *path)
+{
+	struct stat sb;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		fail(r, "%s", strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		fail(r, "%s", S_ISDIR(sb.st_mode) ? strerror(EISDIR) : "not a regular file");
+		goto fail;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "r"))) {
+		fail(r, "%s", strerror(errno));
+		goto fail;
+	}
+	return f;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
 int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	    char *err, size_t errlen)
 {
 	struct reader r;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	struct lines in = { 0 };
+	char *line;
+	size_t n;
 	bool empty = true;
-	FILE *f;
-	int rc = -1;
+	int rc = -1, got;
 
 	memset(&r, 0, sizeof r);
 	memset(s, 0, sizeof *s);
@@ -944,21 +1035,26 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	r.trec_max[0] = r.trec_max[1] = -1;
 	r.trec_time = -1;
 	r.buckets.max = r.locs.max = -1;
-	f = fopen(path, "r");
-	if (!f) {
-		fail(&r, "%s", strerror(errno));
+	in.f = open_regular(&r, path);
+	if (!in.f)
 		return -1;
-	}
-	while ((n = getline(&line, &cap, f)) > 0) {
+	/* A partial last line (2): the writer was cut short. */
+	while ((got = lines_next(&in, &line, &n)) == 1) {
 		empty = false;
 		r.lineno++;
-		/* A partial last line: the writer was cut short. */
-		if (line[n - 1] != '\n')
-			break;
-		if (record(&r, line, (size_t)n - 1))
+		/* record() splits the line in place: it ends at the '\n' */
+		line[n] = '\0';
+		if (record(&r, line, n))
 			goto out;
 	}
-	if (ferror(f)) {
+	if (got == 2)
+		empty = false;
+	if (got == -1) {
+		r.lineno++;
+		fail(&r, "line longer than %d bytes", RAW_MAX_LINE);
+		goto out;
+	}
+	if (got == -2) {
 		fail(&r, "%s", strerror(errno));
 		goto out;
 	}
@@ -966,9 +1062,9 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 out:
 	if (rc && r.write_failed)
 		rc = RAWREAD_EWRITE;
-	free(line);
+	free(in.buf);
 	free(r.buckets.flag);
 	free(r.locs.flag);
-	fclose(f);
+	fclose(in.f);
 	return rc;
 }

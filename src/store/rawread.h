@@ -1,4 +1,4 @@
-/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 4) into a
+/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 5) into a
  * profile.
  *
  * Notes:
@@ -20,6 +20,9 @@
  *  - Cut short: a last line without its '\n' is a partial write and is
  *    dropped; like a dump without an `end` record, the profile is then
  *    marked incomplete by the caller (finalize.c).
+ *  - Only a regular file is read (a FIFO or a device is an error, before
+ *    any read that could block or never end), and no line may be longer
+ *    than RAW_MAX_LINE.
  *  - IDs of buckets and locations are dense: every ID below the largest
  *    must be declared, which also bounds an ID by the line number.
  */
@@ -30,6 +33,10 @@
 #include <stdint.h>
 
 #include "store/profile.h"
+
+/* The longest line a raw dump may have, its '\n' included
+ * (docs/raw-dump.md); a longer one is an error. */
+#define RAW_MAX_LINE (16 << 20)
 
 struct raw_summary {
 	int nlevels;

@@ -33,6 +33,8 @@ int reuse_bin_bounds(int64_t first, int64_t growth, int64_t k, int64_t *lo, int6
 	int64_t b = first;      /* FIRST * GROWTH^(k-1) once the loop is done */
 
 	*hi_inf = false;
+	if (k < 0 || k >= REUSE_MAX_BINS)
+		return -1;
 	if (k == 0) {
 		*lo = 0;
 		*hi = first;
@@ -154,13 +156,14 @@ int rhist_read(struct profile *p, const char *kind, const char *object, struct r
 	struct sbuf sql;
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
+	bool ovf = false;
 	int rc;
 
 	memset(h, 0, sizeof *h);
 	sbuf_init(&sql);
 	/* the mean of several buckets' rows: known when every row's is */
-	sbuf_addf(&sql, "SELECT bin, lo, hi, SUM(count) AS n, %s FROM reuse_hist WHERE kind = ?1%s"
-		  " GROUP BY bin HAVING n > 0 ORDER BY bin",
+	sbuf_addf(&sql, "SELECT bin, lo, hi, SUM(count) AS n, %s, MIN(count)"
+		  " FROM reuse_hist WHERE kind = ?1%s GROUP BY bin ORDER BY bin",
 		  p->version >= 4 ? "CASE WHEN COUNT(mean) = COUNT(*) THEN"
 				    " SUM(mean * count) / SUM(count) END" : "NULL", filter);
 	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
@@ -176,7 +179,7 @@ int rhist_read(struct profile *p, const char *kind, const char *object, struct r
 			cap = cap ? 2 * cap : 64;
 			h->bins = xrealloc(h->bins, cap * sizeof *h->bins);
 		}
-		b = &h->bins[h->n++];
+		b = &h->bins[h->n];
 		b->bin = sqlite3_column_int64(st, 0);
 		b->lo = sqlite3_column_int64(st, 1);
 		b->hi_inf = sqlite3_column_type(st, 2) == SQLITE_NULL;
@@ -184,19 +187,36 @@ int rhist_read(struct profile *p, const char *kind, const char *object, struct r
 		b->count = sqlite3_column_int64(st, 3);
 		b->has_mean = sqlite3_column_type(st, 4) != SQLITE_NULL;
 		b->mean = b->has_mean ? sqlite3_column_double(st, 4) : 0;
-		h->reuses += b->count;
+		/* what the analyses index, divide and draw by must be sane */
+		if (b->bin < 0 || b->bin >= REUSE_MAX_BINS || sqlite3_column_int64(st, 5) < 0 ||
+		    b->lo < 0 || (!b->hi_inf && b->hi <= b->lo) ||
+		    (b->has_mean && !(b->mean >= 0 && b->mean <= (double)INT64_MAX))) {
+			snprintf(err, errlen, "cannot read profile '%s': reuse_hist bin %lld: a"
+				 " negative count, a bin beyond %d or bounds out of order", p->path,
+				 (long long)b->bin, REUSE_MAX_BINS - 1);
+			goto error;
+		}
+		if (b->count > 0) {         /* only non-empty bins */
+			h->n++;
+			h->reuses = num_add(h->reuses, b->count, &ovf);
+		}
 	}
 	sqlite3_finalize(st);
 	st = NULL;
 	if (rc != SQLITE_DONE)
 		goto read_error;
 	sbuf_reset(&sql);
+	if (ovf) {
+		profile_overflow_error(p, err, errlen);
+		goto error;
+	}
 	/* sampled uses never reused stand where exact first touches stand */
 	if (strcmp(kind, "sampled")) {
-		sbuf_addf(&sql, "SELECT COALESCE(SUM(count), 0) FROM reuse_first WHERE 1%s", filter);
+		sbuf_addf(&sql, "SELECT COALESCE(SUM(count), 0), MIN(count) FROM reuse_first"
+			  " WHERE 1%s", filter);
 	} else if (p->version >= 4) {
-		sbuf_addf(&sql, "SELECT COALESCE(SUM(count), 0) FROM reuse_unseen WHERE 1%s",
-			  filter);
+		sbuf_addf(&sql, "SELECT COALESCE(SUM(count), 0), MIN(count) FROM reuse_unseen"
+			  " WHERE 1%s", filter);
 	} else {
 		sbuf_release(&sql);
 		return 0;
@@ -210,11 +230,22 @@ int rhist_read(struct profile *p, const char *kind, const char *object, struct r
 	if (rc != SQLITE_ROW)
 		goto read_error;
 	h->first = sqlite3_column_int64(st, 0);
+	if (sqlite3_column_int64(st, 1) < 0) {
+		snprintf(err, errlen, "cannot read profile '%s': %s has a negative count", p->path,
+			 strcmp(kind, "sampled") ? "reuse_first" : "reuse_unseen");
+		goto error;
+	}
+	num_add(h->reuses, h->first, &ovf);
+	if (ovf) {
+		profile_overflow_error(p, err, errlen);
+		goto error;
+	}
 	sqlite3_finalize(st);
 	sbuf_release(&sql);
 	return 0;
 read_error:
 	profile_read_error(p, err, errlen);
+error:
 	sqlite3_finalize(st);
 	sbuf_release(&sql);
 	rhist_release(h);

@@ -16,11 +16,16 @@
 #include "store/profile.h"
 #include "base/sbuf.h"
 
+/* The most bins there can be: bin k >= 1 starts at FIRST * GROWTH^(k-1)
+ * >= 2^(k-1), which must fit a signed 64-bit integer, so k <= 63. */
+#define REUSE_MAX_BINS 64
+
 /* "FIRST:GROWTH", unsigned decimals with FIRST >= 1 and GROWTH >= 2, each at
  * most max_first / max_growth; 0 or -1. */
 int reuse_parse_bins(const char *s, int64_t max_first, int64_t max_growth,
 		     int64_t *first, int64_t *growth);
-/* Bounds of bin k: 0, or -1 when lo itself does not fit (no such bin).
+/* Bounds of bin k: 0, or -1 when lo itself does not fit (no such bin;
+ * always so for k < 0 or k >= REUSE_MAX_BINS).
  * *hi_inf is set when hi does not fit. */
 int reuse_bin_bounds(int64_t first, int64_t growth, int64_t k, int64_t *lo, int64_t *hi,
 		     bool *hi_inf);

@@ -66,7 +66,8 @@ REUSE = os.path.join(FIXTURES, "reuse.raw")
 TRACE = os.path.join(FIXTURES, "trace.raw")
 EVIL = b'evil,"q"\n\x1b[31m\xff\xc3\xa9'
 EVIL_TEXT = 'evil,"q"\\x0a\\x1b[31m\\xffé'          # as text output shows it
-EVIL_JSON = 'evil,"q"\n\x1b[31m\ufffdé'             # JSON value after parsing
+EVIL_JSON = EVIL_TEXT                               # JSON value after parsing
+EVIL_CSV = EVIL_TEXT                                # CSV cell after parsing
 
 OBJECT_ROWS = {
     # bucket: (MissLat, MissLatPct, MissPct, LatPerMiss, Lat, Dr, Dw, D1mr, D1mw, DLmr, DLmw)

@@ -45,7 +45,7 @@ import io
 import json
 
 from harness import DCPROF, run
-from test_cli_common import (EVIL, EVIL_JSON, EVIL_TEXT, SAMPLED_EVICT, TWO_LEVEL, CliTest,
+from test_cli_common import (EVIL, EVIL_CSV, EVIL_JSON, EVIL_TEXT, SAMPLED_EVICT, TWO_LEVEL, CliTest,
                              downgrade_to_v1, read_text, run_bytes, text_rows)
 
 
@@ -151,7 +151,7 @@ class Matrix(EvictionsTest):
         rows = list(csv.reader(io.StringIO(r.stdout.decode("utf-8", "surrogateescape"),
                                            newline="")))
         self.assertEqual([c.encode("utf-8", "surrogateescape") for c in rows[0]],
-                         [b"evictor", b"kind", b"A", b"B", b"C", EVIL, b"D"])
+                         [b"evictor", b"kind", b"A", b"B", b"C", EVIL_CSV.encode(), b"D"])
         self.assertEqual(rows[1], ["A", "global", "50", "40", "0", "", "100"])
         self.assertEqual(rows[6], ["other", "", "0", "0", "0", "", "0"])
         self.assertEqual(len(rows), 7)
@@ -164,10 +164,10 @@ class Matrix(EvictionsTest):
         self.assertEqual(text.count(EVIL_TEXT.encode()), 3)
         js = run_bytes([DCPROF, "evictions", self.db, "--format", "json"]).stdout
         js.decode("utf-8")
-        self.assertIn(b'{"evictor":"evil,\\"q\\"\\n\\u001b[31m\\ufffd\xc3\xa9","kind":"user"',
+        self.assertIn(b'{"evictor":"evil,\\"q\\"\\\\x0a\\\\x1b[31m\\\\xff\xc3\xa9","kind":"user"',
                       js)
         csv_out = run_bytes([DCPROF, "evictions", self.db, "--format", "csv"]).stdout
-        self.assertIn(b',"' + EVIL.replace(b'"', b'""') + b'",D\n', csv_out)
+        self.assertIn(b',"' + EVIL_CSV.encode().replace(b'"', b'""') + b'",D\n', csv_out)
 
 
 class Object(EvictionsTest):

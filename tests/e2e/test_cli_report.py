@@ -7,7 +7,7 @@ import os
 import sqlite3
 
 from harness import DCPROF, RAW_VERSION, SCHEMA_VERSION, run
-from test_cli_common import (EVIL, EVIL_JSON, EVIL_TEXT, METRICS, OBJECT_ROWS, TOTALS,
+from test_cli_common import (EVIL, EVIL_CSV, EVIL_JSON, EVIL_TEXT, METRICS, OBJECT_ROWS, TOTALS,
                              TWO_LEVEL, CliTest, run_bytes, text_rows)
 
 
@@ -254,14 +254,14 @@ class Escaping(ReportTest):
 
     def test_csv(self):
         r = run_bytes([DCPROF, "report", self.db, "--format", "csv"])
-        # quoted, inner quotes doubled, bytes kept as they are
-        self.assertIn(b'\n"' + EVIL.replace(b'"', b'""') + b'",user,0,', r.stdout)
+        # escaped as in text, then quoted with inner quotes doubled
+        self.assertIn(b'\n"' + EVIL_CSV.encode().replace(b'"', b'""') + b'",user,0,', r.stdout)
         rows = self.csv()
-        self.assertEqual(rows[3][0].encode("utf-8", "surrogateescape"), EVIL)
+        self.assertEqual(rows[3][0], EVIL_CSV)
 
     def test_json(self):
         r = run_bytes([DCPROF, "report", self.db, "--format", "json"])
-        self.assertIn(b'"evil,\\"q\\"\\n\\u001b[31m\\ufffd\xc3\xa9"', r.stdout)
+        self.assertIn(b'"evil,\\"q\\"\\\\x0a\\\\x1b[31m\\\\xff\xc3\xa9"', r.stdout)
         r.stdout.decode("utf-8")     # valid UTF-8 throughout
         self.assertEqual(json.loads(r.stdout)["rows"][2]["bucket"], EVIL_JSON)
 
@@ -381,7 +381,7 @@ class OpenErrors(CliTest):
         con.commit()
         con.close()
         self.assertError(self.report(p), "dcprof report",
-                         "cannot read profile '%s': no such table: location" % p)
+                         "cannot read profile '%s': table location is missing" % p)
 
 
 class OptionErrors(ReportTest):

@@ -141,7 +141,7 @@ class FinalizeReuseErrors(DumpErrors):
                    "duplicate rhist record (same kind, bucket and bin)", i + 2)
         # 1:2: bin 64 would start at 2^63
         self.check(self.replace(i, b"rhist stack 0 64 4"),
-                   "rhist bin 64 is beyond the largest distance (bins 1:2)", i + 1)
+                   "rhist bin 64 is beyond the last there can be (63)", i + 1)
         i = self.line(b"rfirst 1 ")
         self.check(self.replace(i, b"rfirst 0 1"), "duplicate rfirst record", i + 1)
         i = self.line(b"rpair 2 ")
@@ -258,7 +258,7 @@ class Pairs(ReuseTest):
                 "reuse_line", "count", "mean_stack", "mean_time"]
         self.assertEqual([[r[k] for k in keys] for r in doc["rows"]], [
             ["main", "a.c", 10, "main", "a.c", 20, 4, 3, 4],
-            ["w\nlk", "b.c", 30, "w\nlk", "b.c", 30, 2, 0, 1],
+            ["w\\x0alk", "b.c", 30, "w\\x0alk", "b.c", 30, 2, 0, 1],
             ["", "", 0, "", "", 0, 1, 1, 4]])
         for r, n in zip(doc["rows"], (4, 2, 1)):
             self.assertAlmostEqual(r["pct"], pct(n, 7), places=6)
@@ -287,7 +287,7 @@ class Pairs(ReuseTest):
                          b"reuse_line,count,pct,mean_stack,mean_time")
         self.assertTrue(lines[1].startswith(b"main,a.c,10,main,a.c,20,4,57.14285714,3,4"))
         # the function name with a line feed is quoted
-        self.assertEqual(r.stdout.count(b'"w\nlk",b.c,30,"w\nlk",b.c,30,2,'), 1)
+        self.assertEqual(r.stdout.count(b'w\\x0alk,b.c,30,w\\x0alk,b.c,30,2,'), 1)
 
 
 class Errors(CliTest):

@@ -658,7 +658,7 @@ class FinalizeSampledErrors(DumpErrors):
         self.check(self.replace(i + 1, b"rhist sampled 0 3 1 4"),
                    "duplicate rhist record (same kind, bucket and bin)", i + 2)
         self.check(self.replace(i, b"rhist sampled 0 64 4 16"),
-                   "rhist bin 64 is beyond the largest distance (bins 1:2)", i + 1)
+                   "rhist bin 64 is beyond the last there can be (63)", i + 1)
 
     def test_rhist_without_sum_in_a_version_4_dump(self):
         # version 4 rhist records have 5 fields; the version 3 form is an error
