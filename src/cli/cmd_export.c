@@ -20,9 +20,9 @@
 #include <string.h>
 
 #include "analysis/view.h"
-#include "base/num.h"
 #include "base/err.h"
 #include "base/fmt.h"
+#include "base/num.h"
 #include "base/outfile.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
