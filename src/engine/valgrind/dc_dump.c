@@ -73,13 +73,12 @@ static void write_header(void)
 static void open_file(void)
 {
 	HChar *path = VG_(expand_file_name)("--dcprof-out", dc.opt.out);
-	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
 
-	if (sr_isError(sr)) {
+	dc.raw_fd = dc_port_create(path, 0600);
+	if (dc.raw_fd < 0) {
 		VG_(fmsg)("dcprof: cannot create raw dump '%s'\n", path);
 		VG_(exit)(2);
 	}
-	dc.raw_fd = (Int)sr_Res(sr);
 	if (dc.raw_path)
 		VG_(free)(dc.raw_path);
 	dc.raw_path = path;

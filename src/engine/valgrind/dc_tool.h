@@ -440,5 +440,16 @@ ULong dc_ckpt_taken(void);
 /* dc_port.c */
 void dc_port_init(struct dc_env *env);
 struct dc_sink dc_fd_sink(Int *fd);
+/* Opens path for writing (created, truncated) at a descriptor above the
+ * client's range, close-on-exec; -1 when it cannot be created. */
+Int dc_port_create(const HChar *path, Int mode);
+
+/* Not in the tool headers, but exported by libcoregrind like every VG_
+ * function (pub_core_syscall.h, pub_core_libcfile.h). */
+extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, RegWord a4,
+			      RegWord a5, RegWord a6, RegWord a7, RegWord a8);
+/* Moves fd above the client's descriptors (where the program can neither
+ * see, close nor reuse it) and sets close-on-exec; returns the new fd. */
+extern Int VG_(safe_fd)(Int oldfd);
 
 #endif

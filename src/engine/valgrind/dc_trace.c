@@ -68,13 +68,12 @@ static Int trace_fd = -1;
 static void open_trace_file(void)
 {
 	HChar *path = VG_(expand_file_name)("--trace-out", dc.opt.trace_out);
-	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0644);
 
-	if (sr_isError(sr)) {
+	trace_fd = dc_port_create(path, 0644);
+	if (trace_fd < 0) {
 		VG_(fmsg)("dcprof: cannot create trace file '%s'\n", path);
 		VG_(exit)(2);
 	}
-	trace_fd = (Int)sr_Res(sr);
 	VG_(free)(path);
 	if (!trace_file)
 		trace_file = VG_(malloc)("dc.trace.out", sizeof *trace_file);
