@@ -62,7 +62,8 @@ UNIT_BIN  := $(B)/unit-tests
 # the wildcard; their workload has an explicit rule below.
 WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard tests/workloads/*.cc) \
 	$(wildcard bench/workloads/*.c) examples/demo.c
-WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC))))
+WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC)))) \
+	$(B)/w/exec_work_static
 
 .PHONY: all check unit e2e demo bench clean deps tool
 all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
@@ -129,6 +130,15 @@ $(UNIT_BIN): $(UNIT_OBJ)
 $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -Iinclude -o $@ $< -lpthread
+# Workloads written since STYLE rule 12 are built as users build theirs.
+O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail)
+$(O2_WORKLOADS): $(B)/w/%: tests/workloads/%.c include/dcprof.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Iinclude -o $@ $<
+# Statically linked: no dynamic linker loads the malloc-replacement preload.
+$(B)/w/exec_work_static: tests/workloads/exec_work.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -static -o $@ $<
 $(B)/w/%: bench/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $<

@@ -30,9 +30,13 @@
 #include "store/sample.h"
 
 #define TOOL_NAME "dcprof-amd64-linux"
+/* Valgrind's launcher and helpers, as --trace-children-skip patterns of
+ * the path a program execs (its tools live in .../libexec/valgrind). */
+#define VALGRIND_PROGRAMS "valgrind,*/valgrind,*/vgdb,*/valgrind-di-server," \
+			  "*/valgrind-listener,*/libexec/valgrind/*"
 #define MAX_ENGINE_ARGS 64
 
-enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_CACHE, OPT_LATENCY,
+enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_FOLLOW_EXEC, OPT_CACHE, OPT_LATENCY,
        OPT_COMPAT, OPT_HEAP_NAMES, OPT_ALLOC_FN, OPT_STACK_FRAMES, OPT_COLLECT_ATSTART,
        OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED, OPT_REUSE,
        OPT_REUSE_BLOCK, OPT_REUSE_BINS, OPT_REUSE_SAMPLE, OPT_REUSE_WATCHPOINTS,
@@ -50,6 +54,7 @@ static const struct opt_def record_opts[] = {
 	{ OPT_OUTPUT, 'o', "output", OPT_REQUIRED },
 	{ OPT_QUIET, 'q', "quiet", OPT_NOARG },
 	{ OPT_KEEP_RAW, 0, "keep-raw", OPT_NOARG },
+	{ OPT_FOLLOW_EXEC, 0, "follow-exec", OPT_OPTIONAL },
 	{ OPT_CACHE, 0, "cache", OPT_REQUIRED },
 	{ OPT_LATENCY, 0, "latency", OPT_REQUIRED },
 	{ OPT_COMPAT, 0, "cachegrind-compat", OPT_OPTIONAL },
@@ -92,11 +97,16 @@ void cmd_record_usage(FILE *f)
 		"profile per process.  Exits with PROGRAM's exit status (128 + signal if\n"
 		"it was killed), or 2 if dcprof itself fails.\n"
 		"\n"
-		"  -o, --output FILE          profile of PROGRAM's process; processes it\n"
-		"                             forks get FILE-without-.db.PID.db\n"
+		"  -o, --output FILE          profile of PROGRAM's process (of the last\n"
+		"                             program it exec'd); processes it forks get\n"
+		"                             FILE-without-.db.PID.db, and the programs a\n"
+		"                             process exec'd from FILE-without-.db.PID.N-NAME.db\n"
 		"                             (default: dcprof.PID.db)\n"
 		"  -q, --quiet                print nothing but errors\n"
 		"  --keep-raw                 keep the raw dumps and say where (default: no)\n"
+		"  --follow-exec[=yes|no]     run the programs the process tree execs under\n"
+		"                             the engine too; a setuid program cannot run so\n"
+		"                             (default: yes)\n"
 		"\n"
 		"engine options (passed to the engine, checked here first):\n"
 		"  --cache=L1=S:A:L,L2=...    data-cache levels: size (K/M/G), associativity,\n"
@@ -192,6 +202,7 @@ struct record {
 	char omp_policy[96];    /* meta omp_wait_policy */
 	const char *trace_out;  /* --trace-out's value */
 	bool quiet, keep_raw;
+	bool no_follow;         /* --follow-exec=no */
 	const char *cache, *latency;
 	bool compat;
 	const char *sample;     /* --sample's value */
@@ -518,6 +529,13 @@ static int parse(struct record *r, int argc, char **argv)
 		case OPT_KEEP_RAW:
 			r->keep_raw = true;
 			break;
+		case OPT_FOLLOW_EXEC:
+			if (it.arg && opt_parse_yesno(it.arg) < 0) {
+				err_msg("invalid --follow-exec value '%s' (yes or no)", it.arg);
+				return -1;
+			}
+			r->no_follow = it.arg && opt_parse_yesno(it.arg) == 0;
+			break;
 		default:
 			for (const struct opt_def *d = record_opts; d->id; d++)
 				if (d->id == id && engine_option(r, id, d->long_name, it.arg))
@@ -620,11 +638,14 @@ static int find_programs(const struct record *r, struct sbuf *valgrind)
 		err_note("hint: '%s' has DWARF 5 debug information in forms Valgrind 3.19"
 			 " reads only in part (function, line and variable names may be"
 			 " missing); build it with -gdwarf-4", r->prog[0]);
-	sbuf_release(&prog);
 	if (err == ENOENT && !strchr(r->prog[0], '/'))
 		err_msg("cannot find program '%s' in PATH", r->prog[0]);
 	else if (err)
 		err_msg("cannot run program '%s': %s", r->prog[0], strerror(err));
+	else if (access(prog.buf, R_OK) < 0 && (err = errno))
+		err_msg("cannot run program '%s' under Valgrind: %s (Valgrind must read"
+			" the program)", r->prog[0], strerror(err));
+	sbuf_release(&prog);
 	return err ? -1 : 0;
 }
 
@@ -666,26 +687,47 @@ static void remove_dir(const char *path)
 	rmdir(path);
 }
 
-/* Name of the profile of process pid: -o (or dcprof.PID.db) for the
- * program's own process, OUTPUT-without-.db.PID.db for the others. */
-static void profile_name(const struct record *r, pid_t pid, pid_t main_pid, struct sbuf *out)
+/* The profile of one image: -o (or dcprof.PID.db) for the last image of
+ * the program's own process; BASE.PID.db for the other processes' when
+ * they ran one image; BASE.PID.N-PROGRAM.db for each image of a process
+ * that exec'd (N its place in exec order, PROGRAM its file name); BASE
+ * is OUTPUT without .db, or dcprof (docs/cli.md, "Profiles"). */
+static void profile_name(const struct record *r, pid_t pid, bool is_main, unsigned image,
+			 const char *program, struct sbuf *out)
 {
 	size_t n;
 
 	sbuf_reset(out);
-	if (!r->output) {
-		sbuf_addf(out, "dcprof.%d.db", (int)pid);
-		return;
-	}
-	if (pid == main_pid) {
+	if (is_main && r->output) {
 		sbuf_adds(out, r->output);
 		return;
 	}
-	n = strlen(r->output);
-	if (n > 3 && !strcmp(r->output + n - 3, ".db"))
-		n -= 3;
-	sbuf_add(out, r->output, n);
-	sbuf_addf(out, ".%d.db", (int)pid);
+	if (!r->output) {
+		sbuf_adds(out, "dcprof");
+	} else {
+		n = strlen(r->output);
+		if (n > 3 && !strcmp(r->output + n - 3, ".db"))
+			n -= 3;
+		sbuf_add(out, r->output, n);
+	}
+	sbuf_addf(out, ".%d", (int)pid);
+	if (image && !is_main) {
+		const char *base = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+
+		sbuf_addf(out, ".%u-", image);
+		if (!*base)
+			base = "unknown";
+		/* a name from the program is data: only harmless bytes in a
+		 * file name, and not too many */
+		for (size_t i = 0; base[i] && i < 64; i++) {
+			char c = base[i];
+			bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				     (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '+' ||
+				     (c == '.' && i);
+			sbuf_addc(out, plain ? c : '_');
+		}
+	}
+	sbuf_adds(out, ".db");
 }
 
 /* OpenMP runtimes spin-wait for work unless told otherwise, and under the
@@ -746,37 +788,50 @@ static void exit_status_arg(const struct exit_info *ex, char *buf, size_t len)
 }
 
 /* Finalizes every dump in tmpdir; returns 0 if the program's own profile
- * and every other one was written.  *keep is set when a dump could not be
- * turned into its profile: the dumps are then kept, and the command that
+ * and every other one was written.  A process's dumps are its images in
+ * exec order (store/rawdir.h); the program's profile is the last image of
+ * its process that ran under the engine, and the program's exit status is
+ * that image's unless it ended by exec.  *keep is set when a dump could not
+ * be turned into its profile: the dumps are then kept, and the command that
  * finalizes each is printed. */
 static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main_pid,
 			  const struct exit_info *main_exit, bool *keep)
 {
 	struct exit_info unknown = { EXIT_UNKNOWN, 0 };
-	struct sbuf raw, out;
+	struct sbuf raw, out, program, linkage;
 	size_t n;
-	pid_t *pids = rawdir_list(tmpdir, &n);
+	struct rawdir_dump *dumps = rawdir_list(tmpdir, &n);
 	bool main_seen = false;
+	unsigned image = 0;
 	int rc = 0;
 
 	sbuf_init(&raw);
 	sbuf_init(&out);
+	sbuf_init(&program);
+	sbuf_init(&linkage);
 	for (size_t i = 0; i < n; i++) {
-		bool is_main = pids[i] == main_pid, checkpoint;
+		const struct rawdir_dump *d = &dumps[i];
+		bool first = i == 0 || dumps[i - 1].pid != d->pid;
+		bool last = i + 1 == n || dumps[i + 1].pid != d->pid;
+		bool is_main = d->pid == main_pid && last, checkpoint;
 		struct raw_summary s;
 		char err[DC_ERRLEN];
 
-		rawdir_pick(tmpdir, pids[i], &raw, &checkpoint);
+		/* images are numbered 1, 2, ... in a process that exec'd */
+		image = d->image ? d->image : first && last ? 0 : image + 1;
+		rawdir_pick(tmpdir, d, &raw, &checkpoint);
 		if (!raw.len) {
 			if (!is_main && !r->quiet)
 				err_note("no profile for process %d: it was killed before its"
-					 " raw dump was written", (int)pids[i]);
+					 " raw dump was written", (int)d->pid);
 			continue;
 		}
 		main_seen |= is_main;
-		profile_name(r, pids[i], main_pid, &out);
-		int fin = finalize_raw(raw.buf, out.buf, is_main ? main_exit : &unknown, r->meta,
-				       &s, err, sizeof err);
+		if (rawdir_head_meta(raw.buf, "program", &program))
+			sbuf_reset(&program);
+		profile_name(r, d->pid, is_main, image, program.buf, &out);
+		const struct exit_info *ex = is_main && !d->image ? main_exit : &unknown;
+		int fin = finalize_raw(raw.buf, out.buf, ex, r->meta, &s, err, sizeof err);
 
 		if (fin == FINALIZE_EREAD) {
 			err_msg("%s", err);
@@ -787,7 +842,7 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 			char status[48];
 
 			err_msg("%s", err);
-			exit_status_arg(is_main ? main_exit : &unknown, status, sizeof status);
+			exit_status_arg(ex, status, sizeof status);
 			err_note("raw dump kept: write the profile with 'dcprof finalize %s%s -o %s'",
 				 raw.buf, status, out.buf);
 			*keep = true;
@@ -800,8 +855,15 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 		warn_spin(out.buf);
 		if (checkpoint)
 			err_note("process %d left no dump of its own: %s holds the run up to its"
-				 " checkpoint at %.1f s", (int)pids[i], out.buf,
+				 " checkpoint at %.1f s", (int)d->pid, out.buf,
 				 (double)s.checkpoint_ms / 1000);
+		if (is_main && d->image)
+			err_note("process %d exec'd a program that ran without the engine: %s"
+				 " holds the image before", (int)d->pid, out.buf);
+		if (!r->compat && !rawdir_head_meta(raw.buf, "linkage", &linkage) &&
+		    !strcmp(linkage.buf, "static"))
+			err_note("'%s' is statically linked: Valgrind cannot replace its malloc,"
+				 " so its heap blocks are not tracked in %s", program.buf, out.buf);
 	}
 	if (!main_seen) {
 		char how[64], sig[48];
@@ -815,9 +877,11 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 		err_msg("no profile written: the engine wrote no raw dump (program %s)", how);
 		rc = -1;
 	}
-	free(pids);
+	free(dumps);
 	sbuf_release(&raw);
 	sbuf_release(&out);
+	sbuf_release(&program);
+	sbuf_release(&linkage);
 	return rc;
 }
 
@@ -836,7 +900,8 @@ static int make_tmpdir(struct sbuf *dir)
 	return 0;
 }
 
-/* valgrind -q --tool=dcprof --dcprof-out=TMP/raw.%p ENGINE-OPTIONS -- PROGRAM ARGS */
+/* valgrind -q --vgdb=no --trace-children=yes --trace-children-skip=VALGRIND
+ * --tool=dcprof --dcprof-out=TMP/raw.%p ENGINE-OPTIONS -- PROGRAM ARGS */
 static char **engine_argv(const struct record *r, const char *valgrind, const char *out_arg)
 {
 	size_t nprog = 0, k = 0;
@@ -844,12 +909,20 @@ static char **engine_argv(const struct record *r, const char *valgrind, const ch
 
 	while (r->prog[nprog])
 		nprog++;
-	v = xcalloc(6 + (size_t)r->nengine + nprog + 1, sizeof *v);
+	v = xcalloc(8 + (size_t)r->nengine + nprog + 1, sizeof *v);
 	v[k++] = (char *)valgrind;
 	v[k++] = "-q";
 	/* No embedded gdbserver: its FIFOs would be left in /tmp whenever the
 	 * program is killed. */
 	v[k++] = "--vgdb=no";
+	/* Every program the process tree execs runs under the engine too,
+	 * but Valgrind's own programs cannot run under Valgrind. */
+	if (r->no_follow) {
+		v[k++] = "--trace-children=no";
+	} else {
+		v[k++] = "--trace-children=yes";
+		v[k++] = "--trace-children-skip=" VALGRIND_PROGRAMS;
+	}
 	v[k++] = "--tool=dcprof";
 	v[k++] = (char *)out_arg;
 	for (int i = 0; i < r->nengine; i++)

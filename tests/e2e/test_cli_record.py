@@ -28,6 +28,10 @@ exit:*) dump $$; exit "${FAKE_MODE#exit:}";;
 fork)   dump $$; dump 999999; exit 0;;
 term)   dump $$; kill -TERM $$;;
 emptychild) dump $$; : > "$(echo "$out" | sed "s/%p/999999/")"; exit 0;;
+# images that exec'd leave raw.PID.N: the process and a child ran three
+# and two; or the process's last exec was to a program not followed
+exec)   dump $$.1; dump $$.2; dump $$; dump 999999.1; dump 999999; exit 3;;
+execout) dump $$.1; exit 3;;
 nodump) kill -KILL $$;;
 # SIGKILL after the engine streamed part of its dump; a checkpoint was
 # written, is being written (by a process that renames it in a moment), or
@@ -93,37 +97,52 @@ class RecordRun(FakeRecord):
         self.assertEqual(r.returncode, 0, r.stderr)
         pid, lib, args = self.logged()
         self.assertEqual(lib, self.lib)
-        self.assertEqual(args[:3], ["-q", "--vgdb=no", "--tool=dcprof"])
-        self.assertRegex(args[3], r"^--dcprof-out=%s/dcprof-\w{6}/raw\.%%p$" % self.tmpdir)
+        # every exec'd program under the engine too, but not Valgrind's own
+        self.assertEqual(args[:5], ["-q", "--vgdb=no", "--trace-children=yes",
+                                    "--trace-children-skip=valgrind,*/valgrind,*/vgdb,"
+                                    "*/valgrind-di-server,*/valgrind-listener,"
+                                    "*/libexec/valgrind/*", "--tool=dcprof"])
+        self.assertRegex(args[5], r"^--dcprof-out=%s/dcprof-\w{6}/raw\.%%p$" % self.tmpdir)
         # engine options with the same spelling, then the program untouched
-        self.assertEqual(args[4:], ["--cache=L1=32K:8:64,L2=1M:16:64", "--latency=L1=3,MEM=100",
+        self.assertEqual(args[6:], ["--cache=L1=32K:8:64,L2=1M:16:64", "--latency=L1=3,MEM=100",
                                     "--heap-names=site", "--alloc-fn=xmalloc",
                                     "--alloc-fn=ymalloc", "--stack-frames=yes",
                                     "--collect-atstart=no", "--max-block-records=5",
                                     "--", "true", "a b", "--help", "-o"])
 
+    def test_follow_exec_option(self):
+        for given, valgrind in ((["--follow-exec=no"], ["--trace-children=no"]),
+                                (["--follow-exec=no", "--follow-exec"],
+                                 ["--trace-children=yes"])):
+            r = self.record(["-q", "-o", self.out] + given + ["true"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            args = self.logged()[2]
+            self.assertEqual(args[2], valgrind[0])
+            self.assertEqual(any(a.startswith("--trace-children-skip=") for a in args),
+                             valgrind[0].endswith("yes"))
+
     def test_sampling_and_eviction_options(self):
         r = self.record(["-q", "-o", self.out, "--evictions", "--sample=D2m:1000",
                          "--sample-seed=42", "--cache=L1=32K:8:64,L2=1M:16:64", "true"])
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(self.logged()[2][4:], ["--evictions=yes", "--sample=D2m:1000",
+        self.assertEqual(self.logged()[2][6:], ["--evictions=yes", "--sample=D2m:1000",
                                                 "--sample-seed=42",
                                                 "--cache=L1=32K:8:64,L2=1M:16:64",
                                                 "--", "true"])
         r = self.record(["-q", "-o", self.out, "--evictions=no", "--sample", "DLm:1", "true"])
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(self.logged()[2][4:], ["--evictions=no", "--sample=DLm:1", "--", "true"])
+        self.assertEqual(self.logged()[2][6:], ["--evictions=no", "--sample=DLm:1", "--", "true"])
 
     def test_reuse_options(self):
         r = self.record(["-q", "-o", self.out, "--reuse", "--reuse-block=8",
                          "--reuse-bins=4:8", "true"])
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(self.logged()[2][4:], ["--reuse=yes", "--reuse-block=8",
+        self.assertEqual(self.logged()[2][6:], ["--reuse=yes", "--reuse-block=8",
                                                 "--reuse-bins=4:8", "--", "true"])
         r = self.record(["-q", "-o", self.out, "--reuse=no", "--reuse=yes",
                          "--reuse-block=1048576", "--reuse-block=1", "--reuse-bins=1:2", "true"])
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(self.logged()[2][4:], ["--reuse=no", "--reuse=yes",
+        self.assertEqual(self.logged()[2][6:], ["--reuse=no", "--reuse=yes",
                                                 "--reuse-block=1048576", "--reuse-block=1",
                                                 "--reuse-bins=1:2", "--", "true"])
 
@@ -179,6 +198,40 @@ class RecordRun(FakeRecord):
         self.assertFalse(os.path.exists(self.path("p.999999.db")))
         self.assertTrue(os.path.exists(self.out))
 
+    def test_exec_images(self):
+        # two images exec'd from before the last: BASE.PID.N-PROGRAM.db,
+        # PROGRAM from the dump's meta program (/opt/demo/bin/demo)
+        r = self.record(["-o", self.out, "true"], mode="exec")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        pid = self.logged()[0]
+        images = ["p.%d.1-demo.db" % pid, "p.%d.2-demo.db" % pid,
+                  "p.999999.1-demo.db", "p.999999.2-demo.db"]
+        self.assertEqual(sorted(f for f in os.listdir(self.tmp) if f.endswith(".db")),
+                         sorted(images + ["p.db"]))
+        # the program's exit status is its last image's
+        self.assertEqual(meta(self.out)["exit_status"], "exit 3")
+        for f in images:
+            self.assertIn("wrote %s (" % self.path(f), r.stderr)
+            self.assertEqual(meta(self.path(f))["complete"], "1")
+        self.assertNotIn("killed", r.stderr)
+
+    def test_exec_images_without_output(self):
+        r = self.record(["-q", "true"], mode="exec", cwd=self.tmp)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        pid = self.logged()[0]
+        for f in ("dcprof.%d.db" % pid, "dcprof.%d.1-demo.db" % pid, "dcprof.999999.2-demo.db",
+                  "dcprof.999999.1-demo.db"):
+            self.assertTrue(os.path.exists(self.path(f)), os.listdir(self.tmp))
+
+    def test_exec_to_a_program_not_followed(self):
+        # -o names the last image that ran under the engine; the status is
+        # not its own
+        r = self.record(["-o", self.out, "true"], mode="execout")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("dcprof: process %d exec'd a program that ran without the engine: %s"
+                      " holds the image before\n" % (self.logged()[0], self.out), r.stderr)
+        self.assertEqual(meta(self.out)["exit_status"], "exit 0")  # the dump's exit_code
+
     def test_forked_output_without_db_suffix(self):
         r = self.record(["-q", "-o", self.path("prof"), "true"], mode="fork")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -227,14 +280,14 @@ class RecordRun(FakeRecord):
         for budget in ("100", "none"):
             r = self.record(["-q", "-o", self.out, "--checkpoint-budget=" + budget, "true"])
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertEqual(self.logged()[2][4:], ["--checkpoint-budget=" + budget, "--", "true"])
+            self.assertEqual(self.logged()[2][6:], ["--checkpoint-budget=" + budget, "--", "true"])
 
     def test_checkpoint_option(self):
         for given, ms in (("0.5", "500"), ("0", "0"), ("12", "12000"), ("1.25", "1250"),
                           (".001", "1"), ("1000000", "1000000000")):
             r = self.record(["-q", "-o", self.out, "--checkpoint", given, "true"])
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertEqual(self.logged()[2][4:], ["--checkpoint-ms=" + ms, "--", "true"])
+            self.assertEqual(self.logged()[2][6:], ["--checkpoint-ms=" + ms, "--", "true"])
 
     def test_no_raw_dump(self):
         r = self.record(["-q", "-o", self.out, "true"], mode="nodump")
@@ -320,6 +373,10 @@ class RecordErrors(FakeRecord):
         self.bad(["--cache-use", "--cache=L1=32K:8:64,L2=1M:16:128", "true"],
                  "invalid --cache 'L1=32K:8:64,L2=1M:16:128': --cache-use needs one line"
                  " size at every level")
+
+    def test_bad_follow_exec(self):
+        self.bad(["--follow-exec=sometimes", "true"],
+                 "invalid --follow-exec value 'sometimes' (yes or no)")
 
     def test_bad_engine_values(self):
         self.bad(["--heap-names=fn:17", "true"], "invalid --heap-names value 'fn:17'")

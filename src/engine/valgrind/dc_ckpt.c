@@ -46,11 +46,6 @@
 
 #include "engine/valgrind/dc_tool.h"
 
-/* Not in the tool headers, but exported by libcoregrind like every VG_
- * function (pub_core_syscall.h): VG_(fork) would send SIGCHLD. */
-extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, RegWord a4,
-			      RegWord a5, RegWord a6, RegWord a7, RegWord a8);
-
 #define WCLONE 0x80000000u        /* __WCLONE: wait for children without SIGCHLD */
 #define CHECK_BLOCKS (1ULL << 16) /* superblocks run between looks at the clock */
 #define FAULT_US 16               /* what a page fault after a clone costs */
@@ -65,6 +60,7 @@ static struct {
 	ULong taken;              /* copies made */
 } ck;
 
+/* Raw system calls: VG_(fork) would send SIGCHLD when the copy ends. */
 static SysRes sys(UWord no, UWord a1, UWord a2, UWord a3, UWord a4)
 {
 	return VG_(do_syscall)(no, a1, a2, a3, a4, 0, 0, 0, 0);

@@ -40,14 +40,61 @@ static void write_command(struct dc_rawout *o)
 	VG_(free)(cmd);
 }
 
+/* "static" or "dynamic" for an ELF program (static: no PT_INTERP, so no
+ * dynamic linker loads the malloc-replacement preload), NULL for another
+ * file (a script runs its interpreter) or one that cannot be read. */
+static const HChar *exe_linkage(void)
+{
+	SysRes sr = VG_(open)(VG_(args_the_exename), VKI_O_RDONLY, 0);
+	UChar eh[64], ph[56];
+	const HChar *kind = NULL;
+	ULong phoff;
+	UInt phentsize, phnum;
+	Int fd;
+
+	if (sr_isError(sr))
+		return NULL;
+	fd = (Int)sr_Res(sr);
+	/* ELF64 header: e_phoff at 32, e_phentsize at 54, e_phnum at 56 */
+	if (VG_(read)(fd, eh, sizeof eh) != (Int)sizeof eh || VG_(memcmp)(eh, "\177ELF", 4) ||
+	    eh[4] != 2)
+		goto out;
+	VG_(memcpy)(&phoff, eh + 32, 8);
+	phentsize = eh[54] | (UInt)eh[55] << 8;
+	phnum = eh[56] | (UInt)eh[57] << 8;
+	if (phentsize < sizeof ph)
+		goto out;
+	kind = "static";
+	for (UInt i = 0; i < phnum; i++) {
+		UInt type;
+
+		if (VG_(lseek)(fd, (Off64T)(phoff + (ULong)i * phentsize), VKI_SEEK_SET) < 0 ||
+		    VG_(read)(fd, ph, sizeof ph) != (Int)sizeof ph) {
+			kind = NULL;
+			break;
+		}
+		VG_(memcpy)(&type, ph, 4);
+		if (type == 3) {  /* PT_INTERP */
+			kind = "dynamic";
+			break;
+		}
+	}
+out:
+	VG_(close)(fd);
+	return kind;
+}
+
 static void write_header(void)
 {
 	struct dc_rawout *o = dc.raw;
+	const HChar *linkage = exe_linkage();
 	HChar buf[64];
 
 	dc_raw_header(o);
 	write_command(o);
 	dc_raw_meta_u64(o, "pid", (ULong)VG_(getpid)());
+	if (linkage)
+		dc_raw_meta(o, "linkage", linkage);
 	dc_raw_meta(o, "cache_source", dc.cache_source);
 	dc_raw_meta(o, "cache_reason", dc.cache_reason);
 	if (dc.opt.heap_site)
@@ -73,13 +120,12 @@ static void write_header(void)
 static void open_file(void)
 {
 	HChar *path = VG_(expand_file_name)("--dcprof-out", dc.opt.out);
-	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0600);
 
-	if (sr_isError(sr)) {
+	dc.raw_fd = dc_port_create(path, 0600);
+	if (dc.raw_fd < 0) {
 		VG_(fmsg)("dcprof: cannot create raw dump '%s'\n", path);
 		VG_(exit)(2);
 	}
-	dc.raw_fd = (Int)sr_Res(sr);
 	if (dc.raw_path)
 		VG_(free)(dc.raw_path);
 	dc.raw_path = path;

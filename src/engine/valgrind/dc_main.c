@@ -322,18 +322,31 @@ static void dc_post_clo_init(void)
 	VG_(atfork)(NULL, NULL, at_fork_child);
 }
 
-/* Valgrind passes fini no useful exit code, so take it from exit_group. */
+/* Valgrind passes fini no useful exit code, so take it from exit_group.
+ * An exec ends the image without fini: its dump is written before. */
 static void dc_pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs)
 {
+	HChar path[VKI_PATH_MAX];
+
 	if (syscallno == __NR_exit_group && nargs >= 1) {
 		dc.exited = True;
 		dc.exit_code = (Long)args[0];
+	} else if ((syscallno == __NR_execve && nargs >= 1) ||
+		   (syscallno == __NR_execveat && nargs >= 2)) {
+		/* An unreadable path fails the exec (EFAULT); the dump is
+		 * set aside anyway and put back after. */
+		if (!client_string(syscallno == __NR_execve ? args[0] : args[1], path, sizeof path))
+			path[0] = '\0';
+		dc_exec_pre(path);
 	}
 }
 
+/* An exec that returns has failed: the process goes on. */
 static void dc_post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nargs,
 			    SysRes res)
 {
+	if (syscallno == __NR_execve || syscallno == __NR_execveat)
+		dc_exec_failed();
 }
 
 static void dc_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack)

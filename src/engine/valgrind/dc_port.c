@@ -1,6 +1,7 @@
 /* dc_port.c — the core's environment inside Valgrind: VG_(malloc) and
- * VG_(write).  VG_(malloc) aborts the run rather than return NULL, so the
- * core's out-of-memory paths are exercised by the host unit tests instead. */
+ * VG_(write), and the files the engine writes.  VG_(malloc) aborts the run
+ * rather than return NULL, so the core's out-of-memory paths are exercised
+ * by the host unit tests instead. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_mallocfree.h"
@@ -43,4 +44,17 @@ struct dc_sink dc_fd_sink(Int *fd)
 {
 	struct dc_sink s = { fd_write, fd };
 	return s;
+}
+
+Int dc_port_create(const HChar *path, Int mode)
+{
+	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, mode);
+
+	if (sr_isError(sr))
+		return -1;
+	/* VG_(open) returns the lowest free descriptor, one of the client's: a
+	 * program that closes the descriptors it inherited and opens a log
+	 * file would get the dump's descriptor and write into it, or close it
+	 * and lose the dump. */
+	return VG_(safe_fd)((Int)sr_Res(sr));
 }

@@ -3,8 +3,8 @@
  * The glue turns Valgrind events into core calls: instrumentation
  * (dc_instrument.c), heap replacement (dc_heap.c), globals and mappings
  * (dc_globals.c), buckets and locations (dc_names.c), the raw dump
- * (dc_dump.c), its checkpoints (dc_ckpt.c) and options/lifecycle
- * (dc_main.c).
+ * (dc_dump.c), its checkpoints (dc_ckpt.c), exec (dc_exec.c) and
+ * options/lifecycle (dc_main.c).
  */
 #ifndef DC_TOOL_H
 #define DC_TOOL_H
@@ -416,6 +416,9 @@ void dc_trace_dump(struct dc_rawout *o);
 /* In a checkpoint's copy of the process: --trace-out belongs to the
  * process, so the copy's trace writes go nowhere. */
 void dc_trace_detach_file(void);
+/* --trace-out: writes out what is buffered; the file's descriptor and
+ * path, or -1 when there is none (or it cannot be written). */
+Int dc_trace_file_flush(const HChar **path);
 
 /* dc_dump.c */
 void dc_dump_open(void);
@@ -437,8 +440,25 @@ void dc_ckpt_reset_child(void);
 /* Checkpoints taken so far (meta checkpoints). */
 ULong dc_ckpt_taken(void);
 
+/* dc_exec.c: a process that calls execve (docs/engine.md, "Exec") */
+/* Before execve or execveat of path: the image's whole dump, set aside. */
+void dc_exec_pre(const HChar *path);
+/* After it, when it failed and the process goes on: the dump back. */
+void dc_exec_failed(void);
+
 /* dc_port.c */
 void dc_port_init(struct dc_env *env);
 struct dc_sink dc_fd_sink(Int *fd);
+/* Opens path for writing (created, truncated) at a descriptor above the
+ * client's range, close-on-exec; -1 when it cannot be created. */
+Int dc_port_create(const HChar *path, Int mode);
+
+/* Not in the tool headers, but exported by libcoregrind like every VG_
+ * function (pub_core_syscall.h, pub_core_libcfile.h). */
+extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3, RegWord a4,
+			      RegWord a5, RegWord a6, RegWord a7, RegWord a8);
+/* Moves fd above the client's descriptors (where the program can neither
+ * see, close nor reuse it) and sets close-on-exec; returns the new fd. */
+extern Int VG_(safe_fd)(Int oldfd);
 
 #endif

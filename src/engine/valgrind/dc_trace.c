@@ -64,18 +64,17 @@ static struct {
 /* --trace-out: the sampled-trace file, written as records come. */
 static struct dc_rawout *trace_file;
 static Int trace_fd = -1;
+static HChar *trace_path;         /* its name, %p expanded */
 
 static void open_trace_file(void)
 {
-	HChar *path = VG_(expand_file_name)("--trace-out", dc.opt.trace_out);
-	SysRes sr = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0644);
-
-	if (sr_isError(sr)) {
-		VG_(fmsg)("dcprof: cannot create trace file '%s'\n", path);
+	VG_(free)(trace_path);
+	trace_path = VG_(expand_file_name)("--trace-out", dc.opt.trace_out);
+	trace_fd = dc_port_create(trace_path, 0644);
+	if (trace_fd < 0) {
+		VG_(fmsg)("dcprof: cannot create trace file '%s'\n", trace_path);
 		VG_(exit)(2);
 	}
-	trace_fd = (Int)sr_Res(sr);
-	VG_(free)(path);
 	if (!trace_file)
 		trace_file = VG_(malloc)("dc.trace.out", sizeof *trace_file);
 	dc_rawout_init(trace_file, dc_fd_sink(&trace_fd));
@@ -277,6 +276,14 @@ static int loads_cb(void *ud, const struct dc_cost *c)
 static int discard(void *ud, const void *buf, size_t n)
 {
 	return 0;
+}
+
+Int dc_trace_file_flush(const HChar **path)
+{
+	if (trace_fd < 0)
+		return -1;
+	*path = trace_path;
+	return dc_rawout_finish(trace_file) ? -1 : trace_fd;
 }
 
 void dc_trace_detach_file(void)
