@@ -63,7 +63,7 @@ UNIT_BIN  := $(B)/unit-tests
 WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard tests/workloads/*.cc) \
 	$(wildcard bench/workloads/*.c) examples/demo.c
 WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC)))) \
-	$(B)/w/exec_work_static
+	$(B)/w/exec_work_static $(B)/w/globals_aligned_nopie
 
 .PHONY: all check unit e2e demo bench clean deps tool
 all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
@@ -158,6 +158,24 @@ $(B)/w/libcalls_plt.so: tests/workloads/parts/calls_plt_lib.c
 $(B)/w/omp_spin: tests/workloads/omp_spin.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fopenmp -o $@ $<
+# Globals where the linker puts them (a .bss alone in a segment, .rodata,
+# .data.rel.ro, a library's .bss) and thread-local variables, built -O2 -g
+# as users build (STYLE rule 12); globals_aligned also without PIE.
+$(B)/w/globals_aligned: tests/workloads/globals_aligned.c $(B)/w/libglobals_aligned.so
+	$(CC) -O2 -g -o $@ $< -L$(B)/w -lglobals_aligned -Wl,-rpath,'$$ORIGIN'
+$(B)/w/globals_aligned_nopie: tests/workloads/globals_aligned.c $(B)/w/libglobals_aligned.so
+	$(CC) -O2 -g -fno-pie -no-pie -o $@ $< -L$(B)/w -lglobals_aligned -Wl,-rpath,'$$ORIGIN'
+$(B)/w/libglobals_aligned.so: tests/workloads/parts/globals_aligned_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -shared -fPIC -o $@ $<
+$(B)/w/tls_threads: tests/workloads/tls_threads.c $(B)/w/libtls_threads.so
+	$(CC) -O2 -g -o $@ $< -L$(B)/w -ltls_threads -Wl,-rpath,'$$ORIGIN' -lpthread
+$(B)/w/libtls_threads.so: tests/workloads/parts/tls_threads_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -shared -fPIC -o $@ $<
+$(B)/w/tls_cxx: tests/workloads/tls_cxx.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -std=c++20 -o $@ $< -lpthread
 $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -o $@ $<

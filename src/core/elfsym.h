@@ -22,6 +22,17 @@
  *    and only the names of symbols the scan uses are read.  Validation runs
  *    over the whole table before the first callback, so a malformed image
  *    yields DC_EINVAL and no calls at all.
+ *  - Program headers (dc_elfsym_phdrs) give what a loader maps: the PT_LOAD
+ *    segments (a segment may have no file bytes at all, e.g. a .bss the
+ *    linker gave a segment of its own), PT_INTERP and the TLS template
+ *    (PT_TLS).  The image may be just the start of the file: the call says
+ *    how many bytes it needs.
+ *  - dc_elfsym_tls_place is glibc's placement of the static TLS blocks of
+ *    the modules loaded at start below the thread pointer (x86-64, TLS
+ *    variant II; glibc elf/dl-tls.c, _dl_determine_tlsoffset): modules in
+ *    module-ID order (the program first, then libraries in load order),
+ *    each block aligned, a gap left by alignment reused by a later block
+ *    that fits.  A thread-local symbol's address is tp - offset + st_value.
  */
 #ifndef DC_ELFSYM_H
 #define DC_ELFSYM_H
@@ -45,5 +56,51 @@ struct dc_elfsym {
  * valid as long as the image.  cb may be NULL to only validate the image. */
 int dc_elfsym_scan(const uint8_t *img, size_t len,
 		   int (*cb)(void *ud, const struct dc_elfsym *s), void *ud);
+
+/* One program header entry. */
+struct dc_elfseg {
+	uint64_t vaddr, memsz;      /* p_vaddr, p_memsz */
+	uint64_t offset, filesz;    /* p_offset, p_filesz */
+	uint64_t align;             /* p_align */
+	uint32_t flags;             /* p_flags: DC_PF_R | DC_PF_W | DC_PF_X */
+};
+enum { DC_PF_X = 1, DC_PF_W = 2, DC_PF_R = 4 };
+enum { DC_ET_EXEC = 2, DC_ET_DYN = 3 };
+
+#define DC_ELF_MAX_LOAD 16
+
+struct dc_elfimage {
+	unsigned type;              /* DC_ET_EXEC or DC_ET_DYN */
+	bool interp;                /* has PT_INTERP: a program ld.so starts */
+	unsigned nload;             /* PT_LOAD entries, in table order ... */
+	struct dc_elfseg load[DC_ELF_MAX_LOAD];   /* ... the first this many */
+	uint64_t span_lo, span_hi;  /* the first segment's page start, the
+				     * highest p_vaddr + p_memsz of any */
+	bool tls;                   /* has a PT_TLS with p_memsz above zero ... */
+	struct dc_elfseg tls_seg;   /* ... this one */
+};
+
+/* Reads the ELF header and the program headers of img, which may be only
+ * the first len bytes of the file.  Returns 0; DC_EINVAL for an image that
+ * is not a well-formed ELF64 LE executable or shared object, one without
+ * PT_LOAD, or one with more than DC_ELF_MAX_LOAD of them; DC_ERANGE when
+ * the program headers end past len, with *need set to the bytes needed. */
+int dc_elfsym_phdrs(const uint8_t *img, size_t len, struct dc_elfimage *out, size_t *need);
+
+/* The DT_SONAME of the image's dynamic section (SHT_DYNAMIC and the string
+ * table it links to), or NULL when it has none or the image is malformed.
+ * The string points into the image. */
+const char *dc_elfsym_soname(const uint8_t *img, size_t len);
+
+/* Placement state: zero it before the first module. */
+struct dc_elftls {
+	uint64_t offset, freetop, freebottom;
+};
+
+/* Places the next module's TLS block (PT_TLS p_memsz, p_align, p_vaddr)
+ * and returns its offset below the thread pointer: the block starts at
+ * tp - offset.  p_align 0 counts as 1. */
+uint64_t dc_elfsym_tls_place(struct dc_elftls *st, uint64_t memsz, uint64_t align,
+			     uint64_t vaddr);
 
 #endif

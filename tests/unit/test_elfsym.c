@@ -5,6 +5,7 @@
  * The builder uses <elf.h>'s structs while the reader uses hand-written
  * offsets, so the two check each other. */
 #include <elf.h>
+#include <sys/auxv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,4 +422,250 @@ DC_TEST(elfsym, self_truncations_are_rejected)
 			break;
 	free(img);
 	CHECK(bad >= len);      /* else the prefix of length bad was accepted */
+}
+
+/* ---- program headers, DT_SONAME, TLS placement ------------------------- */
+
+/* An ELF header followed by program headers, as ld writes them. */
+struct phimage {
+	uint8_t b[1024];
+	size_t len;
+};
+
+static void build_ph(struct phimage *im, const Elf64_Phdr *ph, int n)
+{
+	Elf64_Ehdr eh = {
+		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
+		.e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+		.e_phoff = sizeof eh, .e_ehsize = sizeof eh,
+		.e_phentsize = sizeof(Elf64_Phdr), .e_phnum = (uint16_t)n,
+	};
+	memset(im, 0, sizeof *im);
+	memcpy(im->b, &eh, sizeof eh);
+	memcpy(im->b + sizeof eh, ph, (size_t)n * sizeof *ph);
+	im->len = sizeof eh + (size_t)n * sizeof *ph;
+}
+
+/* The layout of globals_aligned's library: a .bss alone in a segment with
+ * no file bytes (p_offset 0, p_filesz 0), a TLS template, an empty PT_TLS
+ * that does not count. */
+static const Elf64_Phdr lib_ph[] = {
+	{ .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = 0, .p_vaddr = 0,
+	  .p_filesz = 0x4b8, .p_memsz = 0x4b8, .p_align = 0x1000 },
+	{ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = 0x1000, .p_vaddr = 0x1000,
+	  .p_filesz = 0x15d, .p_memsz = 0x15d, .p_align = 0x1000 },
+	{ .p_type = PT_LOAD, .p_flags = PF_R | PF_W, .p_offset = 0x2e60, .p_vaddr = 0x3e60,
+	  .p_filesz = 0x1a8, .p_memsz = 0x1a8, .p_align = 0x1000 },
+	{ .p_type = PT_LOAD, .p_flags = PF_R | PF_W, .p_offset = 0, .p_vaddr = 0x8000,
+	  .p_filesz = 0, .p_memsz = 0x9000, .p_align = 0x8000 },
+	{ .p_type = PT_TLS, .p_flags = PF_R, .p_offset = 0x2de0, .p_vaddr = 0x3de0,
+	  .p_filesz = 0x10, .p_memsz = 0x200, .p_align = 0x10 },
+	{ .p_type = PT_TLS, .p_memsz = 0 },
+};
+#define NLIB_PH (int)(sizeof lib_ph / sizeof lib_ph[0])
+
+DC_TEST(elfsym, phdrs_segments_span_and_tls)
+{
+	struct phimage im;
+	struct dc_elfimage e;
+	size_t need = 0;
+
+	build_ph(&im, lib_ph, NLIB_PH);
+	CHECK_EQ(dc_elfsym_phdrs(im.b, im.len, &e, &need), 0);
+	CHECK_EQ(e.type, DC_ET_DYN);
+	CHECK(!e.interp);
+	CHECK_EQ(e.nload, 4);
+	CHECK_EQ(e.load[3].vaddr, 0x8000);
+	CHECK_EQ(e.load[3].filesz, 0);
+	CHECK_EQ(e.load[3].memsz, 0x9000);
+	CHECK_EQ(e.load[3].align, 0x8000);
+	CHECK_EQ(e.load[1].flags, DC_PF_R | DC_PF_X);
+	CHECK_EQ(e.load[1].offset, 0x1000);
+	CHECK_EQ(e.span_lo, 0);
+	CHECK_EQ(e.span_hi, 0x11000);
+	CHECK(e.tls);
+	CHECK_EQ(e.tls_seg.vaddr, 0x3de0);
+	CHECK_EQ(e.tls_seg.filesz, 0x10);
+	CHECK_EQ(e.tls_seg.memsz, 0x200);
+	CHECK_EQ(e.tls_seg.align, 0x10);
+}
+
+DC_TEST(elfsym, phdrs_need_more_bytes_then_read)
+{
+	struct phimage im;
+	struct dc_elfimage e;
+	size_t need = 0;
+
+	build_ph(&im, lib_ph, NLIB_PH);
+	for (size_t len = 64; len < im.len; len++) {
+		need = 0;
+		CHECK_EQ(dc_elfsym_phdrs(im.b, len, &e, &need), DC_ERANGE);
+		CHECK_EQ(need, im.len);
+	}
+	for (size_t len = 0; len < 64; len++)
+		CHECK_EQ(dc_elfsym_phdrs(im.b, len, &e, &need), DC_EINVAL);
+}
+
+DC_TEST(elfsym, phdrs_rejects_malformed)
+{
+	Elf64_Phdr many[DC_ELF_MAX_LOAD + 1], none[1] = { { .p_type = PT_TLS, .p_memsz = 8 } };
+	struct phimage im;
+	struct dc_elfimage e;
+	size_t need;
+
+	for (int i = 0; i <= DC_ELF_MAX_LOAD; i++)
+		many[i] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_vaddr = 0x1000u * (unsigned)i,
+					.p_memsz = 0x10 };
+	build_ph(&im, many, DC_ELF_MAX_LOAD);
+	CHECK_EQ(dc_elfsym_phdrs(im.b, im.len, &e, &need), 0);
+	CHECK_EQ(e.nload, DC_ELF_MAX_LOAD);
+	CHECK_EQ(e.span_hi, 0x1000u * (DC_ELF_MAX_LOAD - 1) + 0x10);
+	build_ph(&im, many, DC_ELF_MAX_LOAD + 1);
+	CHECK_EQ(dc_elfsym_phdrs(im.b, im.len, &e, &need), DC_EINVAL);
+	build_ph(&im, none, 1);                         /* no PT_LOAD */
+	CHECK_EQ(dc_elfsym_phdrs(im.b, im.len, &e, &need), DC_EINVAL);
+	build_ph(&im, lib_ph, NLIB_PH);
+	ehdr((struct image *)(void *)&im)->e_phentsize = 32;
+	CHECK_EQ(dc_elfsym_phdrs(im.b, im.len, &e, &need), DC_EINVAL);
+	build_ph(&im, lib_ph, NLIB_PH);
+	ehdr((struct image *)(void *)&im)->e_phoff = UINT64_MAX - 8;
+	CHECK_EQ(dc_elfsym_phdrs(im.b, im.len, &e, &need), DC_EINVAL);
+	build_ph(&im, lib_ph, NLIB_PH);
+	((Elf64_Phdr *)(im.b + 64))[2].p_memsz = UINT64_MAX;   /* wraps */
+	CHECK_EQ(dc_elfsym_phdrs(im.b, im.len, &e, &need), DC_EINVAL);
+}
+
+/* This binary's program headers as the kernel and ld.so see them. */
+DC_TEST(elfsym, phdrs_of_self)
+{
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)getauxval(AT_PHDR);
+	size_t n = getauxval(AT_PHNUM), len, need;
+	uint8_t *img = read_self(&len);
+	struct dc_elfimage e;
+	unsigned loads = 0;
+	bool tls = false;
+
+	CHECK_EQ(dc_elfsym_phdrs(img, len, &e, &need), 0);
+	free(img);
+	CHECK(e.interp);
+	for (size_t i = 0; i < n; i++) {
+		if (ph[i].p_type == PT_LOAD) {
+			CHECK(loads < e.nload);
+			CHECK_EQ(e.load[loads].vaddr, ph[i].p_vaddr);
+			CHECK_EQ(e.load[loads].memsz, ph[i].p_memsz);
+			CHECK_EQ(e.load[loads].offset, ph[i].p_offset);
+			loads++;
+		} else if (ph[i].p_type == PT_TLS) {
+			tls = true;
+			CHECK_EQ(e.tls_seg.memsz, ph[i].p_memsz);
+			CHECK_EQ(e.tls_seg.align, ph[i].p_align);
+		}
+	}
+	CHECK_EQ(loads, e.nload);
+	CHECK(tls && e.tls);            /* dc_test_tls */
+}
+
+/* Sections [0] null, [1] .dynstr, [2] .dynamic. */
+static size_t build_dyn(uint8_t *b, const char *soname, bool terminate)
+{
+	static const char str[] = "\0libneeded.so.1\0libself.so.2";
+	Elf64_Dyn dyn[3] = {
+		{ .d_tag = DT_NEEDED, .d_un.d_val = 1 },
+		{ .d_tag = soname ? DT_SONAME : DT_DEBUG, .d_un.d_val = 16 },
+		{ .d_tag = terminate ? DT_NULL : DT_DEBUG },
+	};
+	Elf64_Shdr sh[3];
+	size_t off = sizeof(Elf64_Ehdr), stroff, dynoff, shoff;
+
+	memset(b, 0, 1024);
+	memset(sh, 0, sizeof sh);
+	stroff = off;
+	memcpy(b + off, str, sizeof str);
+	off += sizeof str;
+	dynoff = off = (off + 7) & ~(size_t)7;
+	memcpy(b + off, dyn, sizeof dyn);
+	shoff = off += sizeof dyn;
+	sh[1] = (Elf64_Shdr){ .sh_type = SHT_STRTAB, .sh_offset = stroff, .sh_size = sizeof str };
+	sh[2] = (Elf64_Shdr){ .sh_type = SHT_DYNAMIC, .sh_link = 1, .sh_offset = dynoff,
+			      .sh_size = sizeof dyn, .sh_entsize = sizeof(Elf64_Dyn) };
+	memcpy(b + off, sh, sizeof sh);
+	Elf64_Ehdr eh = {
+		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
+		.e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+		.e_shoff = shoff, .e_ehsize = sizeof eh,
+		.e_shentsize = sizeof(Elf64_Shdr), .e_shnum = 3,
+	};
+	memcpy(b, &eh, sizeof eh);
+	return off + sizeof sh;
+}
+
+DC_TEST(elfsym, soname)
+{
+	uint8_t b[1024];
+	size_t len, slen;
+	uint8_t *self = read_self(&slen);
+
+	len = build_dyn(b, "libself.so.2", true);
+	CHECK_STREQ(dc_elfsym_soname(b, len), "libself.so.2");
+	len = build_dyn(b, NULL, true);
+	CHECK_STREQ(dc_elfsym_soname(b, len), NULL);
+	len = build_dyn(b, NULL, false);        /* no DT_NULL: the section's end */
+	CHECK_STREQ(dc_elfsym_soname(b, len), NULL);
+	for (size_t n = 0; n < len; n++)       /* truncated: never a read outside */
+		CHECK_STREQ(dc_elfsym_soname(b, n), NULL);
+	CHECK_STREQ(dc_elfsym_soname(self, slen), NULL);        /* a program has none */
+	free(self);
+}
+
+/* glibc's arithmetic, worked by hand: blocks go down from the thread
+ * pointer, each aligned; a gap alignment leaves is taken by a later block
+ * that fits. */
+DC_TEST(elfsym, tls_place_like_glibc)
+{
+	struct dc_elftls st;
+
+	/* tls_threads: the program (0x1040, 16), its library (0x200, 16), libc
+	 * (0x90, 8), as glibc 2.36 placed them in a run of the test */
+	memset(&st, 0, sizeof st);
+	CHECK_EQ(dc_elfsym_tls_place(&st, 0x1040, 16, 0x3d70), 0x1040);
+	CHECK_EQ(dc_elfsym_tls_place(&st, 0x200, 16, 0x3de0), 0x1240);
+	CHECK_EQ(dc_elfsym_tls_place(&st, 0x90, 8, 0x1cf8d0), 0x12d0);
+
+	/* a gap: 8 bytes aligned to 64 leave [8, 64) free below tp - 64 ... */
+	memset(&st, 0, sizeof st);
+	CHECK_EQ(dc_elfsym_tls_place(&st, 8, 64, 0), 64);
+	/* ... which a block of 16 takes (its offset 16, it ends at tp - 0) */
+	CHECK_EQ(dc_elfsym_tls_place(&st, 16, 8, 0), 16);
+	/* one of 100 does not fit what is left ([16, 56)): below the first */
+	CHECK_EQ(dc_elfsym_tls_place(&st, 100, 4, 0), 164);
+
+	/* a template not aligned in the file keeps its misalignment:
+	 * tp - offset = p_vaddr (mod p_align) for tp aligned */
+	memset(&st, 0, sizeof st);
+	uint64_t off = dc_elfsym_tls_place(&st, 40, 16, 0x1004);
+	CHECK_EQ(off, 44);
+	CHECK_EQ((0 - off) & 15, 0x1004 & 15);
+	/* p_align 0 is 1; 3 bytes fit the 4 that alignment left above it */
+	CHECK_EQ(dc_elfsym_tls_place(&st, 3, 0, 0), 3);
+	CHECK_EQ(dc_elfsym_tls_place(&st, 3, 0, 0), 47);
+}
+
+/* The program is module 1: its block ends at the thread pointer, so a
+ * thread-local variable lies at tp - offset + st_value. */
+DC_TEST(elfsym, tls_place_matches_this_thread)
+{
+	struct target t[] = { { .name = "dc_test_tls" }, { .name = NULL } };
+	size_t len, need;
+	uint8_t *img = read_self(&len);
+	struct dc_elfimage e;
+	struct dc_elftls st;
+
+	CHECK_EQ(dc_elfsym_phdrs(img, len, &e, &need), 0);
+	CHECK_EQ(dc_elfsym_scan(img, len, find, t), 0);
+	free(img);
+	CHECK_EQ(t[0].count, 1);
+	memset(&st, 0, sizeof st);
+	uint64_t off = dc_elfsym_tls_place(&st, e.tls_seg.memsz, e.tls_seg.align, e.tls_seg.vaddr);
+	uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+	CHECK_EQ((uintptr_t)dc_test_tls, tp - off + t[0].s.value);
 }

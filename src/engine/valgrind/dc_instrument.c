@@ -424,6 +424,7 @@ void dc_thread_switch(ThreadId tid, ULong blocks_done)
 	Addr hi = max ? max + 1 : 0;
 	Addr lo = hi - size;
 
+	dc_tls_thread_run(tid, &lo, &hi);
 	dc.tid = tid;
 	if (tid > dc.max_tid)
 		dc.max_tid = tid;

@@ -381,6 +381,7 @@ static void dc_pre_clo_init(void)
 	VG_(needs_client_requests)(dc_handle_client_request);
 	VG_(needs_syscall_wrapper)(dc_pre_syscall, dc_post_syscall);
 	dc_heap_init();
+	dc_globals_init();
 
 	VG_(track_new_mem_startup)(dc_track_startup);
 	VG_(track_new_mem_mmap)(dc_track_mmap);

@@ -309,8 +309,15 @@ void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar 
 		   HChar *buf, SizeT len);
 
 /* dc_globals.c */
+/* At pre_clo_init: registers for thread exits. */
+void dc_globals_init(void);
 int dc_objs_insert(struct dc_obj *o);
+/* Reads the symbols of modules mapped since the last scan. */
 void dc_globals_scan(void);
+/* Thread tid is about to run: registers its copies of the thread-local
+ * variables when its thread pointer is new, and ends its stack bounds
+ * [*stack_lo, *stack_hi) below its static TLS area. */
+void dc_tls_thread_run(ThreadId tid, Addr *stack_lo, Addr *stack_hi);
 void dc_track_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle);
 void dc_track_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle);
 void dc_track_munmap(Addr a, SizeT len);
