@@ -101,7 +101,9 @@ void cmd_record_usage(FILE *f)
 		"                             program it exec'd); processes it forks get\n"
 		"                             FILE-without-.db.PID.db, and the programs a\n"
 		"                             process exec'd from FILE-without-.db.PID.N-NAME.db\n"
-		"                             (default: dcprof.PID.db)\n"
+		"                             (default: dcprof.PID.db); %%r is the MPI\n"
+		"                             rank, %%h the host, %%p the process id\n"
+		"                             (mpirun -np 4 dcprof record -o app.%%r.db ...)\n"
 		"  -q, --quiet                print nothing but errors\n"
 		"  --keep-raw                 keep the raw dumps and say where (default: no)\n"
 		"  --follow-exec[=yes|no]     run the programs the process tree execs under\n"
@@ -198,8 +200,11 @@ void cmd_record_usage(FILE *f)
 
 struct record {
 	const char *output;
-	const char *meta[3];    /* keys and values added to every profile, NULL-ended */
+	const char *meta[7];    /* keys and values added to every profile, NULL-ended */
 	char omp_policy[96];    /* meta omp_wait_policy */
+	char rank[24];          /* meta rank: from the launcher's environment, or "" */
+	char host[256];         /* meta host */
+	struct sbuf out_name;   /* -o with %r, %h and %% expanded (%p after the run) */
 	const char *trace_out;  /* --trace-out's value */
 	bool quiet, keep_raw;
 	bool no_follow;         /* --follow-exec=no */
@@ -748,7 +753,97 @@ static void set_wait_policy(struct record *r)
 	}
 	r->meta[0] = "omp_wait_policy";
 	r->meta[1] = r->omp_policy;
-	r->meta[2] = NULL;
+	r->meta[2] = "host";
+	r->meta[3] = r->host;
+	r->meta[4] = r->rank[0] ? "rank" : NULL;
+	r->meta[5] = r->rank;
+	r->meta[6] = NULL;
+}
+
+/* The rank a launcher gave this process: Open MPI, PMIx, PMI (MPICH, Intel
+ * MPI) or Slurm; "" when none did. */
+static void find_rank(struct record *r)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					     "SLURM_PROCID" };
+	uint64_t v;
+
+	r->rank[0] = '\0';
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *s = getenv(vars[i]);
+		if (s && !num_parse_u64(s, INT32_MAX, &v)) {
+			snprintf(r->rank, sizeof r->rank, "%llu", (unsigned long long)v);
+			return;
+		}
+	}
+}
+
+/* -o's %r (rank), %h (host name) and %% now; %p (the program's process
+ * id) is left for expand_pid.  0, or -1 after saying why. */
+static int expand_output(struct record *r)
+{
+	const char *o = r->output;
+
+	find_rank(r);
+	if (gethostname(r->host, sizeof r->host) < 0)
+		snprintf(r->host, sizeof r->host, "unknown");
+	r->host[sizeof r->host - 1] = '\0';
+	if (!o || !strchr(o, '%'))
+		return 0;
+	for (; *o; o++) {
+		if (*o != '%') {
+			sbuf_addc(&r->out_name, *o);
+			continue;
+		}
+		switch (*++o) {
+		case 'r':
+			if (!r->rank[0]) {
+				err_msg("-o '%s' names the rank (%%r), but no launcher set one"
+					" (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or SLURM_PROCID)",
+					r->output);
+				return -1;
+			}
+			sbuf_adds(&r->out_name, r->rank);
+			break;
+		case 'h':
+			sbuf_adds(&r->out_name, r->host);
+			break;
+		case 'p':
+			sbuf_adds(&r->out_name, "%p");
+			break;
+		case '%':
+			sbuf_adds(&r->out_name, "%%");
+			break;
+		default:
+			err_msg("invalid -o '%s': %% is followed by r (rank), p (process id), h"
+				" (host) or %%", r->output);
+			return -1;
+		}
+	}
+	r->output = r->out_name.buf;
+	return 0;
+}
+
+/* -o's %p becomes pid, %% a %: the last step of expand_output. */
+static void expand_pid(struct record *r, pid_t pid)
+{
+	struct sbuf e;
+
+	if (!r->output || r->output != r->out_name.buf)
+		return;
+	sbuf_init(&e);
+	for (const char *o = r->output; *o; o++) {
+		if (o[0] == '%' && o[1] == 'p')
+			sbuf_addf(&e, "%d", (int)pid), o++;
+		else if (o[0] == '%' && o[1] == '%')
+			sbuf_addc(&e, '%'), o++;
+		else
+			sbuf_addc(&e, *o);
+	}
+	sbuf_reset(&r->out_name);
+	sbuf_add(&r->out_name, e.buf, e.len);
+	sbuf_release(&e);
+	r->output = r->out_name.buf;
 }
 
 /* Share of accesses above which spinning is worth a warning: a program's
@@ -948,12 +1043,13 @@ int cmd_record(int argc, char **argv)
 	sbuf_init(&valgrind);
 	sbuf_init(&tmpdir);
 	sbuf_init(&out_arg);
+	sbuf_init(&r.out_name);
 	err = parse(&r, argc, argv);
 	if (err) {
 		rc = err > 0 ? 0 : DC_EXIT_ERROR;
 		goto out;
 	}
-	if (find_tooldir(&tooldir, r.compat) || find_programs(&r, &valgrind) ||
+	if (expand_output(&r) || find_tooldir(&tooldir, r.compat) || find_programs(&r, &valgrind) ||
 	    check_outputs(&r) || make_tmpdir(&tmpdir))
 		goto out;
 	set_wait_policy(&r);
@@ -971,6 +1067,7 @@ int cmd_record(int argc, char **argv)
 		ex.how = EXIT_CODE;
 		ex.value = WEXITSTATUS(status);
 	}
+	expand_pid(&r, pid);
 	/* A profile that could not be written leaves its dump to finalize
 	 * later: the program ran, so its exit status is still the answer. */
 	if (finalize_dumps(&r, tmpdir.buf, pid, &ex, &keep) == 0 || keep)
@@ -989,5 +1086,6 @@ out:
 	sbuf_release(&valgrind);
 	sbuf_release(&tmpdir);
 	sbuf_release(&out_arg);
+	sbuf_release(&r.out_name);
 	return rc;
 }

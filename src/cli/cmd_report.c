@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/spread.h"
 #include "analysis/view.h"
 #include "base/fmt.h"
 #include "base/num.h"
@@ -12,7 +13,7 @@
 #include "store/sample.h"
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
-       OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_FORMAT };
+       OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_SPREAD, OPT_FORMAT };
 
 static const struct opt_def report_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -25,6 +26,7 @@ static const struct opt_def report_opts[] = {
 	{ OPT_STATS, 0, "stats", OPT_NOARG },
 	{ OPT_SAMPLED, 0, "sampled", OPT_NOARG },
 	{ OPT_INCLUSIVE, 0, "inclusive", OPT_NOARG },
+	{ OPT_SPREAD, 0, "spread", OPT_OPTIONAL },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
@@ -57,6 +59,11 @@ void cmd_report_usage(FILE *f)
 	      "                             callees' included), and a <root> row for the\n"
 	      "                             whole program; needs a profile recorded with\n"
 	      "                             --calls\n"
+	      "  --spread[=METRIC]          per bucket, how the processes of a merged\n"
+	      "                             profile (dcprof merge) differ: min, mean and\n"
+	      "                             max of METRIC over them, max / mean, and the\n"
+	      "                             process with the max (Dr, Dw, Da, D1m.., DLm\n"
+	      "                             or Lat; default Lat)\n"
 	      "  --format text|csv|json     output format (default: text)\n"
 	      "  -h, --help                 show this help\n", f);
 }
@@ -65,6 +72,7 @@ struct report {
 	const char *path;
 	struct view_opts view;
 	bool by_given, stats;
+	const char *spread;       /* --spread's metric, or NULL */
 	const char *sort;
 	bool top_given;
 	size_t top;
@@ -114,6 +122,9 @@ static int parse(struct report *r, int argc, char **argv)
 		case OPT_INCLUSIVE:
 			r->view.inclusive = true;
 			break;
+		case OPT_SPREAD:
+			r->spread = it.arg ? it.arg : "Lat";
+			break;
 		case OPT_FORMAT:
 			if (render_parse_format(it.arg, &r->format))
 				return -1;
@@ -132,6 +143,12 @@ static int parse(struct report *r, int argc, char **argv)
 			  " --by line, --object, --stats or --sampled");
 		return -1;
 	}
+	if (r->spread && (r->stats || r->by_given || r->view.function || r->view.thread ||
+			  r->view.sampled || r->view.inclusive)) {
+		err_msg("--spread is per bucket: it cannot be combined with --by, --function,"
+			" --thread, --stats, --sampled or --inclusive");
+		return -1;
+	}
 	if (r->view.inclusive)
 		r->view.kind = VIEW_FUNCTION;
 	if (r->stats)
@@ -145,7 +162,8 @@ static int parse(struct report *r, int argc, char **argv)
 
 static int sort_rows(const struct report *r, struct table *t)
 {
-	int col = r->sort ? table_find_metric(t, r->sort) : view_default_sort(t, &r->view);
+	int col = r->sort ? table_find_metric(t, r->sort) :
+		  r->spread ? table_find_metric(t, "max") : view_default_sort(t, &r->view);
 	struct sbuf valid;
 
 	if (col >= 0) {
@@ -211,7 +229,10 @@ static void print_text_header(const struct report *r, struct profile *p,
 	if (lt->misses[0])
 		sbuf_addf(&out, ", %.2f per L1 miss", (double)lt->misslat / (double)lt->misses[0]);
 	sbuf_addf(&out, "\n%-10s", "view:");
-	view_describe(&out, &r->view);
+	if (r->spread)
+		sbuf_addf(&out, "spread of %s over the merged processes, by object", r->spread);
+	else
+		view_describe(&out, &r->view);
 	sbuf_adds(&out, r->view.thread ? ", per thread\n\n" : "\n\n");
 	fwrite(out.buf, 1, out.len, stdout);
 	sbuf_release(&out);
@@ -294,7 +315,8 @@ int cmd_report(int argc, char **argv)
 	rc = DC_EXIT_ERROR;
 	if (view_check_filters(&p, &r.view, err, sizeof err) ||
 	    summary_read(&r, &p, &sm, err, sizeof err) ||
-	    view_build(&p, &r.view, &t, err, sizeof err)) {
+	    (r.spread ? spread_build(&p, r.spread, r.view.object, &t, err, sizeof err) :
+			view_build(&p, &r.view, &t, err, sizeof err))) {
 		err_msg("%s", err);
 		goto out;
 	}

@@ -25,6 +25,8 @@ static const struct cmd commands[] = {
 	  cmd_mrc, cmd_mrc_usage },
 	{ "export", "write a profile in Callgrind's format (callgrind_annotate, KCachegrind)",
 	  cmd_export, cmd_export_usage },
+	{ "merge", "combine profiles of one program (ranks, children, runs) into one",
+	  cmd_merge, cmd_merge_usage },
 	{ "finalize", "turn a raw dump into a profile", cmd_finalize, cmd_finalize_usage },
 };
 

@@ -5,7 +5,7 @@
 #include "base/fmt.h"
 #include "report/header.h"
 
-#define NVALUES 8
+#define NVALUES 10
 
 static void values(struct header *h, struct sbuf *v[NVALUES])
 {
@@ -17,6 +17,8 @@ static void values(struct header *h, struct sbuf *v[NVALUES])
 	v[5] = &h->source;
 	v[6] = &h->cache_reason;
 	v[7] = &h->omp_policy;
+	v[8] = &h->rank;
+	v[9] = &h->host;
 }
 
 void header_init(struct header *h)
@@ -59,10 +61,11 @@ int header_read(struct profile *p, struct header *h, char *err, size_t errlen)
 {
 	static const char *const keys[NVALUES] = {
 		"program", "command", "complete", "incomplete_reason", "exit_status",
-		"cache_source", "cache_reason", "omp_wait_policy",
+		"cache_source", "cache_reason", "omp_wait_policy", "rank", "host",
 	};
 	bool *present[NVALUES] = { NULL, NULL, NULL, &h->has_reason, &h->has_exit,
-				   &h->has_source, &h->has_cache_reason, &h->has_omp_policy };
+				   &h->has_source, &h->has_cache_reason, &h->has_omp_policy,
+				   &h->has_rank, &h->has_host };
 	struct sbuf *v[NVALUES];
 
 	values(h, v);
@@ -114,6 +117,17 @@ void header_text(struct sbuf *out, const struct profile *p, const struct header 
 
 	header_text_line(out, "program:", h->program.buf, h->program.len);
 	header_text_line(out, "command:", h->command.buf, h->command.len);
+	if (h->has_rank || h->has_host) {
+		sbuf_addf(out, "%-10s", "process:");
+		if (h->has_rank) {
+			sbuf_adds(out, "rank ");
+			fmt_text(out, h->rank.buf, h->rank.len);
+			sbuf_adds(out, h->has_host ? " on " : "");
+		}
+		if (h->has_host)
+			fmt_text(out, h->host.buf, h->host.len);
+		sbuf_addc(out, '\n');
+	}
 	sbuf_addf(out, "%-10s%s", "status:", complete ? "complete" : "INCOMPLETE");
 	if (!complete && h->has_reason) {
 		sbuf_adds(out, " (");
@@ -170,4 +184,6 @@ void header_json(struct sbuf *out, const struct profile *p, const struct header 
 	json_meta(out, "cache_source", &h->source, h->has_source);
 	json_meta(out, "cache_reason", &h->cache_reason, h->has_cache_reason);
 	json_meta(out, "omp_wait_policy", &h->omp_policy, h->has_omp_policy);
+	json_meta(out, "rank", &h->rank, h->has_rank);
+	json_meta(out, "host", &h->host, h->has_host);
 }

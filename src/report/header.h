@@ -15,8 +15,10 @@
 struct header {
 	struct sbuf program, command, complete, reason, exit_status, source, cache_reason;
 	struct sbuf omp_policy;    /* meta omp_wait_policy */
+	struct sbuf rank, host;    /* meta rank and host (dcprof record under a launcher) */
 	bool has_reason, has_exit, has_source, has_cache_reason;
 	bool has_omp_policy;       /* ... and the program ran a spinning runtime */
+	bool has_rank, has_host;
 };
 
 void header_init(struct header *h);
