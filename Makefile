@@ -135,6 +135,18 @@ $(B)/w/calls_plt: tests/workloads/calls_plt.c $(B)/w/libcalls_plt.so
 $(B)/w/libcalls_plt.so: tests/workloads/parts/calls_plt_lib.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -shared -fPIC -o $@ $<
+# Inlining workloads are built as users build: -O2 -g, nothing turned off.
+$(B)/w/inl_alloc: tests/workloads/inl_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+$(B)/w/inl_domain: tests/workloads/inl_domain.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
+# Two util.c in different folders.
+$(B)/w/two_utils: tests/workloads/two_utils.c tests/workloads/parts/a/util.c \
+		tests/workloads/parts/b/util.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $^
 $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -o $@ $<
