@@ -176,6 +176,18 @@ $(B)/w/libtls_threads.so: tests/workloads/parts/tls_threads_lib.c
 $(B)/w/tls_cxx: tests/workloads/tls_cxx.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -std=c++20 -o $@ $< -lpthread
+# Inlining workloads are built as users build: -O2 -g, nothing turned off.
+$(B)/w/inl_alloc: tests/workloads/inl_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+$(B)/w/inl_domain: tests/workloads/inl_domain.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
+# Two util.c in different folders.
+$(B)/w/two_utils: tests/workloads/two_utils.c tests/workloads/parts/a/util.c \
+		tests/workloads/parts/b/util.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $^
 $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -o $@ $<

@@ -145,26 +145,32 @@ static struct cell *row_for(struct table *t, struct index *x, const struct incl_
  * table (call_arc or call_use, alias a) of kind 'call', by the function
  * of location `end` (site or callee, joined as l) and, for sites unless
  * one function is shown, UNION ALL the roots as "<root>". */
-static void arcs_sql(struct sbuf *sql, const char *table, const char *end,
+static void arcs_sql(struct sbuf *sql, struct profile *p, const char *table, const char *end,
 		     const struct view_opts *o, const char *cols, bool level)
 {
-	struct sbuf group;
+	struct sbuf group, key;
 
 	sbuf_init(&group);
+	sbuf_init(&key);
+	/* The function and file as the function view shows them. */
+	view_fn_sql(&key, p, "l");
+	sbuf_adds(&key, ", ");
+	view_file_sql(&key, p, "l");
 	if (o->thread)
 		sbuf_adds(&group, "a.thread");
 	if (level)
 		sbuf_adds(&group, group.len ? ", a.level" : "a.level");
-	sbuf_addf(sql, "SELECT l.function, l.file%s%s, %s FROM %s a"
+	sbuf_addf(sql, "SELECT %s%s%s, %s FROM %s a"
 		  " JOIN location l ON l.id = a.%s WHERE a.kind = 'call'%s"
-		  " GROUP BY l.function, l.file%s%s", group.len ? ", " : "", group.buf, cols,
-		  table, end, o->function ? " AND l.function = ?1" : "", group.len ? ", " : "",
-		  group.buf);
+		  " GROUP BY %s%s%s", key.buf, group.len ? ", " : "", group.buf, cols,
+		  table, end, o->function ? " AND l.function = ?1" : "", key.buf,
+		  group.len ? ", " : "", group.buf);
 	if (!o->function && !strcmp(end, "site"))
 		sbuf_addf(sql, " UNION ALL SELECT '" ROOT "', ''%s%s, %s FROM %s a"
 			  " WHERE a.kind <> 'call'%s%s", group.len ? ", " : "", group.buf, cols,
 			  table, group.len ? " GROUP BY " : "", group.buf);
 	sbuf_release(&group);
+	sbuf_release(&key);
 }
 
 static int prepare(struct profile *p, const struct view_opts *o, const char *sql,
@@ -206,7 +212,7 @@ int incl_fill(struct profile *p, const struct view_opts *o, struct table *t,
 	sbuf_adds(&cols, "SUM(a.Lat), SUM(a.Dr), SUM(a.Dw)");
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(&cols, ", SUM(a.D%dmr), SUM(a.D%dmw)", k, k);
-	arcs_sql(&sql, "call_arc", "site", o, cols.buf, false);
+	arcs_sql(&sql, p, "call_arc", "site", o, cols.buf, false);
 	if (prepare(p, o, sql.buf, &st))
 		goto read_error;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -230,7 +236,7 @@ int incl_fill(struct profile *p, const struct view_opts *o, struct table *t,
 		for (int i = 0; i < ic->nuse; i++)
 			sbuf_addf(&cols, "%sCOALESCE(SUM(a.%s), 0)", i ? ", " : "",
 				  view_use_metrics[i]);
-		arcs_sql(&sql, "call_use", "site", o, cols.buf, true);
+		arcs_sql(&sql, p, "call_use", "site", o, cols.buf, true);
 		if (prepare(p, o, sql.buf, &st))
 			goto read_error;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -254,7 +260,7 @@ int incl_fill(struct profile *p, const struct view_opts *o, struct table *t,
 
 	/* the calls received */
 	sbuf_reset(&sql);
-	arcs_sql(&sql, "call_arc", "callee", o, "SUM(a.count)", false);
+	arcs_sql(&sql, p, "call_arc", "callee", o, "SUM(a.count)", false);
 	if (prepare(p, o, sql.buf, &st))
 		goto read_error;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -1,5 +1,6 @@
 /* view.c — the report's views: SQL over a profile into a table. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
@@ -180,9 +181,84 @@ static void add_sql(struct sbuf *sb, const char *s)
 	sbuf_adds(sb, s);
 }
 
-void view_add_keys(struct table *t, enum view_kind k, struct sbuf *sel, struct sbuf *group)
+const char *view_src_root(struct profile *p)
 {
+	sqlite3_stmt *st;
+	char *root = NULL;
+	size_t rlen = 0;
+
+	if (p->src_root_done)
+		return p->src_root;
+	p->src_root_done = true;
+	if (sqlite3_prepare_v2(p->db, "SELECT DISTINCT file FROM location"
+			       " WHERE substr(file, 1, 1) = '/' AND substr(file, 1, 5) <> '/usr/'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *f = (const char *)sqlite3_column_text(st, 0);
+		size_t n = 0;
+
+		if (!f)
+			continue;
+		if (!root) {
+			rlen = (size_t)(strrchr(f, '/') - f) + 1;
+			root = xmalloc(strlen(f) + 1);
+			memcpy(root, f, strlen(f) + 1);
+			continue;
+		}
+		while (n < rlen && f[n] == root[n])
+			n++;
+		while (n > 0 && root[n - 1] != '/')
+			n--;
+		rlen = n;
+	}
+	sqlite3_finalize(st);
+	if (root && rlen > 1) {
+		root[rlen] = '\0';
+		p->src_root = root;
+	} else {
+		free(root);
+	}
+	return p->src_root;
+}
+
+void view_file_sql(struct sbuf *sb, struct profile *p, const char *a)
+{
+	const char *root = view_src_root(p);
+	char *q;
+
+	if (!root) {
+		sbuf_addf(sb, "%s.file", a);
+		return;
+	}
+	/* length() and substr() count characters, alike for both. */
+	q = sqlite3_mprintf("%Q", root);
+	sbuf_addf(sb, "(CASE WHEN substr(%s.file, 1, length(%s)) = %s"
+		  " THEN substr(%s.file, length(%s) + 1) ELSE %s.file END)", a, q, q, a, q, a);
+	sqlite3_free(q);
+}
+
+void view_fn_sql(struct sbuf *sb, const struct profile *p, const char *a)
+{
+	if (p->version < 6) {
+		sbuf_addf(sb, "%s.function", a);
+		return;
+	}
+	sbuf_addf(sb, "(%s.function || CASE WHEN COALESCE(%s.inlined_into, '') <> ''"
+		  " THEN ' [inlined into ' || %s.inlined_into || ']' ELSE '' END)", a, a, a);
+}
+
+void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct sbuf *sel,
+		   struct sbuf *group)
+{
+	struct sbuf fn, file, s;
 	int c;
+
+	sbuf_init(&fn);
+	sbuf_init(&file);
+	sbuf_init(&s);
+	view_fn_sql(&fn, p, "l");
+	view_file_sql(&file, p, "l");
 
 	switch (k) {
 	case VIEW_OBJECT:
@@ -194,8 +270,9 @@ void view_add_keys(struct table *t, enum view_kind k, struct sbuf *sel, struct s
 	case VIEW_FUNCTION:
 		table_add_col(t, "function", NULL, COL_STR, true);
 		table_add_col(t, "file", NULL, COL_STR, true);
-		add_sql(sel, "l.function, l.file");
-		add_sql(group, "l.function, l.file");
+		sbuf_addf(&s, "%s, %s", fn.buf, file.buf);
+		add_sql(sel, s.buf);
+		add_sql(group, s.buf);
 		break;
 	default:
 		c = table_add_col(t, "location", "file:line", COL_STR, false);
@@ -205,9 +282,15 @@ void view_add_keys(struct table *t, enum view_kind k, struct sbuf *sel, struct s
 		c = table_add_col(t, "line", NULL, COL_INT, true);
 		t->cols[c].show = SHOW_MACHINE;
 		table_add_col(t, "function", NULL, COL_STR, true);
-		add_sql(sel, "l.file || ':' || l.line, l.file, l.line, l.function");
-		add_sql(group, "l.file, l.line, l.function");
+		sbuf_addf(&s, "%s || ':' || l.line, %s, l.line, %s", file.buf, file.buf, fn.buf);
+		add_sql(sel, s.buf);
+		sbuf_reset(&s);
+		sbuf_addf(&s, "%s, l.line, %s", file.buf, fn.buf);
+		add_sql(group, s.buf);
 	}
+	sbuf_release(&fn);
+	sbuf_release(&file);
+	sbuf_release(&s);
 }
 
 void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_stmt *st)
@@ -225,10 +308,10 @@ void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_s
 }
 
 /* Key columns of a cost view and the SQL expressions that fill them. */
-static int cost_keys(struct table *t, const struct view_opts *o, struct sbuf *sel,
-		     struct sbuf *group)
+static int cost_keys(struct table *t, const struct view_opts *o, struct profile *p,
+		     struct sbuf *sel, struct sbuf *group)
 {
-	view_add_keys(t, o->kind, sel, group);
+	view_add_keys(t, o->kind, p, sel, group);
 	if (o->thread) {
 		table_add_col(t, "thread", NULL, COL_INT, true);
 		add_sql(sel, "c.thread");
@@ -256,7 +339,7 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 	sbuf_init(&sql);
 	sbuf_init(&sel);
 	sbuf_init(&group);
-	nkeys = cost_keys(t, o, &sel, &group);
+	nkeys = cost_keys(t, o, p, &sel, &group);
 	add_metric_cols(t, p->nlevels, &m);
 	nuse = o->sampled ? 0 : view_use_count(p);
 	if (nuse < 0)

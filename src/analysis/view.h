@@ -65,7 +65,20 @@ void view_json_filters(struct sbuf *out, const struct view_opts *o);
  * function, file; file:line (text only), file, line, function) to t, and
  * appends the SQL expressions that fill them (aliases b = bucket, l =
  * location) to sel and their GROUP BY terms to group, comma-separated. */
-void view_add_keys(struct table *t, enum view_kind k, struct sbuf *sel, struct sbuf *group);
+void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct sbuf *sel,
+		   struct sbuf *group);
+/* Appends the SQL of the function name code views show for location
+ * alias a: the function, with " [inlined into CALLER]" when the code is
+ * inlined (schema version 6; docs/cli.md). */
+void view_fn_sql(struct sbuf *sb, const struct profile *p, const char *a);
+/* Appends the SQL of the source file reports show for location alias a:
+ * relative to the profile's source root (view_src_root), else as
+ * recorded. */
+void view_file_sql(struct sbuf *sb, struct profile *p, const char *a);
+/* The deepest directory holding every absolute source file of the
+ * profile outside /usr/ (system headers and libraries keep their full
+ * paths), with its trailing '/'; NULL when there is none or it is "/". */
+const char *view_src_root(struct profile *p);
 /* Fills the first nkeys cells of row from the first columns of st, the
  * way view_add_keys laid them out (an unknown file's file:line is "??"). */
 void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_stmt *st);

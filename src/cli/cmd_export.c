@@ -250,9 +250,13 @@ static void row_release(struct row *r)
 static void cost_sql(struct sbuf *sql, const struct profile *p, int nuse, bool by_object)
 {
 	const char *ob = by_object ? "b.name" : "l.object";
+	struct sbuf fn;
 
-	sbuf_addf(sql, "SELECT %s, %s, l.function, l.file, l.line, SUM(c.Dr), SUM(c.Dw)", ob,
-		  by_object ? "b.kind" : "NULL");
+	/* Inlined code is its own function, "f [inlined into g]" (cli.md). */
+	sbuf_init(&fn);
+	view_fn_sql(&fn, p, "l");
+	sbuf_addf(sql, "SELECT %s, %s, %s, l.file, l.line, SUM(c.Dr), SUM(c.Dw)", ob,
+		  by_object ? "b.kind" : "NULL", fn.buf);
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
 	sbuf_adds(sql, ", SUM(c.Lat)");
@@ -261,9 +265,10 @@ static void cost_sql(struct sbuf *sql, const struct profile *p, int nuse, bool b
 			view_add_use_sum(sql, view_use_metrics[i], k);
 	sbuf_addf(sql, " FROM cost c JOIN location l ON l.id = c.location"
 		  " JOIN bucket b ON b.id = c.bucket"
-		  " GROUP BY %s, l.object, l.function, l.file, l.line"
-		  " ORDER BY %s%s, l.function, l.file, l.line", by_object ? "c.bucket" : "l.object",
+		  " GROUP BY %s, l.object, 3, l.file, l.line"
+		  " ORDER BY %s%s, 3, l.file, l.line", by_object ? "c.bucket" : "l.object",
 		  ob, by_object ? ", b.kind, c.bucket" : "");
+	sbuf_release(&fn);
 }
 
 /* Call rows: the caller's object, function, the site's file and line, the
@@ -271,8 +276,11 @@ static void cost_sql(struct sbuf *sql, const struct profile *p, int nuse, bool b
  * (back-dated SpLoss/AcCost/Evicted from call_use, nuse per level). */
 static void call_sql(struct sbuf *sql, const struct profile *p, int nuse)
 {
-	sbuf_adds(sql, "SELECT sl.object, NULL, sl.function, sl.file, sl.line, cl.object,"
-		  " cl.function, cl.file, cl.line, SUM(a.count), SUM(a.Dr), SUM(a.Dw)");
+	sbuf_adds(sql, "SELECT sl.object, NULL, ");
+	view_fn_sql(sql, p, "sl");
+	sbuf_adds(sql, ", sl.file, sl.line, cl.object, ");
+	view_fn_sql(sql, p, "cl");
+	sbuf_adds(sql, ", cl.file, cl.line, SUM(a.count), SUM(a.Dr), SUM(a.Dw)");
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(sql, ", SUM(a.D%dmr), SUM(a.D%dmw)", k, k);
 	sbuf_adds(sql, ", SUM(a.Lat)");

@@ -206,7 +206,7 @@ void dc_raw_bstat(struct dc_rawout *o, uint32_t id, uint64_t blocks, uint64_t ma
 }
 
 void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *object,
-		const char *fn, const char *file, uint32_t line)
+		const char *fn, const char *inl, const char *file, uint32_t line)
 {
 	put_str(o, "loc");
 	put_u64(o, id);
@@ -215,6 +215,7 @@ void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *objec
 	put_field(o, fn);
 	put_field(o, file);
 	put_u64(o, line);
+	put_field(o, inl);
 	put(o, '\n');
 }
 

@@ -13,7 +13,7 @@
 #include "core/callstack.h"
 #include "core/trace.h"
 
-#define DC_RAW_VERSION 5
+#define DC_RAW_VERSION 6
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -34,8 +34,10 @@ void dc_raw_bucket(struct dc_rawout *o, uint32_t id, const char *kind, const cha
 void dc_raw_bstat(struct dc_rawout *o, uint32_t id, uint64_t blocks, uint64_t max_live,
 		  uint64_t max_live_bytes, uint64_t total_bytes, uint64_t min_size,
 		  uint64_t max_size);
+/* inl: the function fn was inlined into at ip, NULL or empty when none
+ * (version 6). */
 void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *object,
-		const char *fn, const char *file, uint32_t line);
+		const char *fn, const char *inl, const char *file, uint32_t line);
 void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
 /* A sampled estimate: the fields of dc_raw_cost under record type scost. */
 void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);

@@ -6,7 +6,7 @@
  * temporary maps from its ids to the output's:
  *   bmap(src, dst): buckets by (name, kind, n), n counting buckets of the
  *     same name and kind in id order (two static "counter" globals stay two);
- *   lmap(src, dst): locations by (object, function, file, line).
+ *   lmap(src, dst): locations by (object, function, file, line, inlined_into).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +49,7 @@ static const char merge_schema[] =
 	"CREATE TEMP TABLE bkey(dst INTEGER PRIMARY KEY, name TEXT, kind TEXT, n INTEGER,"
 	" UNIQUE(name, kind, n));"
 	"CREATE TEMP TABLE lkey(dst INTEGER PRIMARY KEY, object TEXT, function TEXT, file TEXT,"
-	" line INTEGER, UNIQUE(object, function, file, line));"
+	" line INTEGER, inlined_into TEXT, UNIQUE(object, function, file, line, inlined_into));"
 	"CREATE UNIQUE INDEX merge_call_arc ON call_arc(kind, site, callee, thread);"
 	"CREATE UNIQUE INDEX merge_call_use ON call_use(kind, site, callee, thread, level);";
 
@@ -252,19 +252,21 @@ static int map_locations(struct merge *m, const char *path)
 {
 	return exec(m, path,
 		"DROP TABLE IF EXISTS temp.lmap;"
-		"INSERT INTO temp.lkey(object, function, file, line) SELECT DISTINCT"
+		"INSERT INTO temp.lkey(object, function, file, line, inlined_into) SELECT DISTINCT"
 		" coalesce(object, ''), coalesce(function, ''), coalesce(file, ''),"
-		" coalesce(line, 0) FROM src.location WHERE true ON CONFLICT DO NOTHING;"
+		" coalesce(line, 0), coalesce(inlined_into, '') FROM src.location WHERE true"
+		" ON CONFLICT DO NOTHING;"
 		"CREATE TEMP TABLE lmap(src INTEGER PRIMARY KEY, dst INTEGER);"
 		"INSERT INTO temp.lmap SELECT s.id, k.dst FROM src.location s JOIN temp.lkey k"
 		" ON k.object = coalesce(s.object, '') AND k.function = coalesce(s.function, '')"
-		" AND k.file = coalesce(s.file, '') AND k.line = coalesce(s.line, 0);"
+		" AND k.file = coalesce(s.file, '') AND k.line = coalesce(s.line, 0)"
+		" AND k.inlined_into = coalesce(s.inlined_into, '');"
 		/* A location keeps the instruction address it had where first seen. */
-		"INSERT INTO main.location(id, ip, object, function, file, line)"
-		" SELECT k.dst, MIN(s.ip), k.object, k.function, k.file, k.line"
-		" FROM temp.lmap m JOIN temp.lkey k ON k.dst = m.dst JOIN src.location s"
-		" ON s.id = m.src WHERE NOT EXISTS (SELECT 1 FROM main.location l WHERE"
-		" l.id = k.dst) GROUP BY k.dst;");
+		"INSERT INTO main.location(id, ip, object, function, file, line, inlined_into)"
+		" SELECT k.dst, MIN(s.ip), k.object, k.function, k.file, k.line,"
+		" MAX(s.inlined_into) FROM temp.lmap m JOIN temp.lkey k ON k.dst = m.dst"
+		" JOIN src.location s ON s.id = m.src WHERE NOT EXISTS (SELECT 1 FROM"
+		" main.location l WHERE l.id = k.dst) GROUP BY k.dst;");
 }
 
 #define BJ(alias, col) " JOIN temp.bmap " alias " ON " alias ".src = t." col

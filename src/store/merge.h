@@ -3,7 +3,8 @@
  * Notes (docs/cli.md, "dcprof merge"; docs/schema.md, "Merged profiles"):
  *  - Buckets are matched by (name, kind), code locations by (object,
  *    function, file, line): ids differ from process to process and are
- *    never compared.  The merged profile numbers them anew.
+ *    never compared (and the function a location was inlined into is part
+ *    of its key).  The merged profile numbers them anew.
  *  - Counts are summed: cost, cost_sampled, eviction, level_fill,
  *    cache_use, call_arc, call_use, reuse histograms, first touches and
  *    pairs.  Means (reuse_hist.mean, reuse_pair.mean_*) are weighted by

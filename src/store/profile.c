@@ -1,13 +1,14 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 5 (docs/schema.md):
+ * Schema version 6 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
  *   level         level INTEGER PRIMARY KEY, name, size, assoc, line_size, latency
  *   bucket        id INTEGER PRIMARY KEY, name, kind, blocks, max_live_blocks,
  *                 max_live_bytes, total_bytes, min_size, max_size
- *   location      id INTEGER PRIMARY KEY, ip, object, function, file, line
+ *   location      id INTEGER PRIMARY KEY, ip, object, function, file, line,
+ *                 inlined_into (version 6)
  *   cost          bucket, location, thread, Dr, Dw, D1mr, D1mw, ... D4mr, D4mw,
  *                 Lat; PRIMARY KEY(bucket, location, thread)
  *   cost_sampled  the same columns and key as cost (version 2)
@@ -38,8 +39,9 @@
  *                 f_str, f_irr (version 4)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 5.
- *   Version 4 is version 5 without the columns marked (version 5); version 3
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 6.
+ *   Version 5 is version 6 without the columns marked (version 6); version 4
+ *   also lacks the columns marked (version 5); version 3
  *   also lacks the tables marked (version 4), version 2 those marked
  *   (version 3), version 1 those marked (version 2).
  */
@@ -65,7 +67,7 @@ static const char schema_sql[] =
 	" blocks INTEGER, max_live_blocks INTEGER, max_live_bytes INTEGER,"
 	" total_bytes INTEGER, min_size INTEGER, max_size INTEGER);"
 	"CREATE TABLE location(id INTEGER PRIMARY KEY, ip INTEGER, object TEXT,"
-	" function TEXT, file TEXT, line INTEGER);"
+	" function TEXT, file TEXT, line INTEGER, inlined_into TEXT);"
 	"CREATE TABLE cost(bucket INTEGER, location INTEGER, thread INTEGER,"
 	" Dr INTEGER, Dw INTEGER, D1mr INTEGER, D1mw INTEGER, D2mr INTEGER, D2mw INTEGER,"
 	" D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER,"
@@ -138,7 +140,7 @@ static const struct {
 	{ offsetof(struct profile_writer, bstat),
 	  "UPDATE bucket SET blocks=?2, max_live_blocks=?3, max_live_bytes=?4,"
 	  " total_bytes=?5, min_size=?6, max_size=?7 WHERE id=?1" },
-	{ offsetof(struct profile_writer, loc), "INSERT INTO location VALUES(?1, ?2, ?3, ?4, ?5, ?6)" },
+	{ offsetof(struct profile_writer, loc), "INSERT INTO location VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
 	{ offsetof(struct profile_writer, cost),
 	  "INSERT INTO cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)" },
 	{ offsetof(struct profile_writer, scost),
@@ -295,7 +297,7 @@ int pw_bstat(struct profile_writer *w, int64_t id, const int64_t st[6])
 
 int pw_loc(struct profile_writer *w, int64_t id, int64_t ip,
 	   const char *obj, size_t olen, const char *fn, size_t flen,
-	   const char *file, size_t filelen, int64_t line)
+	   const char *file, size_t filelen, int64_t line, const char *inl, size_t inllen)
 {
 	sqlite3_bind_int64(w->loc, 1, id);
 	sqlite3_bind_int64(w->loc, 2, ip);
@@ -303,6 +305,7 @@ int pw_loc(struct profile_writer *w, int64_t id, int64_t ip,
 	sqlite3_bind_text(w->loc, 4, fn, (int)flen, SQLITE_STATIC);
 	sqlite3_bind_text(w->loc, 5, file, (int)filelen, SQLITE_STATIC);
 	sqlite3_bind_int64(w->loc, 6, line);
+	sqlite3_bind_text(w->loc, 7, inl, (int)inllen, SQLITE_STATIC);
 	return step(w->loc);
 }
 
@@ -965,6 +968,9 @@ void profile_close(struct profile *p)
 {
 	sqlite3_close(p->db);
 	p->db = NULL;
+	free(p->src_root);
+	p->src_root = NULL;
+	p->src_root_done = false;
 }
 
 /* The schema version that introduced a table whose rows are optional. */

@@ -1,9 +1,9 @@
 /* profile.h — the SQLite profile: schema, writer, and opening for reading.
  *
- * The schema is documented in docs/schema.md (version 5; version 1 to 4
+ * The schema is documented in docs/schema.md (version 6; version 1 to 5
  * profiles, which lack the sampling and eviction tables (1), the reuse
  * tables (1 and 2), cache_use, the call and the trace tables (1 to 3) and
- * the Evicted columns (1 to 4), are read too).  The writer fills a fresh
+ * the Evicted columns (1 to 4) and location.inlined_into (1 to 5), are read too).  The writer fills a fresh
  * file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
@@ -19,7 +19,7 @@
 #include "base/sbuf.h"
 #include "core/hier.h"
 
-#define PROFILE_SCHEMA_VERSION 5
+#define PROFILE_SCHEMA_VERSION 6
 #define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
 
 /* Cost columns in the order the writer takes them and the schema stores
@@ -47,9 +47,10 @@ int pw_bucket(struct profile_writer *w, int64_t id, const char *kind,
 	      const char *name, size_t nlen);
 /* blocks, max_live_blocks, max_live_bytes, total_bytes, min_size, max_size */
 int pw_bstat(struct profile_writer *w, int64_t id, const int64_t st[6]);
+/* inl: the function fn was inlined into, empty when not inlined. */
 int pw_loc(struct profile_writer *w, int64_t id, int64_t ip,
 	   const char *obj, size_t olen, const char *fn, size_t flen,
-	   const char *file, size_t filelen, int64_t line);
+	   const char *file, size_t filelen, int64_t line, const char *inl, size_t inllen);
 /* Into cost, or into cost_sampled when sampled. */
 int pw_cost(struct profile_writer *w, bool sampled, int64_t bucket, int64_t loc,
 	    int64_t thread, const int64_t v[COST_NCOLS]);
@@ -120,12 +121,16 @@ struct profile_level {
 struct profile {
 	sqlite3 *db;
 	const char *path;
-	int version;             /* schema version, 1 to 5 */
+	int version;             /* schema version, 1 to 6 */
 	int nlevels;
 	struct profile_level lv[DC_MAX_LEVELS];
 	int64_t mem_latency;
 	uint64_t steps, steps_max;   /* SQLite steps taken, and allowed */
 	bool steps_exceeded;
+	/* analysis/view.c: the directory reports show source files relative
+	 * to, found on first use (NULL: none); freed by profile_close. */
+	char *src_root;
+	bool src_root_done;
 };
 
 /* The longest string or blob a query may read or build: a stored string

@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 5) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 6) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -252,8 +252,8 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 5)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 5)",
+	if (v < 1 || v > 6)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 6)",
 			    (long long)v);
 	r->version = (int)v;
 	r->header = true;
@@ -368,11 +368,14 @@ static int rec_loc(struct reader *r)
 	int64_t id, ip, line;
 	int rc;
 
-	if (want_fields(r, 7) || hex(r, 2, &ip) || str(r, 3) || str(r, 4) || str(r, 5) ||
-	    num(r, 6, &line) || declare(r, &r->locs, 1, "location", &id))
+	/* INLINED (version 6): the function FUNCTION was inlined into. */
+	if (want_fields(r, r->version >= 6 ? 8 : 7) || hex(r, 2, &ip) || str(r, 3) ||
+	    str(r, 4) || str(r, 5) || num(r, 6, &line) ||
+	    (r->version >= 6 && str(r, 7)) || declare(r, &r->locs, 1, "location", &id))
 		return -1;
 	rc = pw_loc(r->w, id, ip, r->f[3], r->flen[3], r->f[4], r->flen[4],
-		    r->f[5], r->flen[5], line);
+		    r->f[5], r->flen[5], line, r->version >= 6 ? r->f[7] : "",
+		    r->version >= 6 ? r->flen[7] : 0);
 	return rc ? sql_fail(r, rc, "location") : 0;
 }
 

@@ -12,8 +12,8 @@ BUILD = os.path.join(ROOT, "build")
 DCPROF = os.path.join(BUILD, "bin", "dcprof")
 
 # What this dcprof writes (docs/schema.md, docs/raw-dump.md).
-SCHEMA_VERSION = 5
-RAW_VERSION = 5
+SCHEMA_VERSION = 6
+RAW_VERSION = 6
 WORKLOADS = os.path.join(BUILD, "w")
 
 

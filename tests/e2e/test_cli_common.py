@@ -128,8 +128,21 @@ def read_text(path):
         return f.read()
 
 
+def downgrade_to_v5(db):
+    """Turns a profile into schema version 5: version 6 minus its column."""
+    con = sqlite3.connect(db)
+    try:
+        con.execute("ALTER TABLE location DROP COLUMN inlined_into")
+        con.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+        con.execute("PRAGMA user_version = 5")
+        con.commit()
+    finally:
+        con.close()
+
+
 def downgrade_to_v4(db):
     """Turns a profile into schema version 4: version 5 minus its columns."""
+    downgrade_to_v5(db)
     con = sqlite3.connect(db)
     try:
         for table in ("cache_use", "call_use"):

@@ -11,14 +11,16 @@ import unittest
 from harness import DCPROF, run
 from test_cli_common import (EVIL, SAMPLED_EVICT, CliTest, downgrade_to_v1,
                              downgrade_to_v3, downgrade_to_v4)
-from test_engine_common import CACHE_2, LAT, Recorded, query, report_json
+from test_engine_common import CACHE_2, LAT, WORKLOAD_SRC, Recorded, query, report_json
 
 EVENTS = ["Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw", "Lat", "SpLoss1", "AcCost1",
           "SpLoss2", "AcCost2"]
 
 
 def annotate(path, *opts):
-    """callgrind_annotate's (events, totals, [(costs, 'file:function [ob]')])."""
+    """callgrind_annotate's (events, totals, [(costs, 'file:function [ob]')]);
+    the export's files are full paths (cli.md), shown here without their
+    directory."""
     r = subprocess.run(["callgrind_annotate"] + list(opts) + [path], capture_output=True,
                        text=True, errors="surrogateescape")
     if r.returncode != 0 or "WARNING" in r.stdout + r.stderr:
@@ -34,7 +36,7 @@ def annotate(path, *opts):
         if name == "PROGRAM TOTALS":
             totals = costs
         elif totals is not None:
-            fns.append((costs, name))
+            fns.append((costs, re.sub(r"^[^:]*/", "", name)))
     return events, totals, fns
 
 
@@ -68,6 +70,9 @@ class Export(Recorded):
             text = f.read()
         self.assertTrue(text.startswith("# callgrind format\nversion: 1\n"))
         self.assertIn("\nevents: " + " ".join(EVENTS) + "\n", text)
+        # full source paths, so annotation works from any directory
+        self.assertRegex(text, r"\nfl=\(\d+\) %s\n" % re.escape(os.path.join(WORKLOAD_SRC,
+                                                                       "cu_hydro.c")))
         # name compression: each name once, by id, then the id alone
         self.assertEqual(text.count(") column_sum\n"), 1)
         self.assertEqual(len(re.findall(r"^fn=\(\d+\) column_sum$", text, re.M)), 1)

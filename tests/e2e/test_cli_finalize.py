@@ -61,9 +61,10 @@ class FinalizeTables(CliTest):
     def test_locations(self):
         rows = query_bytes(self.db, "SELECT * FROM location ORDER BY id")
         self.assertEqual(rows, [
-            (0, 0x401000, b"/opt/demo/bin/demo", b"main", b"a.c", 10),
-            (1, 0x401010, b"/opt/demo/bin/demo", b"main", b"a.c", 11),
-            (2, 0x402000, b"/opt/demo/bin/demo", b"walk", b"b.c", 20),
+            # a version 1 dump: nothing is inlined (inlined_into empty)
+            (0, 0x401000, b"/opt/demo/bin/demo", b"main", b"a.c", 10, b""),
+            (1, 0x401010, b"/opt/demo/bin/demo", b"main", b"a.c", 11, b""),
+            (2, 0x402000, b"/opt/demo/bin/demo", b"walk", b"b.c", 20, b""),
         ])
 
     def test_costs(self):

@@ -41,7 +41,8 @@ def annotate_inclusive(path):
         costs = [0 if v == "." else int(v.replace(",", "")) for v in
                  re.findall(r"(?<!\S)([\d,]+|\.)(?=\s|$)", m.group(1))]
         if len(costs) == len(events):
-            out[m.group(2).split(" [")[0]] = dict(zip(events, costs))
+            # the export's full paths without their directory
+            out[re.sub(r"^[^:]*/", "", m.group(2).split(" [")[0])] = dict(zip(events, costs))
     return out
 
 

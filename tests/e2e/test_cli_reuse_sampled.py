@@ -400,8 +400,10 @@ def pct(n, d):
 
 
 def version_3(lines):
-    """The dump as version 3 wrote it: no sums in the rhist records."""
-    return [b"dcprof-raw 3"] + [b" ".join(l.split(b" ")[:5]) if l.startswith(b"rhist ") else l
+    """The dump as version 3 wrote it: no sums in the rhist records, no
+    INLINED field in the loc records (version 6)."""
+    return [b"dcprof-raw 3"] + [b" ".join(l.split(b" ")[:5]) if l.startswith(b"rhist ") else
+                                b" ".join(l.split(b" ")[:7]) if l.startswith(b"loc ") else l
                                 for l in lines[1:]]
 
 

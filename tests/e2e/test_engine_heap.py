@@ -12,71 +12,104 @@ def heap_names(db):
     return {n for n, b in buckets(db).items() if b["kind"] == "heap"}
 
 
+def site(fn, tag, *callers, src="heap_names.c"):
+    """The default name of a heap bucket (docs/engine.md): the first frame
+    with the file and line of the call marked /* TAG */, then its callers."""
+    return "%s (%s:%d)" % (fn, src, marker_line(src, tag)) + "".join(" < " + c for c in callers)
+
+
 class HeapDefault(Recorded):
     WORKLOAD = "heap_names"
     OPTS = (CACHE_2,)
 
+    def names(self):
+        return {
+            "recs1": site("mem_init", "SITE:mem_init", "main"),
+            "recs2": site("mem_init", "SITE:recs2", "main"),
+            "big": site("mem_init", "SITE:bigblock", "main"),
+            "c": site("c", "SITE:c", "b", "a"),
+            "list": site("safe_malloc", "SITE:safe_malloc", "build_list", "main"),
+            "zeroed": site("make_zeroed", "SITE:zeroed", "main"),
+            "reuse_a": site("reuse_a", "SITE:reuse_a", "main"),
+            "reuse_b": site("reuse_b", "SITE:reuse_b", "main"),
+        }
+
     def test_bucket_names(self):
         names = heap_names(self.db)
-        for n in ("mem_init-main", "c-b-a", "safe_malloc-build_list-main",
-                  "make_zeroed-main", "aligned_blocks-main", "reuse_a-main",
-                  "reuse_b-main"):
-            self.assertIn(n, names)
-        # realloc keeps the bucket: no bucket named after realloc's caller
+        for n in self.names().values():
+            self.assertIn(n, names, sorted(names))
+        for i in (1, 2, 3):
+            self.assertIn(site("aligned_blocks", "SITE:align%d" % i, "main"), names)
+        # no name is a bare function: realloc keeps the bucket, and
+        # nothing is named after realloc's caller alone
         self.assertNotIn("main", names)
+        self.assertFalse([n for n in names if " (" not in n], sorted(names))
         # never past main
         self.assertFalse([n for n in names if "__libc_start" in n or "_start" in n], names)
 
     def test_mem_init_stats(self):
-        b = buckets(self.db)["mem_init-main"]
-        self.assertEqual(b, {"kind": "heap", "blocks": 101, "max_live_blocks": 71,
-                             "max_live_bytes": 2680, "total_bytes": 3400,
-                             "min_size": 24, "max_size": 1000})
+        # one bucket per allocation line of mem_init (heap_names.c header)
+        b = buckets(self.db)
+        n = self.names()
+        self.assertEqual(b[n["recs1"]], {"kind": "heap", "blocks": 60, "max_live_blocks": 60,
+                                         "max_live_bytes": 1440, "total_bytes": 1440,
+                                         "min_size": 24, "max_size": 24})
+        self.assertEqual(b[n["recs2"]], {"kind": "heap", "blocks": 40, "max_live_blocks": 40,
+                                         "max_live_bytes": 960, "total_bytes": 960,
+                                         "min_size": 24, "max_size": 24})
+        self.assertEqual(b[n["big"]], {"kind": "heap", "blocks": 1, "max_live_blocks": 1,
+                                       "max_live_bytes": 1000, "total_bytes": 1000,
+                                       "min_size": 1000, "max_size": 1000})
 
     def test_mem_init_accesses(self):
-        t = totals(self.db, bucket="mem_init-main", function="mem_init")
-        self.assertCounts(t, {"Dw": 425, "Dr": 0}, "mem_init -> mem_init-main")
-        t = totals(self.db, bucket="mem_init-main", function="walk")
-        self.assertCounts(t, {"Dr": 210, "Dw": 0}, "walk -> mem_init-main")
+        n = self.names()
+        for key, dw, dr in (("recs1", 180, 90), ("recs2", 120, 120), ("big", 125, 0)):
+            t = totals(self.db, bucket=n[key], function="mem_init")
+            self.assertCounts(t, {"Dw": dw, "Dr": 0}, "mem_init -> " + n[key])
+            t = totals(self.db, bucket=n[key], function="walk")
+            self.assertCounts(t, {"Dr": dr, "Dw": 0}, "walk -> " + n[key])
 
     def test_realloc_keeps_bucket(self):
-        self.assertEqual(totals(self.db, bucket="c-b-a", function="c")["Dw"], 8)
+        c = self.names()["c"]
+        self.assertEqual(totals(self.db, bucket=c, function="c")["Dw"], 8)
         # 8192 stores over the 64 KiB block that realloc returned
-        self.assertEqual(totals(self.db, bucket="c-b-a", function="fill_block")["Dw"], 8192)
+        self.assertEqual(totals(self.db, bucket=c, function="fill_block")["Dw"], 8192)
         self.assertEqual(totals(self.db, function="fill_block")["Dw"], 8192)
 
     def test_wrapper_stats(self):
-        b = buckets(self.db)["safe_malloc-build_list-main"]
+        lst = self.names()["list"]
+        b = buckets(self.db)[lst]
         self.assertEqual(b, {"kind": "heap", "blocks": 50, "max_live_blocks": 50,
                              "max_live_bytes": 800, "total_bytes": 800,
                              "min_size": 16, "max_size": 16})
-        self.assertEqual(totals(self.db, bucket="safe_malloc-build_list-main",
-                                function="build_list")["Dw"], 100)
+        self.assertEqual(totals(self.db, bucket=lst, function="build_list")["Dw"], 100)
 
     def test_calloc_and_aligned(self):
         b = buckets(self.db)
-        self.assertEqual((b["make_zeroed-main"]["blocks"], b["make_zeroed-main"]["total_bytes"]),
-                         (1, 1000))
-        a = b["aligned_blocks-main"]
-        self.assertEqual((a["blocks"], a["total_bytes"], a["min_size"], a["max_size"]),
-                         (3, 868, 100, 512), a)
-        self.assertEqual(totals(self.db, bucket="aligned_blocks-main")["Dw"], 3)
+        z = self.names()["zeroed"]
+        self.assertEqual((b[z]["blocks"], b[z]["total_bytes"]), (1, 1000))
+        for i, size in ((1, 256), (2, 512), (3, 100)):
+            name = site("aligned_blocks", "SITE:align%d" % i, "main")
+            self.assertEqual((b[name]["blocks"], b[name]["total_bytes"]), (1, size), name)
+            self.assertEqual(totals(self.db, bucket=name)["Dw"], 1, name)
 
     def test_freed_block_stops_matching(self):
-        self.assertEqual(totals(self.db, bucket="reuse_a-main", function="reuse_a")["Dw"], 512)
-        self.assertEqual(totals(self.db, bucket="reuse_b-main", function="reuse_b")["Dw"], 512)
-        self.assertEqual(totals(self.db, bucket="reuse_a-main", function="reuse_b")["Dw"], 0)
+        n = self.names()
+        self.assertEqual(totals(self.db, bucket=n["reuse_a"], function="reuse_a")["Dw"], 512)
+        self.assertEqual(totals(self.db, bucket=n["reuse_b"], function="reuse_b")["Dw"], 512)
+        self.assertEqual(totals(self.db, bucket=n["reuse_a"], function="reuse_b")["Dw"], 0)
 
     def test_block_records(self):
         # one block row per allocation; the 30 freed ones have a free_seq
         rows = query(self.db, "SELECT COUNT(*), COUNT(free_seq) FROM block k"
-                     " JOIN bucket b ON b.id = k.bucket WHERE b.name = 'mem_init-main'")
-        self.assertEqual(rows, [(101, 30)])
+                     " JOIN bucket b ON b.id = k.bucket WHERE b.name = ?",
+                     self.names()["recs1"])
+        self.assertEqual(rows, [(60, 30)])
 
     def test_report_stats_json(self):
         doc = report_json(self.db, "--stats")
-        row = json_row(doc, "mem_init-main", "blocks")
-        self.assertEqual(int(row["blocks"]), 101, row)
+        row = json_row(doc, self.names()["recs2"], "blocks")
+        self.assertEqual(int(row["blocks"]), 40, row)
 
 
 class HeapAllocFn(Recorded):
@@ -86,12 +119,13 @@ class HeapAllocFn(Recorded):
 
     def test_wrapper_skipped(self):
         names = heap_names(self.db)
-        self.assertIn("build_list-main", names)
-        self.assertNotIn("safe_malloc-build_list-main", names)
-        self.assertEqual(buckets(self.db)["build_list-main"]["blocks"], 50)
+        lst = site("build_list", "SITE:list", "main")
+        self.assertIn(lst, names, sorted(names))
+        self.assertFalse([n for n in names if n.startswith("safe_malloc")], sorted(names))
+        self.assertEqual(buckets(self.db)[lst]["blocks"], 50)
         # other buckets unchanged
-        self.assertIn("mem_init-main", names)
-        self.assertIn("c-b-a", names)
+        self.assertIn(site("mem_init", "SITE:mem_init", "main"), names)
+        self.assertIn(site("c", "SITE:c", "b", "a"), names)
 
 
 class HeapDepth1(Recorded):
@@ -100,9 +134,10 @@ class HeapDepth1(Recorded):
 
     def test_names(self):
         names = heap_names(self.db)
-        for n in ("mem_init", "c", "safe_malloc"):
-            self.assertIn(n, names)
-        self.assertEqual(buckets(self.db)["mem_init"]["blocks"], 101)
+        for n in (site("mem_init", "SITE:mem_init"), site("c", "SITE:c"),
+                  site("safe_malloc", "SITE:safe_malloc")):
+            self.assertIn(n, names, sorted(names))
+        self.assertEqual(buckets(self.db)[site("mem_init", "SITE:mem_init")]["blocks"], 60)
 
 
 class HeapDepth2(Recorded):
@@ -111,9 +146,9 @@ class HeapDepth2(Recorded):
 
     def test_names(self):
         names = heap_names(self.db)
-        self.assertIn("mem_init-main", names)
-        self.assertIn("c-b", names)
-        self.assertIn("safe_malloc-build_list", names)
+        self.assertIn(site("mem_init", "SITE:mem_init", "main"), names, sorted(names))
+        self.assertIn(site("c", "SITE:c", "b"), names)
+        self.assertIn(site("safe_malloc", "SITE:safe_malloc", "build_list"), names)
 
 
 class HeapDepth5(Recorded):
@@ -122,28 +157,31 @@ class HeapDepth5(Recorded):
 
     def test_stops_at_main(self):
         names = heap_names(self.db)
-        self.assertIn("c-b-a-main", names)
-        self.assertIn("mem_init-main", names)
+        self.assertIn(site("c", "SITE:c", "b", "a", "main"), names, sorted(names))
+        self.assertIn(site("mem_init", "SITE:mem_init", "main"), names)
 
 
 class HeapSite(Recorded):
-    """--heap-names=site: names carry the line of every call in the chain."""
+    """--heap-names=site: every frame of the chain with its file and line."""
     WORKLOAD = "heap_names"
     OPTS = (CACHE_2, "--heap-names=site")
 
     def test_site_names(self):
-        # docs/engine.md: the whole chain with call lines, spec_init(88)-main(276)
+        # docs/engine.md: mem_init (heap_names.c:65) < main (heap_names.c:190)
         names = heap_names(self.db)
-        for fn, tag, caller in (("mem_init", "SITE:mem_init", "-main("),
-                                ("c", "SITE:c", "-b(")):
-            want = "%s(%d)%s" % (fn, marker_line("heap_names.c", tag), caller)
+        for fn, tag, caller in (("mem_init", "SITE:mem_init", " < main (heap_names.c:"),
+                                ("c", "SITE:c", " < b (heap_names.c:")):
+            want = "%s (heap_names.c:%d)%s" % (fn, marker_line("heap_names.c", tag), caller)
             hits = [n for n in names if n.startswith(want)]
             self.assertEqual(len(hits), 1, "heap buckets starting %s: %s" % (want, sorted(names)))
-        # the first malloc loop of mem_init and its second loop are different sites
-        want = "mem_init(%d)-main(" % marker_line("heap_names.c", "SITE:mem_init")
+        want = "mem_init (heap_names.c:%d) < main (" % marker_line("heap_names.c", "SITE:mem_init")
         first = [n for n in names if n.startswith(want)]
         self.assertEqual(buckets(self.db)[first[0]]["blocks"], 60)
-        self.assertEqual(len([n for n in names if n.startswith("mem_init(")]), 3, sorted(names))
+        self.assertEqual(len([n for n in names if n.startswith("mem_init (")]), 3, sorted(names))
+        # every frame has its file and line
+        c = [n for n in names if n.startswith("c (")][0]
+        self.assertRegex(c, r"^c \(heap_names\.c:\d+\) < b \(heap_names\.c:\d+\) < "
+                         r"a \(heap_names\.c:\d+\) < main \(heap_names\.c:\d+\)$")
 
 
 class UserNamed(Recorded):
@@ -172,9 +210,10 @@ class UserNamed(Recorded):
         self.assertEqual(totals(self.db, bucket="user_grid")["Dw"], 0)
 
     def test_live_block_moved(self):
-        self.assertEqual(totals(self.db, bucket="make_plain-main", function="make_plain")["Dw"], 64)
+        plain = site("make_plain", "SITE:plain", "main", src="user_named.c")
+        self.assertEqual(totals(self.db, bucket=plain, function="make_plain")["Dw"], 64)
         self.assertEqual(totals(self.db, bucket="moved", function="touch")["Dw"], 64)
-        self.assertEqual(totals(self.db, bucket="make_plain-main", function="touch")["Dw"], 0)
+        self.assertEqual(totals(self.db, bucket=plain, function="touch")["Dw"], 0)
         m = buckets(self.db)["moved"]
         self.assertEqual((m["kind"], m["blocks"], m["total_bytes"]), ("user", 1, 512))
 
@@ -200,7 +239,7 @@ class HeapBlockRecordCap(Recorded):
     OPTS = (CACHE_2, "--max-block-records=7")
 
     def test_cap(self):
-        # the same run records 101 mem_init-main blocks among others (see
+        # the same run records 60 blocks of mem_init's first line among others (see
         # Heap.test_block_records): all of them beyond 7 are dropped and
         # counted in meta
         total = buckets(self.db)
@@ -210,8 +249,8 @@ class HeapBlockRecordCap(Recorded):
         dropped = int(dict(query(self.db, "SELECT key, value FROM meta"))
                       ["block_records_dropped"])
         self.assertEqual(rows, 7)
-        self.assertGreaterEqual(blocks, 101)
+        self.assertGreaterEqual(blocks, 101)   # mem_init's three lines
         # realloc counts the old block freed and a new one allocated, so every
         # block (freed or live at exit) is either recorded or dropped
         self.assertEqual(rows + dropped, blocks)
-        self.assertEqual(total["mem_init-main"]["blocks"], 101)
+        self.assertEqual(total[site("mem_init", "SITE:mem_init", "main")]["blocks"], 60)

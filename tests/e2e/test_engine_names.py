@@ -5,7 +5,7 @@ The expected numbers are derived in the workloads' header comments."""
 import re
 import unittest
 
-from test_engine_common import (CACHE_2, Recorded, buckets, json_row, query,
+from test_engine_common import (CACHE_2, Recorded, buckets, json_row, marker_line, query,
                                 report_json, totals)
 
 
@@ -116,11 +116,17 @@ class CxxNew(Recorded):
         dw = sum(r[2] for r in rows if strip_params(r[0] or "") == fn)
         return {"Dr": dr, "Dw": dw}
 
+    def site(self, fn, tag, *callers):
+        return "%s (cxx_new.cc:%d)" % (fn, marker_line("cxx_new.cc", tag)) + \
+            "".join(" < " + c for c in callers)
+
     def test_bucket_names(self):
-        # docs/engine.md: the functions above the allocator joined by '-'
+        # docs/engine.md: from the first frame above the allocator, with
+        # the file and line of its call, joined by " < "
         names = set(self.heap())
-        self.assertIn("make_nodes-main", names, sorted(names))
-        self.assertIn("make_table-main", names, sorted(names))
+        for tag in ("SITE:nodes", "SITE:tmp", "SITE:table50"):
+            self.assertIn(self.site("make_nodes", tag, "main"), names, sorted(names))
+        self.assertIn(self.site("make_table", "SITE:big", "main"), names, sorted(names))
 
     def test_allocator_frames_skipped(self):
         for n in self.heap():
@@ -130,43 +136,58 @@ class CxxNew(Recorded):
         self.assertFalse([n for n in self.heap() if "free_nodes" in n])
 
     def test_make_nodes_stats(self):
-        b = buckets(self.db)[self.bucket_name("make_nodes-main")]
-        self.assertEqual(b, {"kind": "heap", "blocks": 22, "max_live_blocks": 21,
-                             "max_live_bytes": 1120, "total_bytes": 1520,
-                             "min_size": 16, "max_size": 800})
-        self.assertLess(b["max_live_blocks"], b["blocks"])
+        b = buckets(self.db)
+        self.assertEqual(b[self.site("make_nodes", "SITE:nodes", "main")],
+                         {"kind": "heap", "blocks": 20, "max_live_blocks": 20,
+                          "max_live_bytes": 320, "total_bytes": 320,
+                          "min_size": 16, "max_size": 16})
+        for tag, size in (("SITE:tmp", 800), ("SITE:table50", 400)):
+            self.assertEqual(b[self.site("make_nodes", tag, "main")],
+                             {"kind": "heap", "blocks": 1, "max_live_blocks": 1,
+                              "max_live_bytes": size, "total_bytes": size,
+                              "min_size": size, "max_size": size})
 
     def test_const_member_function(self):
         # "Maker::make() const" names its blocks without parameters or const
-        b = buckets(self.db).get("Maker::make-main")
-        self.assertIsNotNone(b, sorted(self.heap()))
+        hits = [n for n in self.heap() if n.startswith("Maker::make (cxx_new.cc:")]
+        self.assertEqual(len(hits), 1, sorted(self.heap()))
+        self.assertTrue(hits[0].endswith(") < main"), hits[0])
+        b = buckets(self.db)[hits[0]]
         self.assertEqual((b["blocks"], b["total_bytes"]), (1, 32))
 
     def test_make_table_stats(self):
-        b = buckets(self.db)[self.bucket_name("make_table-main")]
+        b = buckets(self.db)[self.site("make_table", "SITE:big", "main")]
         self.assertEqual(b, {"kind": "heap", "blocks": 1, "max_live_blocks": 1,
                              "max_live_bytes": 2048, "total_bytes": 2048,
                              "min_size": 2048, "max_size": 2048})
 
     def test_accesses(self):
-        nodes = self.bucket_name("make_nodes-main")
+        nodes = self.site("make_nodes", "SITE:nodes", "main")
         self.assertEqual(self.fn_totals(nodes, "make_nodes"), {"Dr": 0, "Dw": 40})
-        self.assertEqual(self.fn_totals(nodes, "fill"), {"Dr": 0, "Dw": 150})
-        self.assertEqual(self.fn_totals(nodes, "sum"), {"Dr": 100, "Dw": 0})
         # free_nodes() reads each node's next before deleting it
         self.assertEqual(self.fn_totals(nodes, "free_nodes"), {"Dr": 20, "Dw": 0})
-        table = self.bucket_name("make_table-main")
+        tmp = self.site("make_nodes", "SITE:tmp", "main")
+        self.assertEqual(self.fn_totals(tmp, "fill"), {"Dr": 0, "Dw": 100})
+        self.assertEqual(self.fn_totals(tmp, "sum"), {"Dr": 100, "Dw": 0})
+        t50 = self.site("make_nodes", "SITE:table50", "main")
+        self.assertEqual(self.fn_totals(t50, "fill"), {"Dr": 0, "Dw": 50})
+        table = self.site("make_table", "SITE:big", "main")
         self.assertEqual(self.fn_totals(table, "fill"), {"Dr": 0, "Dw": 256})
 
     def test_block_records(self):
-        # 22 blocks; the 20 nodes (delete) and the 800-byte array (delete[]) are freed
-        nodes = self.bucket_name("make_nodes-main")
+        # the 20 nodes (delete) and the 800-byte array (delete[]) are freed
         rows = query(self.db, "SELECT COUNT(*), COUNT(free_seq) FROM block k"
-                     " JOIN bucket b ON b.id = k.bucket WHERE b.name = ?", nodes)
-        self.assertEqual(rows, [(22, 21)])
-        rows = query(self.db, "SELECT k.size FROM block k JOIN bucket b ON b.id = k.bucket"
-                     " WHERE b.name = ? AND k.free_seq IS NULL", nodes)
-        self.assertEqual(rows, [(400,)])
+                     " JOIN bucket b ON b.id = k.bucket WHERE b.name = ?",
+                     self.site("make_nodes", "SITE:nodes", "main"))
+        self.assertEqual(rows, [(20, 20)])
+        rows = query(self.db, "SELECT COUNT(*), COUNT(free_seq) FROM block k"
+                     " JOIN bucket b ON b.id = k.bucket WHERE b.name = ?",
+                     self.site("make_nodes", "SITE:tmp", "main"))
+        self.assertEqual(rows, [(1, 1)])
+        rows = query(self.db, "SELECT k.size, k.free_seq FROM block k JOIN bucket b"
+                     " ON b.id = k.bucket WHERE b.name = ?",
+                     self.site("make_nodes", "SITE:table50", "main"))
+        self.assertEqual(rows, [(400, None)])
 
 
 if __name__ == "__main__":

@@ -1,45 +1,51 @@
 /* heap_names.c — heap buckets named by allocation path, --alloc-fn, realloc,
  * block statistics.  No stdio, so libc allocates nothing on its own.
  *
- * Default naming (--heap-names=fn:3): the three functions above the
- * allocator, joined by '-', stopping at main.
+ * Default naming (--heap-names=fn:3, docs/engine.md): from the first
+ * frame above the allocator, three functions joined by " < ", stopping at
+ * main; the first carries the file and line of its allocation call, so
+ * every malloc line (marked SITE: below) is a bucket of its own.  Written
+ * here as fn(SITE) < caller.
  *
- * mem_init() (called from main)                      bucket mem_init-main
- *   60 x malloc(24), frees the first 30, 40 x malloc(24), 1 x malloc(1000).
- *   blocks = 101, total_bytes = 100*24 + 1000 = 3400, min 24, max 1000.
- *   Live blocks: 60 -> 30 -> 70 -> 71; nothing is freed later, so
- *   max_live_blocks = 71, max_live_bytes = 70*24 + 1000 = 2680.
- *   Accesses by mem_init() to the bucket: 3 stores per 24-byte block
- *   (100 blocks) + 125 stores filling the 1000-byte block: Dw = 425, Dr = 0.
- *   walk() reads the 70 live small blocks, 3 loads each: Dr = 210.
+ * mem_init() (called from main), three allocation lines:
+ *   mem_init(SITE:mem_init) < main: 60 x malloc(24), the first 30 freed:
+ *     blocks 60, total 1440, max_live 60 blocks / 1440 bytes, min = max 24.
+ *     mem_init stores 3 words per block: Dw = 180.
+ *   mem_init(SITE:recs2) < main: 40 x malloc(24), none freed: blocks 40,
+ *     total 960, max_live 40 / 960, min = max 24; Dw = 120.
+ *   mem_init(SITE:bigblock) < main: 1 x malloc(1000); 125 stores: Dw = 125.
+ *   Together Dw = 425 by mem_init, Dr = 0.
+ *   walk() reads the 70 live small blocks, 3 loads each: recs[30..59] from
+ *   the first line (Dr = 90), recs[60..99] from the second (Dr = 120).
  *
- * a() -> b() -> c() -> malloc(64)                      bucket c-b-a
+ * a() -> b() -> c() -> malloc(64)              bucket c(SITE:c) < b < a
  *   c() stores 8 words (Dw = 8 from c).  main then realloc()s the block to
  *   64 KiB: realloc keeps the bucket, so fill_block()'s 8192 stores over the
- *   new block are in c-b-a as well (Dw = 8192 from fill_block), and no
- *   bucket named after realloc's caller (`main`) appears.
+ *   new block are in it as well (Dw = 8192 from fill_block), and no
+ *   bucket named after realloc's caller (main) appears.
  *
  * build_list() -> safe_malloc() -> malloc(16), 50 times
- *   default:                   bucket safe_malloc-build_list-main
- *   --alloc-fn=safe_malloc:    bucket build_list-main
+ *   default:                bucket safe_malloc(SITE:safe_malloc) < build_list < main
+ *   --alloc-fn=safe_malloc: bucket build_list(SITE:list) < main
  *   blocks = 50, total_bytes = 800, min = max = 16, max_live_blocks = 50,
  *   max_live_bytes = 800.  build_list() stores 2 words per node: Dw = 100.
  *
- * make_zeroed(): calloc(10, 100)                       bucket make_zeroed-main
+ * make_zeroed(): calloc(10, 100)           bucket make_zeroed(SITE:zeroed) < main
  *   blocks = 1, total_bytes = 1000.
  * aligned_blocks(): posix_memalign(64, 256), aligned_alloc(128, 512),
- *   memalign(4096, 100)                                bucket aligned_blocks-main
- *   blocks = 3, total_bytes = 868, min 100, max 512; one store to each: Dw = 3.
+ *   memalign(4096, 100): three buckets aligned_blocks(SITE:align1..3) < main,
+ *   one block each (256, 512, 100 bytes), one store to each: Dw = 1 each.
  *
  * reuse_a() mallocs 4096 bytes, stores 512 words, frees it; reuse_b() then
  *   mallocs 4096 bytes (the allocator may hand out the same address) and
  *   stores 512 words: a freed block's addresses stop matching it, so all
- *   of reuse_b()'s stores are in reuse_b-main (Dw = 512), none in
- *   reuse_a-main (whose Dw = 512, all from reuse_a).
+ *   of reuse_b()'s stores are in reuse_b(SITE:reuse_b) < main (Dw = 512),
+ *   none in reuse_a(SITE:reuse_a) < main (whose Dw = 512, all from reuse_a).
  *
- * --heap-names=fn:1 gives mem_init, c, safe_malloc; fn:2 gives mem_init-main,
- * c-b; fn:5 gives c-b-a-main (never past main).  --heap-names=site names by
- * the call chain with file:line; the malloc calls are marked SITE: below.
+ * --heap-names=fn:1 gives mem_init(SITE:mem_init), c(SITE:c),
+ * safe_malloc(SITE:safe_malloc); fn:2 adds one caller (c(SITE:c) < b);
+ * fn:5 gives c(SITE:c) < b < a < main (never past main).
+ * --heap-names=site gives every frame its file and line.
  */
 #include <malloc.h>
 #include <stddef.h>
@@ -72,12 +78,12 @@ __attribute__((noinline)) void mem_init(void)
 		recs[i] = NULL;
 	}
 	for (int i = 60; i < 100; i++) {
-		recs[i] = malloc(sizeof(struct rec));
+		recs[i] = malloc(sizeof(struct rec)); /* SITE:recs2 */
 		recs[i]->a = i;
 		recs[i]->b = 2 * i;
 		recs[i]->c = 3 * i;
 	}
-	bigblock = malloc(1000);
+	bigblock = malloc(1000); /* SITE:bigblock */
 	for (int i = 0; i < 125; i++)
 		bigblock[i] = i;
 }
@@ -130,7 +136,7 @@ __attribute__((noinline)) struct node *build_list(int n)
 {
 	struct node *head = 0;
 	for (int i = 0; i < n; i++) {
-		struct node *nd = safe_malloc(sizeof *nd);
+		struct node *nd = safe_malloc(sizeof *nd); /* SITE:list */
 		nd->next = head;
 		nd->val = i;
 		head = nd;
@@ -140,16 +146,16 @@ __attribute__((noinline)) struct node *build_list(int n)
 
 __attribute__((noinline)) void *make_zeroed(void)
 {
-	return calloc(10, 100);
+	return calloc(10, 100); /* SITE:zeroed */
 }
 
 __attribute__((noinline)) uint64_t aligned_blocks(void)
 {
 	void *p1 = 0;
-	if (posix_memalign(&p1, 64, 256))
+	if (posix_memalign(&p1, 64, 256)) /* SITE:align1 */
 		abort();
-	uint64_t *p2 = aligned_alloc(128, 512);
-	uint64_t *p3 = memalign(4096, 100);
+	uint64_t *p2 = aligned_alloc(128, 512); /* SITE:align2 */
+	uint64_t *p3 = memalign(4096, 100); /* SITE:align3 */
 	if (!p2 || !p3)
 		abort();
 	*(uint64_t *)p1 = 1;
@@ -162,7 +168,7 @@ __attribute__((noinline)) void reuse_a(void)
 {
 	/* volatile: stores into a block that is freed right after are dead
 	 * code to the compiler, which would drop them with malloc and free */
-	volatile uint64_t *p = malloc(4096);
+	volatile uint64_t *p = malloc(4096); /* SITE:reuse_a */
 	if (!p)
 		abort();
 	for (int i = 0; i < 512; i++)
@@ -172,7 +178,7 @@ __attribute__((noinline)) void reuse_a(void)
 
 __attribute__((noinline)) uint64_t *reuse_b(void)
 {
-	uint64_t *p = malloc(4096);
+	uint64_t *p = malloc(4096); /* SITE:reuse_b */
 	for (int i = 0; i < 512; i++)
 		p[i] = i;
 	return p;

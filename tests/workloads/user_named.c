@@ -14,10 +14,10 @@
  *   is not touched before it is named; fill_words() then stores 1024 words:
  *     bucket "grid cells 100%", kind user: blocks = 1, total_bytes = 8192,
  *     Dw = 1024; the global bucket user_grid gets no accesses.
- * make_plain(): malloc(512), 64 stores -> bucket make_plain-main (Dw = 64
+ * make_plain(): malloc(512), 64 stores -> bucket make_plain(SITE:plain) < main (Dw = 64
  *   from make_plain).  DCPROF_NAME_BLOCK(p, 0, "moved") moves the live block:
  *   touch() then stores 64 words into it, all in bucket "moved" (Dw = 64
- *   from touch, none from touch in make_plain-main).
+ *   from touch, none from touch in make_plain's bucket).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,7 +58,7 @@ __attribute__((noinline)) void fill_words(uint64_t *p, size_t n)
 
 __attribute__((noinline)) uint64_t *make_plain(void)
 {
-	uint64_t *p = malloc(512);
+	uint64_t *p = malloc(512); /* SITE:plain */
 	if (!p)
 		abort();
 	for (int i = 0; i < 64; i++)

@@ -8,13 +8,15 @@
  *    24-byte block takes 32 bytes) and reused last-in first-out per size;
  *    larger or more aligned blocks come from Valgrind's client allocator.
  *    Freeing something that is not a live block does nothing.
- *  - A block's bucket is named at allocation (Cache Scope's rule, seeds/002
- *    §4.3.1): the functions above the allocator — skipping allocator frames
- *    and --alloc-fn wrappers — joined by '-', at most N of them
- *    (--heap-names=fn:N, default 3), never going below main.  With
- *    --heap-names=site the whole chain up to main is used, each function
- *    with the line of the call, "spec_init(88)-main(276)" (the eviction
- *    tool's rule, §5.2 and Table 11).
+ *  - A block's bucket is named at allocation (docs/engine.md, "Heap bucket
+ *    names"; Cache Scope's rule, seeds/002 §4.3.1): the call path with
+ *    inlined functions as frames, less the allocator's frames, --alloc-fn
+ *    wrappers (inlined ones too) and the library frames above them; then
+ *    N frames (--heap-names=fn:N, default 3) joined by " < ", never below
+ *    main, the first with the file and line of its call,
+ *    "mem_init (equake.c:41) < main".  With --heap-names=site every frame
+ *    of the path carries its file and line (the eviction tool's rule,
+ *    §5.2 and Table 11).
  *  - realloc frees the old block and allocates a new one in the same
  *    bucket; both count in the statistics.
  *  - DCPROF_NAME_NEXT_ALLOC puts the thread's next block into a user bucket.
@@ -61,6 +63,8 @@ static Bool is_allocator(const HChar *fn)
 			return True;
 	return False;
 }
+
+static const HChar *bare_name(const HChar *fn, HChar *buf, SizeT len);
 
 static void append(HChar *buf, SizeT len, SizeT *pos, const HChar *s)
 {
@@ -113,47 +117,165 @@ static const HChar *bare_name(const HChar *fn, HChar *buf, SizeT len)
 	return buf;
 }
 
+/* --alloc-fn names may leave out a C++ parameter list: "Pool::get"
+ * matches "Pool::get(int)". */
+static Bool is_allocator_bare(const HChar *fn)
+{
+	HChar bare[256];
+
+	bare_name(fn, bare, sizeof bare);
+	for (Int i = 0; i < dc.opt.n_alloc_fns; i++)
+		if (VG_(strcmp)(bare, dc.opt.alloc_fns[i]) == 0)
+			return True;
+	return False;
+}
+
+/* ---- frames --------------------------------------------------------- */
+
+/* The call chain of an allocation with inlined calls as frames of their
+ * own, innermost first.  Filled only when a new call stack is named. */
+#define MAX_LFRAMES 64
+struct lframe {
+	struct dc_iframe f;
+	Addr ip;                  /* the code address the frame is at */
+	Bool sys;                 /* library code (is_sys_frame) */
+};
+static struct lframe lframes[MAX_LFRAMES];
+
+static Bool has_prefix(const HChar *s, const HChar *p)
+{
+	return VG_(strncmp)(s, p, VG_(strlen)(p)) == 0;
+}
+
+/* Library code between the allocator and the program: the system's
+ * headers (C++ containers inlined into the program) and the system's
+ * libraries (libstdc++'s string code, strdup, stdio's buffers). */
+static Bool is_sys_frame(const struct lframe *l)
+{
+	const HChar *obj;
+
+	if (l->f.line && l->f.file[0] &&
+	    (has_prefix(l->f.file, "/usr/include/") || has_prefix(l->f.file, "/usr/lib/") ||
+	     has_prefix(l->f.file, "/usr/local/include/")))
+		return True;
+	if (!VG_(get_objname)(VG_(current_DiEpoch)(), l->ip, &obj))
+		return False;
+	return has_prefix(obj, "/lib/") || has_prefix(obj, "/lib64/") ||
+	       has_prefix(obj, "/usr/lib/") || has_prefix(obj, "/usr/lib64/") ||
+	       has_prefix(obj, "/usr/libexec/valgrind/");
+}
+
+/* The frames of ips[0..n) (return addresses from ips[1] on), inlined
+ * functions expanded; returns how many. */
+static UInt chain_frames(const Addr *ips, UInt n)
+{
+	UInt m = 0;
+	struct dc_iframe fr[16];
+
+	for (UInt i = 0; i < n && m < MAX_LFRAMES; i++) {
+		Addr ip = i ? ips[i] - 1 : ips[i];
+		UInt k = dc_inline_frames(ip, fr, 16);
+		for (UInt j = 0; j < k && m < MAX_LFRAMES; j++, m++) {
+			lframes[m].f = fr[j];
+			lframes[m].ip = ip;
+			lframes[m].sys = is_sys_frame(&lframes[m]);
+		}
+	}
+	return m;
+}
+
+/* A frame's function as names show it: bare, or ?(object) / the address. */
+static void frame_fn(const struct lframe *l, HChar *buf, SizeT len, SizeT *pos)
+{
+	HChar tmp[256];
+	const HChar *obj;
+
+	if (l->f.fn[0]) {
+		append(buf, len, pos, bare_name(l->f.fn, tmp, sizeof tmp));
+		return;
+	}
+	if (VG_(get_objname)(VG_(current_DiEpoch)(), l->ip, &obj))
+		VG_(snprintf)(tmp, sizeof tmp, "?(%s)", dc_basename(obj));
+	else
+		VG_(snprintf)(tmp, sizeof tmp, "0x%lx", l->ip);
+	append(buf, len, pos, tmp);
+}
+
+/* " (file.c:41)", or " (object)" without line information. */
+static void frame_src(const struct lframe *l, HChar *buf, SizeT len, SizeT *pos)
+{
+	HChar tmp[300];
+	const HChar *obj;
+
+	if (l->f.line && l->f.file[0])
+		VG_(snprintf)(tmp, sizeof tmp, " (%s:%u)", dc_basename(l->f.file), l->f.line);
+	else if (l->f.fn[0] && VG_(get_objname)(VG_(current_DiEpoch)(), l->ip, &obj))
+		VG_(snprintf)(tmp, sizeof tmp, " (%s)", dc_basename(obj));
+	else
+		return;
+	append(buf, len, pos, tmp);
+}
+
+static Bool frame_is_main(const struct lframe *l)
+{
+	return VG_(strcmp)(l->f.fn, "main") == 0;
+}
+
 void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar *fn),
 		   HChar *buf, SizeT len)
 {
 	Addr ips[MAX_CHAIN];
 	UInt n = VG_(get_StackTrace)(tid, ips, MAX_CHAIN, NULL, NULL, 0);
-	UInt i = 0;
+	UInt m = chain_frames(ips, n), i = 0;
 	Int k = 0;
 	SizeT pos = 0;
-	DiEpoch ep = VG_(current_DiEpoch)();
 
 	buf[0] = 0;
-	while (i < n && skip(dc_fn_name(i ? ips[i] - 1 : ips[i])))
+	while (i < m && skip(lframes[i].f.fn))
 		i++;
-	for (; i < n && k < depth; i++, k++) {
-		Addr ip = i ? ips[i] - 1 : ips[i];
-		const HChar *fn = dc_fn_name(ip);
-		HChar tmp[64];
-		Bool is_main = VG_(strcmp)(fn, "main") == 0;
-
+	for (; i < m && k < depth; i++, k++) {
+		HChar tmp[32];
 		if (k)
 			append(buf, len, &pos, "-");
-		if (*fn) {
-			HChar bare[256];
-			append(buf, len, &pos, bare_name(fn, bare, sizeof bare));
-		} else {
-			const HChar *obj;
-			if (VG_(get_objname)(VG_(current_DiEpoch)(), ip, &obj))
-				VG_(snprintf)(tmp, sizeof tmp, "?(%s)", dc_basename(obj));
-			else
-				VG_(snprintf)(tmp, sizeof tmp, "0x%lx", ip);
+		frame_fn(&lframes[i], buf, len, &pos);
+		if (site && lframes[i].f.line) {
+			VG_(snprintf)(tmp, sizeof tmp, "(%u)", lframes[i].f.line);
 			append(buf, len, &pos, tmp);
 		}
-		if (site) {
-			const HChar *file, *dir;
-			UInt line;
-			if (VG_(get_filename_linenum)(ep, ip, &file, &dir, &line)) {
-				VG_(snprintf)(tmp, sizeof tmp, "(%u)", line);
-				append(buf, len, &pos, tmp);
-			}
-		}
-		if (is_main)
+		if (frame_is_main(&lframes[i]))
+			break;
+	}
+	if (!pos)
+		append(buf, len, &pos, "<heap>");
+}
+
+/* A heap bucket's name (docs/engine.md, "Data objects and buckets"):
+ * from the first frame of the program above the allocator, its --alloc-fn
+ * wrappers and the library code they run in, up to depth frames (inlined
+ * ones count) joined by " < " ("called from"), never past main.  The
+ * first frame always carries its source file and line (or its object),
+ * so arrays allocated on different lines of one function stay apart and
+ * no name reads like a plain function; with site every frame does. */
+static void heap_name(const Addr *ips, UInt n, Int depth, Bool site, HChar *buf, SizeT len)
+{
+	UInt m = chain_frames(ips, n), i = 0, j;
+	Int k = 0;
+	SizeT pos = 0;
+
+	buf[0] = 0;
+	while (i < m && (is_allocator(lframes[i].f.fn) || is_allocator_bare(lframes[i].f.fn)))
+		i++;
+	for (j = i; j < m && lframes[j].sys; j++)
+		;
+	if (j < m)
+		i = j;
+	for (; i < m && k < depth; i++, k++) {
+		if (k)
+			append(buf, len, &pos, " < ");
+		frame_fn(&lframes[i], buf, len, &pos);
+		if (site || k == 0)
+			frame_src(&lframes[i], buf, len, &pos);
+		if (frame_is_main(&lframes[i]))
 			break;
 	}
 	if (!pos)
@@ -224,8 +346,8 @@ static UInt heap_bucket(ThreadId tid)
 	slot = site_slot(sites, site_cap, ips, n);
 	if (*slot)
 		return (*slot)->bucket;
-	dc_chain_name(tid, dc.opt.heap_site ? MAX_CHAIN : dc.opt.heap_depth, dc.opt.heap_site,
-		      is_allocator, name, sizeof name);
+	heap_name(ips, n, dc.opt.heap_site ? MAX_LFRAMES : dc.opt.heap_depth, dc.opt.heap_site,
+		  name, sizeof name);
 	s = VG_(malloc)("dc.heap.site", sizeof *s);
 	s->nips = n;
 	VG_(memcpy)(s->ips, ips, n * sizeof *ips);

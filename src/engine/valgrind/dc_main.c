@@ -16,6 +16,7 @@
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
+#include "pub_tool_xarray.h"
 
 #define DCPROF_REQUESTS_ONLY
 #include "dcprof.h"
@@ -287,8 +288,20 @@ static void at_fork_child(ThreadId tid)
 	dc_dump_reopen_child();
 }
 
+/* Valgrind's core options (pub_core_options.h) a tool cannot see:
+ * --read-inline-info (off by default for tools other than Memcheck and a
+ * few) and --fullpath-after (directories in describe_IP's lines). */
+extern Bool VG_(clo_read_inline_info);
+extern XArray *VG_(clo_fullpath_after);
+
 static void dc_post_clo_init(void)
 {
+	static const HChar *whole_path = "";
+
+	/* Heap names need the directory of inlined call sites to tell
+	 * library headers from the program's code (dc_heap.c). */
+	if (VG_(clo_fullpath_after) && VG_(sizeXA)(VG_(clo_fullpath_after)) == 0)
+		VG_(addToXA)(VG_(clo_fullpath_after), &whole_path);
 	if (!dc.opt.out)
 		dc.opt.out = "dcprof.raw.%p";
 	if (!dc.opt.heap_site && dc.opt.heap_depth == 0)
@@ -391,6 +404,9 @@ static void dc_pre_clo_init(void)
 	VG_(track_post_deliver_signal)(dc_post_signal);
 
 	dc_port_init(&dc.env);
+	/* Inlined functions get their own locations and heap-name frames;
+	 * --read-inline-info=no on the command line still turns it off. */
+	VG_(clo_read_inline_info) = True;
 	dc.opt.collect_atstart = True;
 	dc.opt.max_block_records = 100000;
 	dc.opt.sample_seed = 1;

@@ -1,7 +1,22 @@
-/* dc_names.c — buckets (by name) and code locations (by instruction). */
+/* dc_names.c — buckets (by name) and code locations (by instruction).
+ *
+ * Notes:
+ *  - A location is charged to the innermost function whose code the
+ *    instruction is: with inlining, the inlined function (read from the
+ *    DWARF inline information, which the tool turns on), and the location
+ *    records the function it was inlined into.  A function's entry
+ *    instruction always counts for the function itself, so call arcs
+ *    name their callee.
+ *  - Source files are recorded with their directory (DWARF's directory +
+ *    file name), so two util.c in different folders stay apart and exports
+ *    can be annotated from anywhere.
+ *  - Inline chains are resolved when a location or an allocation site is
+ *    first seen, never per access.
+ */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
 
 #include "core/util.h"
@@ -13,7 +28,7 @@ const char *const dc_kind_name[DC_K_NKINDS] = {
 
 struct loc {
 	Addr ip;
-	HChar *object, *fn, *file;
+	HChar *object, *fn, *file, *inl;   /* inl: the function fn was inlined into */
 	UInt line;
 };
 
@@ -137,15 +152,98 @@ const HChar *dc_fn_name(Addr ip)
 	return fn;
 }
 
+/* Copies [s, e) into buf (NUL-terminated, cut to len). */
+static void copy_span(HChar *buf, SizeT len, const HChar *s, const HChar *e)
+{
+	SizeT n = 0;
+
+	while (s < e && n + 1 < len)
+		buf[n++] = *s++;
+	buf[n] = 0;
+}
+
+/* One line of VG_(describe_IP): "0x...: FN (FILE:LINE)", "0x...: FN (in
+ * OBJ)" or "0x...: FN"; FN is "???" when unknown. */
+static void parse_described(const HChar *d, struct dc_iframe *f)
+{
+	const HChar *s = VG_(strstr)(d, ": "), *end, *open = NULL, *colon = NULL;
+
+	s = s ? s + 2 : d;
+	end = s + VG_(strlen)(s);
+	if (end > s && end[-1] == ')')
+		for (const HChar *p = s; p + 1 < end; p++)
+			if (p[0] == ' ' && p[1] == '(')
+				open = p;
+	copy_span(f->fn, sizeof f->fn, s, open ? open : end);
+	if (VG_(strcmp)(f->fn, "???") == 0)
+		f->fn[0] = 0;
+	f->file[0] = 0;
+	f->line = 0;
+	if (!open || VG_(strncmp)(open + 2, "in ", 3) == 0)
+		return;
+	for (const HChar *p = open + 2; p < end - 1; p++)
+		if (*p == ':')
+			colon = p;
+	if (!colon)
+		return;
+	copy_span(f->file, sizeof f->file, open + 2, colon);
+	for (const HChar *p = colon + 1; p < end - 1 && *p >= '0' && *p <= '9'; p++)
+		f->line = f->line * 10 + (UInt)(*p - '0');
+}
+
+/* The directory and file of ip's line as one path. */
+static Bool src_path(Addr ip, HChar *buf, SizeT len, UInt *line)
+{
+	const HChar *file, *dir;
+
+	*line = 0;
+	buf[0] = 0;
+	if (!VG_(get_filename_linenum)(VG_(current_DiEpoch)(), ip, &file, &dir, line))
+		return False;
+	/* A relative directory (a library's build tree, not joined with
+	 * its compilation directory) adds nothing a reader could open. */
+	if (dir && dir[0] == '/' && file[0] != '/')
+		VG_(snprintf)(buf, len, "%s/%s", dir, file);
+	else
+		VG_(snprintf)(buf, len, "%s", file);
+	return True;
+}
+
+UInt dc_inline_frames(Addr ip, struct dc_iframe *f, UInt max)
+{
+	DiEpoch ep = VG_(current_DiEpoch)();
+	InlIPCursor *iipc = VG_(new_IIPC)(ep, ip);
+	UInt n = 0;
+
+	do {
+		if (n < max)
+			parse_described(VG_(describe_IP)(ep, ip, iipc), &f[n++]);
+	} while (VG_(next_IIPC)(iipc));
+	if (iipc)
+		VG_(delete_IIPC)(iipc);
+	if (!n) {
+		f[0].fn[0] = f[0].file[0] = 0;
+		f[0].line = 0;
+		n = 1;
+	}
+	/* The innermost frame's source with its directory, from the line
+	 * table itself (describe_IP prints a directory only with
+	 * --fullpath-after). */
+	src_path(ip, f[0].file, sizeof f[0].file, &f[0].line);
+	return n;
+}
+
 /* Names are resolved when a location is first used, while the code's
  * debug information is certainly still loaded. */
 UInt dc_loc_get(Addr ip)
 {
 	ULong i;
 	struct loc *l;
-	const HChar *s, *dir;
+	const HChar *s;
 	DiEpoch ep = VG_(current_DiEpoch)();
 	Bool ok;
+	HChar path[1024];
+	struct dc_iframe fr[2];
 
 	if ((nlocs + 1) * 2 > loc_slot_cap)
 		loc_rehash();
@@ -164,11 +262,19 @@ UInt dc_loc_get(Addr ip)
 	l->ip = ip;
 	ok = VG_(get_objname)(ep, ip, &s);
 	l->object = dup_or_empty(ok, s);
-	ok = VG_(get_fnname)(ep, ip, &s);
-	l->fn = dup_or_empty(ok, s);
-	l->line = 0;
-	ok = VG_(get_filename_linenum)(ep, ip, &s, &dir, &l->line);
-	l->file = dup_or_empty(ok, s);
+	/* Code inlined here counts for the inlined function, except at a
+	 * function's entry, which always belongs to the function. */
+	if (!VG_(get_fnname_if_entry)(ep, ip, &s) && dc_inline_frames(ip, fr, 2) > 1 &&
+	    fr[0].fn[0]) {
+		l->fn = VG_(strdup)("dc.names.str", fr[0].fn);
+		l->inl = VG_(strdup)("dc.names.str", fr[1].fn);
+	} else {
+		ok = VG_(get_fnname)(ep, ip, &s);
+		l->fn = dup_or_empty(ok, s);
+		l->inl = dup_or_empty(False, NULL);
+	}
+	ok = src_path(ip, path, sizeof path, &l->line);
+	l->file = dup_or_empty(ok, path);
 	loc_slots[i] = nlocs + 1;
 	return nlocs++;
 }
@@ -184,6 +290,6 @@ void dc_names_dump(struct dc_rawout *o)
 	}
 	for (UInt id = 0; id < nlocs; id++) {
 		struct loc *l = &locs[id];
-		dc_raw_loc(o, id, l->ip, l->object, l->fn, l->file, l->line);
+		dc_raw_loc(o, id, l->ip, l->object, l->fn, l->inl, l->file, l->line);
 	}
 }

@@ -272,6 +272,21 @@ void dc_names_dump(struct dc_rawout *o);
 const HChar *dc_basename(const HChar *path);
 /* Function name of ip (empty when unknown); valid until the next call. */
 const HChar *dc_fn_name(Addr ip);
+/* One function of the inline chain at a code address: its name (empty
+ * when unknown), and the source file and line of the address in it (file
+ * empty, line 0 when unknown). */
+struct dc_iframe {
+	HChar fn[256];
+	HChar file[512];
+	UInt line;
+};
+/* The inline chain at ip into f[0..max): the innermost inlined function
+ * first, the function the code was compiled in last (one frame without
+ * inlining).  f[0].file has its directory; the others' files have one
+ * when Valgrind prints directories (dc_main.c turns that on).  Returns
+ * the frames stored, at least 1.  Slow: instrumentation and allocation
+ * sites only. */
+UInt dc_inline_frames(Addr ip, struct dc_iframe *f, UInt max);
 
 /* dc_instrument.c */
 IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *sb, const VexGuestLayout *layout,
