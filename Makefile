@@ -65,6 +65,13 @@ WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard tests/workloads/*.cc)
 WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC)))) \
 	$(B)/w/exec_work_static $(B)/w/globals_aligned_nopie
 
+# An MPI workload, where Open MPI's compiler wrapper is installed
+# (scripts/install-deps.sh); its tests skip without it.
+MPICC := $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+WORKLOADS += $(B)/w/mpi_stencil
+endif
+
 .PHONY: all check unit e2e demo bench clean deps tool
 all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
 
@@ -188,6 +195,9 @@ $(B)/w/two_utils: tests/workloads/two_utils.c tests/workloads/parts/a/util.c \
 		tests/workloads/parts/b/util.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $^
+$(B)/w/mpi_stencil: tests/workloads/mpi/mpi_stencil.c include/dcprof.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -O2 -g -Iinclude -o $@ $<
 $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -o $@ $<

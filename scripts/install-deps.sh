@@ -15,9 +15,12 @@
 #                         Valgrind uses for its redirections and stack traces
 #   time                  GNU /usr/bin/time for bench/run.sh
 #   clang                 tests of clang-built programs (DWARF 5 hint)
+#   openmpi-bin libopenmpi-dev
+#                         the MPI workload and the tests of record under mpirun
+#                         and merge (run as root with --allow-run-as-root)
 set -eu
 
-PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils clang"
+PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils clang openmpi-bin libopenmpi-dev"
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	echo "install-deps.sh: this script needs a Debian-like system (dpkg, apt-get); install by hand: $PKGS" >&2

@@ -49,7 +49,8 @@ static const char merge_schema[] =
 	"CREATE TEMP TABLE bkey(dst INTEGER PRIMARY KEY, name TEXT, kind TEXT, n INTEGER,"
 	" UNIQUE(name, kind, n));"
 	"CREATE TEMP TABLE lkey(dst INTEGER PRIMARY KEY, object TEXT, function TEXT, file TEXT,"
-	" line INTEGER, inlined_into TEXT, UNIQUE(object, function, file, line, inlined_into));"
+	" line INTEGER, inlined_into TEXT, ip INTEGER,"
+	" UNIQUE(object, function, file, line, inlined_into));"
 	"CREATE UNIQUE INDEX merge_call_arc ON call_arc(kind, site, callee, thread);"
 	"CREATE UNIQUE INDEX merge_call_use ON call_use(kind, site, callee, thread, level);";
 
@@ -80,7 +81,7 @@ static int exec(struct merge *m, const char *path, const char *sql)
 	return sqlite3_exec(m->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : sql_fail(m, path);
 }
 
-/* "a = CASE ... a + excluded.a ...", for an upsert: NULL is no count. */
+/* "a = a + excluded.a, ...", for an upsert. */
 static void add_sums(struct sbuf *sql, const char *cols)
 {
 	char buf[256];
@@ -89,41 +90,30 @@ static void add_sums(struct sbuf *sql, const char *cols)
 
 	snprintf(buf, sizeof buf, "%s", cols);
 	for (c = strtok_r(buf, ", ", &save); c; c = strtok_r(NULL, ", ", &save)) {
-		sbuf_addf(sql, "%s%s = CASE WHEN %s IS NULL THEN excluded.%s WHEN excluded.%s IS"
-			  " NULL THEN %s ELSE %s + excluded.%s END", first ? "" : ", ", c, c, c, c,
-			  c, c, c);
+		sbuf_addf(sql, "%s%s = %s + excluded.%s", first ? "" : ", ", c, c, c);
 		first = false;
 	}
 }
 
-/* "SUM(x.a), SUM(x.b), ..." */
-static void sum_cols(struct sbuf *sql, const char *alias, const char *cols)
-{
-	char buf[256];
-	char *save, *c;
-	bool first = true;
-
-	snprintf(buf, sizeof buf, "%s", cols);
-	for (c = strtok_r(buf, ", ", &save); c; c = strtok_r(NULL, ", ", &save)) {
-		sbuf_addf(sql, "%sSUM(%s.%s)", first ? "" : ", ", alias, c);
-		first = false;
-	}
-}
-
-/* INSERT INTO table(keys, cols) SELECT mapped keys, SUM(cols) FROM src.table
- * joined ... GROUP BY keys ON CONFLICT(conflict) DO UPDATE SET sums. */
+/* INSERT INTO table(keys, cols) SELECT mapped keys, cols FROM src.table
+ * joined ... ON CONFLICT(keys) DO UPDATE SET sums: rows that map to one
+ * key (several instruction addresses of one line) add up as they come,
+ * with no sort. */
 static int upsert(struct merge *m, const char *path, const char *table, const char *keys,
 		  const char *select_keys, const char *joins, const char *cols)
 {
 	struct sbuf sql;
+	char buf[256];
+	char *save, *c;
 	int rc;
 
 	sbuf_init(&sql);
-	sbuf_addf(&sql, "INSERT INTO main.%s(%s, %s) SELECT %s, ", table, keys, cols,
-		  select_keys);
-	sum_cols(&sql, "t", cols);
-	sbuf_addf(&sql, " FROM src.%s t %s GROUP BY %s ON CONFLICT(%s) DO UPDATE SET ", table,
-		  joins, select_keys, keys);
+	sbuf_addf(&sql, "INSERT INTO main.%s(%s, %s) SELECT %s", table, keys, cols, select_keys);
+	snprintf(buf, sizeof buf, "%s", cols);
+	for (c = strtok_r(buf, ", ", &save); c; c = strtok_r(NULL, ", ", &save))
+		sbuf_addf(&sql, ", t.%s", c);
+	sbuf_addf(&sql, " FROM src.%s t %s WHERE true ON CONFLICT(%s) DO UPDATE SET ", table,
+		  joins, keys);
 	add_sums(&sql, cols);
 	rc = exec(m, path, sql.buf);
 	sbuf_release(&sql);
@@ -227,8 +217,9 @@ static int map_buckets(struct merge *m, const char *path)
 		" (PARTITION BY name, kind ORDER BY id) AS n FROM src.bucket;"
 		"INSERT INTO temp.bkey(name, kind, n) SELECT name, kind, n FROM temp.sb WHERE true"
 		" ON CONFLICT DO NOTHING;"
-		"INSERT INTO main.bucket(id, name, kind) SELECT dst, name, kind FROM temp.bkey k"
-		" WHERE NOT EXISTS (SELECT 1 FROM main.bucket b WHERE b.id = k.dst);"
+		/* new keys have the largest ids */
+		"INSERT INTO main.bucket(id, name, kind) SELECT dst, name, kind FROM temp.bkey"
+		" WHERE dst > (SELECT coalesce(MAX(id), 0) FROM main.bucket);"
 		"CREATE TEMP TABLE bmap(src INTEGER PRIMARY KEY, dst INTEGER);"
 		"INSERT INTO temp.bmap SELECT s.id, k.dst FROM temp.sb s JOIN temp.bkey k"
 		" ON k.name = s.name AND k.kind = s.kind AND k.n = s.n;"
@@ -252,26 +243,26 @@ static int map_locations(struct merge *m, const char *path)
 {
 	return exec(m, path,
 		"DROP TABLE IF EXISTS temp.lmap;"
-		"INSERT INTO temp.lkey(object, function, file, line, inlined_into) SELECT DISTINCT"
+		/* A location keeps the instruction address it had where first
+		 * seen; new keys have the largest ids. */
+		"INSERT INTO temp.lkey(object, function, file, line, inlined_into, ip) SELECT"
 		" coalesce(object, ''), coalesce(function, ''), coalesce(file, ''),"
-		" coalesce(line, 0), coalesce(inlined_into, '') FROM src.location WHERE true"
-		" ON CONFLICT DO NOTHING;"
+		" coalesce(line, 0), coalesce(inlined_into, ''), ip FROM src.location"
+		" WHERE true ON CONFLICT DO NOTHING;"
+		"INSERT INTO main.location(id, ip, object, function, file, line, inlined_into)"
+		" SELECT dst, ip, object, function, file, line, nullif(inlined_into, '')"
+		" FROM temp.lkey WHERE dst > (SELECT coalesce(MAX(id), 0) FROM main.location);"
 		"CREATE TEMP TABLE lmap(src INTEGER PRIMARY KEY, dst INTEGER);"
 		"INSERT INTO temp.lmap SELECT s.id, k.dst FROM src.location s JOIN temp.lkey k"
 		" ON k.object = coalesce(s.object, '') AND k.function = coalesce(s.function, '')"
 		" AND k.file = coalesce(s.file, '') AND k.line = coalesce(s.line, 0)"
-		" AND k.inlined_into = coalesce(s.inlined_into, '');"
-		/* A location keeps the instruction address it had where first seen. */
-		"INSERT INTO main.location(id, ip, object, function, file, line, inlined_into)"
-		" SELECT k.dst, MIN(s.ip), k.object, k.function, k.file, k.line,"
-		" MAX(s.inlined_into) FROM temp.lmap m JOIN temp.lkey k ON k.dst = m.dst"
-		" JOIN src.location s ON s.id = m.src WHERE NOT EXISTS (SELECT 1 FROM"
-		" main.location l WHERE l.id = k.dst) GROUP BY k.dst;");
+		" AND k.inlined_into = coalesce(s.inlined_into, '');");
 }
 
 #define BJ(alias, col) " JOIN temp.bmap " alias " ON " alias ".src = t." col
 #define LJ(alias, col) " JOIN temp.lmap " alias " ON " alias ".src = t." col
 #define LJN(alias, col) " LEFT JOIN temp.lmap " alias " ON " alias ".src = t." col
+#define BJN(alias, col) " LEFT JOIN temp.bmap " alias " ON " alias ".src = t." col
 
 static int merge_counts(struct merge *m, const char *path)
 {
@@ -284,7 +275,7 @@ static int merge_counts(struct merge *m, const char *path)
 	if (!rc && src_has_table(m, "eviction"))
 		rc = upsert(m, path, "eviction", "level, evictor, victim, location, sampled",
 			    "t.level, e.dst, v.dst, l.dst, t.sampled",
-			    BJ("e", "evictor") BJ("v", "victim") LJ("l", "location"), "count");
+			    BJN("e", "evictor") BJN("v", "victim") LJN("l", "location"), "count");
 	if (!rc && src_has_table(m, "level_fill"))
 		rc = upsert(m, path, "level_fill", "level", "t.level", "",
 			    "fills, empty_fills, evictions");
@@ -294,12 +285,12 @@ static int merge_counts(struct merge *m, const char *path)
 			    "SpLoss, AcCost, Evicted");
 	if (!rc && src_has_table(m, "call_arc"))
 		rc = upsert(m, path, "call_arc", "kind, site, callee, thread",
-			    "t.kind, s.dst, c.dst, t.thread", LJ("s", "site") LJ("c", "callee"),
+			    "t.kind, s.dst, c.dst, t.thread", LJN("s", "site") LJN("c", "callee"),
 			    "count, " COSTS);
 	if (!rc && src_has_table(m, "call_use"))
 		rc = upsert(m, path, "call_use", "kind, site, callee, thread, level",
 			    "t.kind, s.dst, c.dst, t.thread, t.level",
-			    LJ("s", "site") LJ("c", "callee"), "SpLoss, AcCost, Evicted");
+			    LJN("s", "site") LJN("c", "callee"), "SpLoss, AcCost, Evicted");
 	if (!rc && src_has_table(m, "reuse_first"))
 		rc = upsert(m, path, "reuse_first", "bucket", "b.dst", BJ("b", "bucket"), "count");
 	if (!rc && src_has_table(m, "reuse_unseen"))
@@ -335,8 +326,8 @@ static int merge_weighted(struct merge *m, const char *path)
 		rc = exec(m, path,
 			"INSERT INTO main.reuse_pair_sampled(use_location, reuse_location, count,"
 			" mean_time) SELECT u.dst, r.dst, SUM(t.count), SUM(t.mean_time * t.count)"
-			" FROM src.reuse_pair_sampled t" LJ("u", "use_location")
-			LJ("r", "reuse_location") " GROUP BY u.dst, r.dst"
+			" FROM src.reuse_pair_sampled t" LJN("u", "use_location")
+			LJN("r", "reuse_location") " GROUP BY u.dst, r.dst"
 			" ON CONFLICT(use_location, reuse_location) DO UPDATE SET"
 			" count = count + excluded.count,"
 			" mean_time = coalesce(mean_time, 0) + coalesce(excluded.mean_time, 0);");
@@ -349,16 +340,6 @@ static int merge_weighted(struct merge *m, const char *path)
 			" GROUP BY b.dst, t.level ON CONFLICT(bucket, level) DO UPDATE SET"
 			" total = total + excluded.total, n = n + 1;");
 	return rc;
-}
-
-static int merge_blocks(struct merge *m, const char *path)
-{
-	if (!src_has_table(m, "block"))
-		return 0;
-	return exec(m, path,
-		"INSERT INTO main.block(bucket, address, size, alloc_seq, free_seq)"
-		" SELECT b.dst, t.address, t.size, t.alloc_seq, t.free_seq FROM src.block t"
-		BJ("b", "bucket") " ORDER BY t.id;");
 }
 
 /* The process rows: carried over from a merged profile, else one. */
@@ -399,9 +380,14 @@ static int merge_processes(struct merge *m, const char *path)
 		return sql_fail(m, path);
 	return exec(m, path,
 		"INSERT INTO main.process_cost(process, bucket, " COSTS ") SELECT"
-		" (SELECT MAX(id) FROM main.process), b.dst, SUM(t.Dr), SUM(t.Dw), SUM(t.D1mr),"
-		" SUM(t.D1mw), SUM(t.D2mr), SUM(t.D2mw), SUM(t.D3mr), SUM(t.D3mw), SUM(t.D4mr),"
-		" SUM(t.D4mw), SUM(t.Lat) FROM src.cost t" BJ("b", "bucket") " GROUP BY b.dst;");
+		" (SELECT MAX(id) FROM main.process), b.dst, t.Dr, t.Dw, t.D1mr, t.D1mw, t.D2mr,"
+		" t.D2mw, t.D3mr, t.D3mw, t.D4mr, t.D4mw, t.Lat FROM src.cost t" BJ("b", "bucket")
+		" WHERE true ON CONFLICT(process, bucket) DO UPDATE SET Dr = Dr + excluded.Dr,"
+		" Dw = Dw + excluded.Dw, D1mr = D1mr + excluded.D1mr, D1mw = D1mw + excluded.D1mw,"
+		" D2mr = D2mr + excluded.D2mr, D2mw = D2mw + excluded.D2mw,"
+		" D3mr = D3mr + excluded.D3mr, D3mw = D3mw + excluded.D3mw,"
+		" D4mr = D4mr + excluded.D4mr, D4mw = D4mw + excluded.D4mw,"
+		" Lat = Lat + excluded.Lat;");
 }
 
 /* The meta sums of one input, gathered before it is detached. */
@@ -479,7 +465,7 @@ static int merge_one(struct merge *m, const char *path)
 	if (rc != SQLITE_OK)
 		return sql_fail(m, path);
 	rc = map_buckets(m, path) || map_locations(m, path) || merge_counts(m, path) ||
-	     merge_weighted(m, path) || merge_blocks(m, path) || merge_processes(m, path) ||
+	     merge_weighted(m, path) || merge_processes(m, path) ||
 	     gather_sums(m, path);
 	if (!rc) {
 		/* A merged input is complete when all its processes were. */

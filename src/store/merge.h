@@ -11,8 +11,8 @@
  *    their counts.  Bucket statistics: blocks and total_bytes summed,
  *    max_live_* the largest of one process, min/max_size the extremes.
  *    residency (average lines resident) is the mean over the processes
- *    that have the bucket.  Blocks are kept, one row per block per
- *    process.
+ *    that have the bucket.  Blocks (table block: addresses of one
+ *    process's heap) are not merged; the bucket statistics are.
  *  - Profiles must agree on what they measured: the cache levels and
  *    memory latency, and the recording options kept in meta
  *    (merge_config_keys: sampling, reuse, eviction, cache-use, call and
