@@ -13,7 +13,7 @@
  * vectorizing or merging the accesses: one 8-byte access each), in the
  * profile of exec_fail's image:
  *   fail_before Dr = 256, Dw = 0; fail_after Dr = 128, Dw = 0;
- *   the heap bucket fail_alloc (--heap-names=fn:1): one block of 4096
+ *   the heap bucket "fail_alloc (exec_fail.c:43)" (--heap-names=fn:1): one block of 4096
  *   bytes, Dr = 512, Dw = 512, and one block record;
  * complete; without NEXT it is the only profile, with exit 0.
  */
