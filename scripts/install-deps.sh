@@ -15,9 +15,30 @@
 #                         Valgrind uses for its redirections and stack traces
 #   time                  GNU /usr/bin/time for bench/run.sh
 #   clang                 tests of clang-built programs (DWARF 5 hint)
+#   chromium              the browser tests of dcprof html (headless, driven
+#                         by playwright-core from tests/browser/)
+#
+# Then, where Node.js and npm are present (they come with the machine, not
+# from here), `npm ci` installs tests/browser/package-lock.json's
+# playwright-core into tests/browser/node_modules unless it is there; it
+# downloads no browser (it drives Debian's /usr/bin/chromium).
 set -eu
 
-PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils clang"
+PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils clang chromium"
+BROWSER_DIR=$(cd "$(dirname "$0")/../tests/browser" && pwd)
+
+# playwright-core for the browser tests: only what the lock file names.
+browser_tests() {
+	if [ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+		return 0
+	fi
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "install-deps.sh: npm not found; the browser tests of dcprof html will skip" >&2
+		return 0
+	fi
+	echo "install-deps.sh: npm ci in tests/browser (playwright-core)"
+	(cd "$BROWSER_DIR" && npm ci --no-audit --no-fund)
+}
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	echo "install-deps.sh: this script needs a Debian-like system (dpkg, apt-get); install by hand: $PKGS" >&2
@@ -35,6 +56,7 @@ done
 
 if [ -z "$missing" ]; then
 	echo "install-deps.sh: all packages present"
+	browser_tests
 	exit 0
 fi
 
@@ -52,3 +74,4 @@ echo "install-deps.sh: installing$missing"
 $SUDO apt-get update
 # shellcheck disable=SC2086  # word splitting of the package list is wanted
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+browser_tests

@@ -36,5 +36,7 @@ int cmd_footprint(int argc, char **argv);
 void cmd_footprint_usage(FILE *f);
 int cmd_mrc(int argc, char **argv);
 void cmd_mrc_usage(FILE *f);
+int cmd_html(int argc, char **argv);
+void cmd_html_usage(FILE *f);
 
 #endif
