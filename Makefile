@@ -113,11 +113,22 @@ $(B)/host/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTFLAGS) $(CFLAGS) -c $< -o $@
 
-$(DCPROF): $(CLI_OBJ) $(HOST_CORE_OBJ)
+# The HTML report's style sheet and script, made into C strings
+# (src/report/html_int.h).
+HTML_ASSETS := src/report/html_page.css src/report/html_page.js
+$(B)/gen/html_assets.c: $(HTML_ASSETS) scripts/embed.awk
+	@mkdir -p $(dir $@)
+	awk -f scripts/embed.awk $(HTML_ASSETS) > $@.tmp && mv $@.tmp $@
+$(B)/host/gen/html_assets.o: $(B)/gen/html_assets.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTFLAGS) $(CFLAGS) -c $< -o $@
+
+$(DCPROF): $(CLI_OBJ) $(HOST_CORE_OBJ) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -lm
 
-$(SAN_DCPROF): $(patsubst src/%.c,$(B)/san/%.o,$(CLI_SRC) $(CORE_SRC))
+# The page's strings are data: the plain object serves both builds.
+$(SAN_DCPROF): $(patsubst src/%.c,$(B)/san/%.o,$(CLI_SRC) $(CORE_SRC)) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm
 

@@ -18,9 +18,31 @@
 #   openmpi-bin libopenmpi-dev
 #                         the MPI workload and the tests of record under mpirun
 #                         and merge (run as root with --allow-run-as-root)
+#   chromium nodejs       the browser tests of dcprof html (headless Chromium,
+#                         driven by playwright-core from tests/browser/)
+#   npm                   only when no npm came with nodejs (Debian's nodejs
+#                         has none; some builds of nodejs bring their own)
+#
+# Then `npm ci` installs tests/browser/package-lock.json's playwright-core
+# into tests/browser/node_modules unless it is there; it downloads no
+# browser (it drives Debian's /usr/bin/chromium).
 set -eu
 
-PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils clang openmpi-bin libopenmpi-dev"
+PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils clang openmpi-bin libopenmpi-dev chromium nodejs"
+BROWSER_DIR=$(cd "$(dirname "$0")/../tests/browser" && pwd)
+
+# playwright-core for the browser tests: only what the lock file names.
+browser_tests() {
+	if [ -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+		return 0
+	fi
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "install-deps.sh: installing npm"
+		$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends npm
+	fi
+	echo "install-deps.sh: npm ci in tests/browser (playwright-core)"
+	(cd "$BROWSER_DIR" && npm ci --no-audit --no-fund)
+}
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	echo "install-deps.sh: this script needs a Debian-like system (dpkg, apt-get); install by hand: $PKGS" >&2
@@ -36,22 +58,24 @@ for p in $PKGS; do
 	esac
 done
 
+SUDO=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
+	SUDO=sudo
+fi
+
 if [ -z "$missing" ]; then
 	echo "install-deps.sh: all packages present"
+	browser_tests
 	exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-	if command -v sudo >/dev/null 2>&1; then
-		SUDO=sudo
-	else
-		echo "install-deps.sh: missing packages:$missing; run as root to install them" >&2
-		exit 1
-	fi
+if [ "$(id -u)" -ne 0 ] && [ -z "$SUDO" ]; then
+	echo "install-deps.sh: missing packages:$missing; run as root to install them" >&2
+	exit 1
 fi
 
 echo "install-deps.sh: installing$missing"
 $SUDO apt-get update
 # shellcheck disable=SC2086  # word splitting of the package list is wanted
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+browser_tests

@@ -38,5 +38,7 @@ int cmd_mrc(int argc, char **argv);
 void cmd_mrc_usage(FILE *f);
 int cmd_merge(int argc, char **argv);
 void cmd_merge_usage(FILE *f);
+int cmd_html(int argc, char **argv);
+void cmd_html_usage(FILE *f);
 
 #endif

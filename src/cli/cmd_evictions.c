@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/evmatrix.h"
 #include "analysis/view.h"
 #include "base/fmt.h"
 #include "base/num.h"
@@ -24,7 +25,7 @@
 #include "report/render.h"
 #include "store/sample.h"
 
-#define MATRIX_MAX 20      /* victims: the table's columns, less the two keys */
+#define MATRIX_MAX EVMATRIX_MAX   /* victims: the table's columns, less the two keys */
 
 enum { OPT_LEVEL = OPT_OWN, OPT_SAMPLED, OPT_TOP, OPT_OBJECT, OPT_BY, OPT_FORMAT };
 
@@ -78,13 +79,6 @@ struct evictions {
 	struct sample_info si;
 	bool has_fill;
 	int64_t fill[3];           /* fills, empty fills, evictions */
-};
-
-/* The matrix's buckets, in order of misses. */
-struct victim {
-	int64_t id, misses, evictions;
-	char *name, *kind;
-	size_t name_len;
 };
 
 static int parse(struct evictions *e, int argc, char **argv)
@@ -261,85 +255,7 @@ static void json_intro(struct sbuf *out, struct profile *p, const struct header 
 
 /* ---- the matrix ------------------------------------------------------- */
 
-struct matrix {
-	struct victim v[MATRIX_MAX];
-	size_t n;
-	int64_t count[MATRIX_MAX + 1][MATRIX_MAX];   /* [evictor, n = other][victim] */
-};
-
-static void matrix_release(struct matrix *m)
-{
-	for (size_t i = 0; i < m->n; i++) {
-		free(m->v[i].name);
-		free(m->v[i].kind);
-	}
-}
-
-static int top_buckets(struct profile *p, const struct evictions *e, struct matrix *m)
-{
-	struct sbuf sql;
-	sqlite3_stmt *st;
-	int rc;
-
-	sbuf_init(&sql);
-	sbuf_addf(&sql, "SELECT b.id, b.name, b.kind, SUM(c.D%dmr + c.D%dmw) AS m"
-		  " FROM %s c JOIN bucket b ON b.id = c.bucket GROUP BY b.id HAVING m > 0"
-		  " ORDER BY m DESC, b.name, b.id LIMIT %zu", e->level, e->level,
-		  e->sampled ? "cost_sampled" : "cost", e->top);
-	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
-	sbuf_release(&sql);
-	if (rc != SQLITE_OK)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct victim *v = &m->v[m->n++];
-
-		v->id = sqlite3_column_int64(st, 0);
-		v->name_len = (size_t)sqlite3_column_bytes(st, 1);
-		v->name = xmemdup(sqlite3_column_blob(st, 1), v->name_len);
-		v->kind = xmemdup(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
-		v->misses = sqlite3_column_int64(st, 3);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-static int find_victim(const struct matrix *m, int64_t id)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (m->v[i].id == id)
-			return (int)i;
-	return -1;
-}
-
-static int count_evictions(struct profile *p, const struct evictions *e, struct matrix *m)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = sqlite3_prepare_v2(p->db, "SELECT evictor, victim, SUM(count) FROM eviction"
-				" WHERE level = ?1 AND sampled = ?2 GROUP BY evictor, victim",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int(st, 1, e->level);
-	sqlite3_bind_int(st, 2, e->sampled);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int victim = find_victim(m, sqlite3_column_int64(st, 1));
-		int evictor = find_victim(m, sqlite3_column_int64(st, 0));
-		int64_t n = sqlite3_column_int64(st, 2);
-
-		if (victim < 0)
-			continue;
-		int64_t *c = &m->count[evictor < 0 ? (int)m->n : evictor][victim];
-
-		*c = num_add(*c, n, NULL);
-		m->v[victim].evictions = num_add(m->v[victim].evictions, n, NULL);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-static void victims_table(const struct matrix *m, struct table *t)
+static void victims_table(const struct evmatrix *m, struct table *t)
 {
 	table_add_col(t, "bucket", NULL, COL_STR, true);
 	table_add_col(t, "kind", NULL, COL_STR, true);
@@ -356,7 +272,7 @@ static void victims_table(const struct matrix *m, struct table *t)
 }
 
 /* Columns are named by the victims; the names stay owned by m. */
-static void matrix_table(const struct matrix *m, struct table *t)
+static void matrix_table(const struct evmatrix *m, struct table *t)
 {
 	table_add_col(t, "evictor", "evicted by", COL_STR, true);
 	table_add_col(t, "kind", NULL, COL_STR, true);
@@ -378,7 +294,7 @@ static void matrix_table(const struct matrix *m, struct table *t)
 	}
 }
 
-static void json_matrix_row(struct sbuf *out, const struct matrix *m, size_t i)
+static void json_matrix_row(struct sbuf *out, const struct evmatrix *m, size_t i)
 {
 	sbuf_adds(out, "\"pct\":[");
 	for (size_t j = 0; j < m->n; j++) {
@@ -396,7 +312,7 @@ static void json_matrix_row(struct sbuf *out, const struct matrix *m, size_t i)
 }
 
 static void print_matrix(struct profile *p, const struct header *h,
-			 const struct evictions *e, const struct matrix *m)
+			 const struct evictions *e, const struct evmatrix *m)
 {
 	struct table victims, mx;
 	struct sbuf out;
@@ -544,7 +460,7 @@ int cmd_evictions(int argc, char **argv)
 {
 	struct evictions e = { 0 };
 	struct view_opts filter = { 0 };
-	struct matrix *m = NULL;
+	struct evmatrix *m = NULL;
 	struct profile p;
 	struct header h;
 	struct table t;
@@ -572,7 +488,7 @@ int cmd_evictions(int argc, char **argv)
 		print_object(&p, &h, &e, &t);
 	} else {
 		m = xcalloc(1, sizeof *m);
-		if (read_fill(&p, &e) || top_buckets(&p, &e, m) || count_evictions(&p, &e, m))
+		if (read_fill(&p, &e) || evmatrix_read(&p, e.level, e.sampled, e.top, m))
 			goto read_error;
 		print_matrix(&p, &h, &e, m);
 	}
@@ -583,7 +499,7 @@ read_error:
 	err_msg("%s", err);
 out:
 	if (m)
-		matrix_release(m);
+		evmatrix_release(m);
 	free(m);
 	table_release(&t);
 	header_release(&h);

@@ -1,20 +1,17 @@
 /* cmd_mrc.c — dcprof mrc: the miss-ratio curve of fully-associative LRU
  * caches from the exact stack-distance histogram (seeds/003 §II).
  *
- * Notes (docs/cli.md):
- *  - An access with stack distance d hits an LRU cache of C blocks iff
- *    d < C; first touches always miss.  misses(C) = first touches +
- *    accesses with d >= C; miss ratio = misses / (reuses + first touches).
- *  - C = 1, 2, 4, ... up to the first power of two >= the program's distinct
- *    blocks (its first touches): from there on every reuse hits.  Distances
- *    are global (the whole program's LRU stack), so a bucket's curve uses
- *    the same sizes.
- *  - Exact only where C is a bin boundary.  A bin [lo, hi) with lo < C < hi
- *    is counted as hits, so its row is a lower bound on the misses (exact =
- *    false).  With the default bins 1:2 every power of two is a boundary.
+ * Notes (docs/cli.md; the curve's rules in analysis/mrc.h):
+ *  - miss ratio = misses / (reuses + first touches).
+ *  - Distances are global (the whole program's LRU stack), so a bucket's
+ *    curve uses the same sizes as the program's.
+ *  - With the default bins 1:2 every power of two is a bin boundary, so
+ *    every point is exact.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis/mrc.h"
 #include "analysis/view.h"
 #include "base/fmt.h"
 #include "base/num.h"
@@ -84,7 +81,9 @@ static void mrc_table(struct mrc *m, const struct rhist *h, struct table *t)
 {
 	int64_t total = num_add(h->reuses, h->first, NULL);
 	int blocks, text_bytes, bytes, misses, ratio, pct, exact;
+	struct mrc_point *pts;
 	struct sbuf sb;
+	size_t n;
 
 	blocks = table_add_col(t, "size_blocks", "size (blocks)", COL_INT, true);
 	text_bytes = table_add_col(t, "size", "size (bytes)", COL_STR, false);
@@ -97,22 +96,14 @@ static void mrc_table(struct mrc *m, const struct rhist *h, struct table *t)
 	pct = table_add_col(t, "miss_pct", "miss %", COL_PCT, false);
 	t->cols[pct].show = SHOW_TEXT;
 	exact = table_add_col(t, "exact", NULL, COL_BOOL, false);
+	n = mrc_curve(h, m->distinct, &pts);
 	m->exact = true;
 	sbuf_init(&sb);
-	for (int64_t c = 1; m->distinct > 0; c *= 2) {
+	for (size_t i = 0; i < n; i++) {
 		struct cell *row = table_add_row(t);
-		int64_t miss = h->first, b;
-		bool ok = true;
+		int64_t c = pts[i].blocks, miss = pts[i].misses, b;
 
-		for (size_t i = 0; i < h->n; i++) {
-			const struct rbin *bin = &h->bins[i];
-
-			if (bin->lo >= c)
-				miss = num_add(miss, bin->count, NULL);
-			else if (bin->hi_inf || bin->hi > c)
-				ok = false;       /* straddles c: counted as hits */
-		}
-		m->exact &= ok;
+		m->exact &= pts[i].exact;
 		cell_set_int(&row[blocks], c);
 		reuse_fmt_bytes(&sb, c, m->ri.block);
 		cell_set_str(&row[text_bytes], sb.buf, sb.len);
@@ -125,10 +116,9 @@ static void mrc_table(struct mrc *m, const struct rhist *h, struct table *t)
 			cell_set_real(&row[ratio], (double)miss / (double)total);
 			cell_set_real(&row[pct], 100.0 * (double)miss / (double)total);
 		}
-		cell_set_int(&row[exact], ok);
-		if (c >= m->distinct || c > INT64_MAX / 2)
-			break;
+		cell_set_int(&row[exact], pts[i].exact);
 	}
+	free(pts);
 	sbuf_release(&sb);
 }
 

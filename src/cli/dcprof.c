@@ -23,6 +23,8 @@ static const struct cmd commands[] = {
 	  cmd_footprint, cmd_footprint_usage },
 	{ "mrc", "show the miss-ratio curve of LRU caches from reuse distances",
 	  cmd_mrc, cmd_mrc_usage },
+	{ "html", "write a profile as one HTML page with tables and plots",
+	  cmd_html, cmd_html_usage },
 	{ "export", "write a profile in Callgrind's format (callgrind_annotate, KCachegrind)",
 	  cmd_export, cmd_export_usage },
 	{ "merge", "combine profiles of one program (ranks, children, runs) into one",
