@@ -129,6 +129,10 @@ $(B)/w/demo: examples/demo.c include/dcprof.h
 $(B)/w/globals: tests/workloads/globals.c tests/workloads/parts/globals_b.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -o $@ $^
+# annot_hot (dcprof annotate's tests) is built as users build, from two files.
+$(B)/w/annot_hot: tests/workloads/annot_hot.c tests/workloads/parts/annot_fill.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $^
 # calls_plt calls into a shared library of its own (through the PLT) and libm.
 $(B)/w/calls_plt: tests/workloads/calls_plt.c $(B)/w/libcalls_plt.so
 	$(CC) -O1 -g -fno-inline -o $@ $< -L$(B)/w -lcalls_plt -Wl,-rpath,'$$ORIGIN' -lm

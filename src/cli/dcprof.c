@@ -10,6 +10,8 @@ static const struct cmd commands[] = {
 	  cmd_record, cmd_record_usage },
 	{ "report", "show a profile by bucket, function or source line",
 	  cmd_report, cmd_report_usage },
+	{ "annotate", "show source files with each line's costs and the data it misses on",
+	  cmd_annotate, cmd_annotate_usage },
 	{ "diff", "show what changed from one profile to another",
 	  cmd_diff, cmd_diff_usage },
 	{ "accuracy", "compare sampled estimates with the exact counts",
