@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/man.h"
 #include "base/err.h"
 
 static const struct cmd commands[] = {
@@ -56,10 +57,48 @@ static const struct cmd *find(const char *name)
 	return NULL;
 }
 
+/* Hidden: "help --man [COMMAND]" prints the man page of dcprof or of a
+ * command, "help --commands" their names (make install). */
+static int help_man(int argc, char **argv)
+{
+	const char *see[NCOMMANDS + 1];
+	char page[64];
+	const struct cmd *c;
+
+	if (!strcmp(argv[1], "--commands")) {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			puts(commands[i].name);
+		return 0;
+	}
+	if (argc < 3) {
+		static char names[NCOMMANDS][64];
+
+		for (size_t i = 0; i < NCOMMANDS; i++) {
+			snprintf(names[i], sizeof names[i], "dcprof-%s", commands[i].name);
+			see[i] = names[i];
+		}
+		see[NCOMMANDS] = "valgrind";
+		man_page(stdout, "dcprof", "a data-centric cache profiler", usage, see,
+			 NCOMMANDS + 1);
+		return err_flush_output();
+	}
+	c = find(argv[2]);
+	if (!c) {
+		err_msg("unknown command '%s'; see 'dcprof --help'", argv[2]);
+		return DC_EXIT_ERROR;
+	}
+	snprintf(page, sizeof page, "dcprof-%s", c->name);
+	see[0] = "dcprof";
+	man_page(stdout, page, c->summary, c->usage, see, 1);
+	return err_flush_output();
+}
+
 static int help(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	if (argc >= 2 && argc <= 3 && (!strcmp(argv[1], "--man") || !strcmp(argv[1], "--commands")))
+		return help_man(argc, argv);
 	if (argc < 2) {
 		usage(stdout);
 		return 0;
