@@ -146,7 +146,13 @@ int annot_build(struct profile *p, const char *object, const char *metric, struc
 		goto out;
 	vmetric = table_find_metric(&v, metric);
 	if (vmetric < 0) {
-		table_parse_metrics(&v, metric, map, err, errlen);
+		char why[DC_ERRLEN];
+		const char *valid;
+
+		/* As report says it: the list of valid names comes with it. */
+		table_parse_metrics(&v, "?", map, why, sizeof why);
+		valid = strstr(why, "(valid: ");
+		snprintf(err, errlen, "unknown sort metric '%s' %s", metric, valid ? valid : "");
 		goto out;
 	}
 	if (v.cols[vmetric].type != COL_INT && v.cols[vmetric].type != COL_PCT) {

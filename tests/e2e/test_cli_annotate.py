@@ -176,6 +176,10 @@ class AnnotateTest(unittest.TestCase):
         self.assertEqual(len(r.stderr.splitlines()), 1)
         self.assertIn("unknown column 'Bogus' (valid: MissLat, ", r.stderr)
         self.assertEqual(r.stdout, "")
+        r = self.annotate("--sort", "Nope", code=2)
+        self.assertEqual(r.stderr, "dcprof annotate: unknown sort metric 'Nope' (valid: MissLat,"
+                         " MissLatPct, MissPct, LatPerMiss, Lat, Dr, Dw, D1mr, D1mw, DLmr,"
+                         " DLmw)\n")
         r = self.annotate("--sort", "LatPerMiss", code=2)
         self.assertIn("'LatPerMiss' is a ratio", r.stderr)
         # Splits follow the metric: by Dr, rows_a and rows_b half each.
@@ -282,6 +286,47 @@ class AnnotateTest(unittest.TestCase):
         self.assertIn("annotate", r.stdout)
         r = run([DCPROF, "annotate", self.db, "--format", "csv"])
         self.assertEqual(r.returncode, 2)
+
+
+class AnnotateWorkloads(unittest.TestCase):
+    """A threaded and a C++ workload: every line annotate reports (all of
+    them, --threshold 0) has the margin of report --by line for it."""
+
+    def check(self, name, src, *prog_args):
+        with tempfile.TemporaryDirectory(prefix="dcprof-annotate-") as t:
+            db = os.path.join(t, "p.db")
+            r = run([DCPROF, "record", "-q", CACHE, "-o", db, "--",
+                     os.path.join(ROOT, "build", "w", name)] + list(prog_args))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            r = run([DCPROF, "annotate", db, src, "--threshold", "0", "--format", "json",
+                     "--show", "Lat,Dr,Dw,D1mr,D1mw,DLmr,DLmw,MissLat",
+                     "--source-dir", os.path.join(ROOT, "tests", "workloads")], cwd=t)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            doc = json.loads(r.stdout)
+            r = run([DCPROF, "report", db, "--by", "line", "--format", "csv"])
+            want = {}
+            for row in csv.DictReader(io.StringIO(r.stdout)):
+                if os.path.basename(row["file"]) == src:
+                    acc = want.setdefault(int(row["line"]), {})
+                    for c in doc["columns"]:
+                        acc[c] = acc.get(c, 0) + int(row[c])
+            files = [f for f in doc["files"] if os.path.basename(f["file"]) == src]
+            self.assertEqual(len(files), 1)
+            got = {l["line"]: {c: l[c] for c in doc["columns"]} for l in files[0]["lines"]}
+            want.pop(0, None)
+            self.assertEqual(got, want)
+            self.assertTrue(all(l["hot"] and l["text"] is not None
+                                for l in files[0]["lines"]))
+            for l in files[0]["lines"]:
+                if l["MissLat"]:
+                    self.assertAlmostEqual(sum(b["pct"] for b in l["buckets"]), 100.0,
+                                           places=6)
+
+    def test_threads(self):
+        self.check("threads", "threads.c")
+
+    def test_cxx(self):
+        self.check("cxx_new", "cxx_new.cc")
 
 
 if __name__ == "__main__":
