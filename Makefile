@@ -4,6 +4,11 @@
 #   make check      unit tests (ASan/UBSan), core symbol check, end-to-end tests
 #   make demo       install missing Debian packages, build, profile examples/demo.c
 #   make bench      compare dcprof record with Cachegrind (see bench/README.md)
+#   make install    install under PREFIX (default /usr/local; DESTDIR for staging):
+#                   bin/dcprof, lib/dcprof/ and lib/dcprof-compat/ (the engine,
+#                   found as BINDIR/../lib/dcprof), include/dcprof.h,
+#                   share/man/man1/dcprof*.1 (from the help texts), share/doc/dcprof
+#   make uninstall  remove what make install installed
 
 VERSION   := 0.1.0
 B         := build
@@ -72,7 +77,7 @@ ifneq ($(MPICC),)
 WORKLOADS += $(B)/w/mpi_stencil
 endif
 
-.PHONY: all check unit e2e demo bench clean deps tool
+.PHONY: all check unit e2e demo bench clean deps tool install uninstall
 all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
 
 $(B)/tool/%.o: src/%.c $(HEADERS) include/dcprof.h
@@ -166,6 +171,10 @@ $(B)/w/demo: examples/demo.c include/dcprof.h
 $(B)/w/globals: tests/workloads/globals.c tests/workloads/parts/globals_b.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -o $@ $^
+# annot_hot (dcprof annotate's tests) is built as users build, from two files.
+$(B)/w/annot_hot: tests/workloads/annot_hot.c tests/workloads/parts/annot_fill.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $^
 # calls_plt calls into a shared library of its own (through the PLT) and libm.
 $(B)/w/calls_plt: tests/workloads/calls_plt.c $(B)/w/libcalls_plt.so
 	$(CC) -O1 -g -fno-inline -o $@ $< -L$(B)/w -lcalls_plt -Wl,-rpath,'$$ORIGIN' -lm
@@ -239,6 +248,38 @@ bench: all
 $(B)/bench/cacheuse-replay: bench/cacheuse_replay.c $(HOST_CORE_OBJ) $(B)/host/host/port_libc.o
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTFLAGS) $(CFLAGS) -o $@ $^
+
+# ---- install ---------------------------------------------------------------
+PREFIX     ?= /usr/local
+BINDIR     := $(PREFIX)/bin
+LIBDIR     := $(PREFIX)/lib
+INCLUDEDIR := $(PREFIX)/include
+MANDIR     := $(PREFIX)/share/man
+DOCDIR     := $(PREFIX)/share/doc/dcprof
+DEST        = $(DESTDIR)
+
+# The engine keeps its layout: lib/dcprof holds the tool, its preload and
+# links to Valgrind's own helpers; lib/dcprof-compat the same without the
+# preload (cmd_record.c find_tooldir).  Man pages are the help texts
+# (dcprof help --man).
+install: all
+	install -d $(DEST)$(BINDIR) $(DEST)$(LIBDIR)/dcprof $(DEST)$(LIBDIR)/dcprof-compat \
+		$(DEST)$(INCLUDEDIR) $(DEST)$(MANDIR)/man1 $(DEST)$(DOCDIR)
+	install -m 755 $(DCPROF) $(DEST)$(BINDIR)/dcprof
+	install -m 755 $(TOOL) $(PRELOAD) $(DEST)$(LIBDIR)/dcprof/
+	for f in $(VGLIBEXEC)/*; do ln -sf $$f $(DEST)$(LIBDIR)/dcprof/; \
+		ln -sf $$f $(DEST)$(LIBDIR)/dcprof-compat/; done
+	ln -sf ../dcprof/dcprof-amd64-linux $(DEST)$(LIBDIR)/dcprof-compat/dcprof-amd64-linux
+	install -m 644 include/dcprof.h $(DEST)$(INCLUDEDIR)/dcprof.h
+	$(DCPROF) help --man > $(DEST)$(MANDIR)/man1/dcprof.1
+	for c in $$($(DCPROF) help --commands); do \
+		$(DCPROF) help --man $$c > $(DEST)$(MANDIR)/man1/dcprof-$$c.1 || exit 1; done
+	install -m 644 README.md docs/*.md $(DEST)$(DOCDIR)/
+
+uninstall:
+	for c in $$($(DCPROF) help --commands); do rm -f $(DEST)$(MANDIR)/man1/dcprof-$$c.1; done
+	rm -f $(DEST)$(BINDIR)/dcprof $(DEST)$(INCLUDEDIR)/dcprof.h $(DEST)$(MANDIR)/man1/dcprof.1
+	rm -rf $(DEST)$(LIBDIR)/dcprof $(DEST)$(LIBDIR)/dcprof-compat $(DEST)$(DOCDIR)
 
 clean:
 	rm -rf $(B)

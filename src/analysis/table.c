@@ -1,4 +1,5 @@
 /* table.c — the rows a report prints, independent of the output format. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -175,4 +176,79 @@ void table_sort_abs(struct table *t, int col)
 void table_sort_keys(struct table *t)
 {
 	sort(t, -1, false);
+}
+
+int table_parse_metrics(const struct table *t, const char *list, int *cols,
+			char *err, size_t errlen)
+{
+	int n = 0;
+
+	for (const char *p = list;; p++) {
+		const char *end = strchrnul(p, ',');
+		char name[64];
+		int col = -1;
+
+		if (end > p && (size_t)(end - p) < sizeof name) {
+			memcpy(name, p, (size_t)(end - p));
+			name[end - p] = '\0';
+			col = table_find_metric(t, name);
+		}
+		if (col < 0) {
+			size_t len;
+
+			if (end == p) {
+				snprintf(err, errlen, "empty column name in '%s'", list);
+				return -1;
+			}
+			len = (size_t)snprintf(err, errlen, "unknown column '%.*s' (valid: ",
+					       (int)(end - p), p);
+			for (int j = 0, first = 1; j < t->ncols && len < errlen; j++) {
+				if (t->cols[j].key || t->cols[j].type == COL_STR)
+					continue;
+				len += (size_t)snprintf(err + len, errlen - len, "%s%s",
+							first ? "" : ", ", t->cols[j].name);
+				first = 0;
+			}
+			if (len < errlen)
+				snprintf(err + len, errlen - len, ")");
+			return -1;
+		}
+		bool seen = false;
+		for (int k = 0; k < n; k++)
+			seen |= cols[k] == col;
+		if (!seen)
+			cols[n++] = col;
+		if (!*end)
+			return n;
+		p = end;
+	}
+}
+
+void table_keep_cols(struct table *t, const int *cols, int n)
+{
+	struct cell *cells = xcalloc(t->nrows ? t->nrows * (size_t)n : 1, sizeof *cells);
+	struct column newcols[TABLE_MAXCOLS];
+	struct cell total[TABLE_MAXCOLS];
+	bool kept[TABLE_MAXCOLS] = { false };
+
+	for (int k = 0; k < n; k++) {
+		kept[cols[k]] = true;
+		newcols[k] = t->cols[cols[k]];
+		total[k] = t->total[cols[k]];
+		for (size_t i = 0; i < t->nrows; i++)
+			cells[i * (size_t)n + k] = table_row(t, i)[cols[k]];
+	}
+	for (int j = 0; j < t->ncols; j++) {
+		if (kept[j])
+			continue;
+		cell_release(&t->total[j]);
+		for (size_t i = 0; i < t->nrows; i++)
+			cell_release(&table_row(t, i)[j]);
+	}
+	free(t->cells);
+	t->cells = cells;
+	t->cap = t->nrows;
+	memcpy(t->cols, newcols, (size_t)n * sizeof *newcols);
+	memcpy(t->total, total, (size_t)n * sizeof *total);
+	t->ncols = n;
 }

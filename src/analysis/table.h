@@ -79,5 +79,14 @@ void table_sort_abs(struct table *t, int col);
 void table_sort_keys(struct table *t);
 /* Compares two rows of t by their key columns: < 0, 0 or > 0. */
 int table_cmp_keys(const struct table *t, const struct cell *a, const struct cell *b);
+/* Parses a comma-separated list of metric names (non-key numeric columns,
+ * as table_find_metric matches them) into their column indexes, in the
+ * list's order, repeats dropped; at most TABLE_MAXCOLS.  Returns how many,
+ * or -1 with err saying "unknown column 'X' (valid: ...)" or that the list
+ * is empty. */
+int table_parse_metrics(const struct table *t, const char *list, int *cols,
+			char *err, size_t errlen);
+/* Keeps only columns cols[0..n-1], in that order (rows and totals too). */
+void table_keep_cols(struct table *t, const int *cols, int n);
 
 #endif

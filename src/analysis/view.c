@@ -317,6 +317,11 @@ static int cost_keys(struct table *t, const struct view_opts *o, struct profile 
 		add_sql(sel, "c.thread");
 		add_sql(group, "c.thread");
 	}
+	if (o->per_bucket) {
+		table_add_col(t, "bucket", NULL, COL_STR, true);
+		add_sql(sel, "b.name");
+		add_sql(group, "b.id");
+	}
 	return t->ncols;
 }
 

@@ -33,6 +33,8 @@ struct view_opts {
 	bool thread;             /* one row per thread */
 	bool sampled;            /* from cost_sampled (not for VIEW_STATS) */
 	bool inclusive;          /* VIEW_FUNCTION: inclusive columns (incl.h) */
+	bool per_bucket;         /* cost views: one row per bucket as well (key
+				  * column bucket, after thread; annotate) */
 };
 
 /* Whole-profile counts per level: accesses[k] reach level k+1 (accesses[N]

@@ -106,6 +106,24 @@ static bool is_number(const char *s, size_t len)
 	return digits && i == len;
 }
 
+void fmt_source(struct sbuf *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_seq(s + i, len - i, &cp);
+
+		if (n == 0 || (cp != '\t' && (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)))) {
+			n = n ? n : 1;
+			add_hex_bytes(out, s + i, n, ESC_TEXT);
+		} else {
+			sbuf_add(out, s + i, n);
+		}
+		i += n;
+	}
+}
+
 void fmt_csv_field(struct sbuf *out, const char *s, size_t len)
 {
 	size_t start = out->len, n;

@@ -23,6 +23,10 @@
 
 /* Appends s escaped for a terminal; returns its width in columns. */
 size_t fmt_text(struct sbuf *out, const char *s, size_t len);
+/* Appends a line of the user's own source text for a terminal: as it is
+ * (backslashes and tabs too), but other control characters and bytes that
+ * are not valid UTF-8 as \xNN, so a line cannot drive the terminal. */
+void fmt_source(struct sbuf *out, const char *s, size_t len);
 void fmt_csv_field(struct sbuf *out, const char *s, size_t len);
 /* Appends s as a quoted JSON string. */
 void fmt_json_str(struct sbuf *out, const char *s, size_t len);

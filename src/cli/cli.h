@@ -20,6 +20,8 @@ int cmd_record(int argc, char **argv);
 void cmd_record_usage(FILE *f);
 int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *f);
+int cmd_annotate(int argc, char **argv);
+void cmd_annotate_usage(FILE *f);
 int cmd_diff(int argc, char **argv);
 void cmd_diff_usage(FILE *f);
 int cmd_finalize(int argc, char **argv);

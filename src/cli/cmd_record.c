@@ -10,11 +10,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "analysis/spin.h"
+#include "base/fmt.h"
 #include "base/num.h"
 #include "base/outfile.h"
 #include "cli/cli.h"
@@ -104,7 +106,10 @@ void cmd_record_usage(FILE *f)
 		"                             (default: dcprof.PID.db); %%r is the MPI\n"
 		"                             rank, %%h the host, %%p the process id\n"
 		"                             (mpirun -np 4 dcprof record -o app.%%r.db ...)\n"
-		"  -q, --quiet                print nothing but errors\n"
+		"  -q, --quiet                print nothing but errors (and no progress\n"
+		"                             line: without -q, when stderr is a terminal,\n"
+		"                             the time the program has run and its number\n"
+		"                             of processes, rewritten once a second)\n"
 		"  --keep-raw                 keep the raw dumps and say where (default: no)\n"
 		"  --follow-exec[=yes|no]     run the programs the process tree execs under\n"
 		"                             the engine too; a setuid program cannot run so\n"
@@ -995,6 +1000,94 @@ static int make_tmpdir(struct sbuf *dir)
 	return 0;
 }
 
+/* The progress line: while the program runs, once a second, on a
+ * terminal only.  What the engine reports cheaply is the raw dumps it has
+ * opened in tmpdir: one per process. */
+struct progress {
+	struct sbuf name;        /* the program's base name, escaped */
+	const char *tmpdir;
+	size_t shown;            /* columns of the line on the terminal, 0: none */
+};
+
+/* pg->name must be initialised. */
+static void progress_init(struct progress *pg, const char *prog, const char *tmpdir)
+{
+	const char *slash = strrchr(prog, '/');
+	const char *base = slash ? slash + 1 : prog;
+
+	fmt_text(&pg->name, base, strnlen(base, 40));
+	pg->tmpdir = tmpdir;
+	pg->shown = 0;
+}
+
+static bool progress_wanted(void)
+{
+	pid_t fg = tcgetpgrp(STDERR_FILENO);
+
+	/* Not when in the background of a shell's job control. */
+	return isatty(STDERR_FILENO) && (fg < 0 || fg == getpgrp());
+}
+
+static void progress_write(struct progress *pg, const char *text, size_t len, size_t width)
+{
+	struct sbuf line;
+
+	sbuf_init(&line);
+	sbuf_addc(&line, '\r');
+	sbuf_add(&line, text, len);
+	/* Blank out what a longer line before left behind. */
+	for (size_t w = width; w < pg->shown; w++)
+		sbuf_addc(&line, ' ');
+	if (width < pg->shown) {
+		sbuf_addc(&line, '\r');
+		sbuf_add(&line, text, len);
+	}
+	if (write(STDERR_FILENO, line.buf, line.len) < 0)
+		width = 0;
+	pg->shown = width;
+	sbuf_release(&line);
+}
+
+static void progress_tick(void *arg, double seconds)
+{
+	struct progress *pg = arg;
+	struct winsize ws;
+	struct sbuf text;
+	unsigned long s = (unsigned long)seconds;
+	size_t nproc, cols = 80;
+	struct rawdir_dump *dumps;
+
+	if (!progress_wanted())
+		return;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		cols = ws.ws_col;
+	/* a dump per process image so far */
+	dumps = rawdir_list(pg->tmpdir, &nproc);
+	free(dumps);
+	sbuf_init(&text);
+	sbuf_addf(&text, "dcprof: running %s, ", pg->name.buf);
+	if (s >= 3600)
+		sbuf_addf(&text, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
+	else
+		sbuf_addf(&text, "%lu:%02lu", s / 60, s % 60);
+	sbuf_adds(&text, " elapsed");
+	if (nproc > 1)
+		sbuf_addf(&text, ", %zu processes", nproc);
+	/* One line, or \r cannot take it back: cut to the terminal's width
+	 * (the text is ASCII but for the name, which counts as it shows). */
+	if (text.len > cols - 1)
+		text.len = cols - 1;
+	progress_write(pg, text.buf, text.len, text.len);
+	sbuf_release(&text);
+}
+
+/* Takes the line back before anything else is said. */
+static void progress_clear(struct progress *pg)
+{
+	if (pg->shown)
+		progress_write(pg, "", 0, 0);
+}
+
 /* valgrind -q --vgdb=no --trace-children=yes --trace-children-skip=VALGRIND
  * --tool=dcprof --dcprof-out=TMP/raw.%p ENGINE-OPTIONS -- PROGRAM ARGS */
 static char **engine_argv(const struct record *r, const char *valgrind, const char *out_arg)
@@ -1034,6 +1127,8 @@ int cmd_record(int argc, char **argv)
 	struct record r = { 0 };
 	struct sbuf tooldir, valgrind, tmpdir, out_arg;
 	struct exit_info ex;
+	struct progress pg = { .shown = 0 };
+	struct spawn_tick tick = { progress_tick, &pg };
 	char **vargv = NULL;
 	pid_t pid;
 	bool keep = false;
@@ -1044,6 +1139,7 @@ int cmd_record(int argc, char **argv)
 	sbuf_init(&tmpdir);
 	sbuf_init(&out_arg);
 	sbuf_init(&r.out_name);
+	sbuf_init(&pg.name);
 	err = parse(&r, argc, argv);
 	if (err) {
 		rc = err > 0 ? 0 : DC_EXIT_ERROR;
@@ -1055,7 +1151,10 @@ int cmd_record(int argc, char **argv)
 	set_wait_policy(&r);
 	sbuf_addf(&out_arg, "--dcprof-out=%s/raw.%%p", tmpdir.buf);
 	vargv = engine_argv(&r, valgrind.buf, out_arg.buf);
-	err = spawn_wait(vargv, "VALGRIND_LIB", tooldir.buf, &pid, &status);
+	progress_init(&pg, r.prog[0], tmpdir.buf);
+	err = spawn_wait(vargv, "VALGRIND_LIB", tooldir.buf,
+			 r.quiet || !progress_wanted() ? NULL : &tick, &pid, &status);
+	progress_clear(&pg);
 	if (err) {
 		err_msg("cannot run valgrind '%s': %s", valgrind.buf, strerror(err));
 		goto out_tmp;
@@ -1087,5 +1186,6 @@ out:
 	sbuf_release(&tmpdir);
 	sbuf_release(&out_arg);
 	sbuf_release(&r.out_name);
+	sbuf_release(&pg.name);
 	return rc;
 }

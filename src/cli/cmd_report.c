@@ -13,7 +13,7 @@
 #include "store/sample.h"
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
-       OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_SPREAD, OPT_FORMAT };
+       OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_SPREAD, OPT_FORMAT, OPT_SHOW, OPT_HIDE };
 
 static const struct opt_def report_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -28,6 +28,8 @@ static const struct opt_def report_opts[] = {
 	{ OPT_INCLUSIVE, 0, "inclusive", OPT_NOARG },
 	{ OPT_SPREAD, 0, "spread", OPT_OPTIONAL },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
+	{ OPT_SHOW, 0, "show", OPT_REQUIRED },
+	{ OPT_HIDE, 0, "hide", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
 
@@ -64,6 +66,10 @@ void cmd_report_usage(FILE *f)
 	      "                             max of METRIC over them, max / mean, and the\n"
 	      "                             process with the max (Dr, Dw, Da, D1m.., DLm\n"
 	      "                             or Lat; default Lat)\n"
+	      "  --show COLUMNS             only these metric columns, comma-separated,\n"
+	      "                             as named in csv (case-insensitive), in that\n"
+	      "                             order; the key columns are always shown\n"
+	      "  --hide COLUMNS             every metric column but these\n"
 	      "  --format text|csv|json     output format (default: text)\n"
 	      "  -h, --help                 show this help\n", f);
 }
@@ -74,6 +80,7 @@ struct report {
 	bool by_given, stats;
 	const char *spread;       /* --spread's metric, or NULL */
 	const char *sort;
+	const char *show, *hide;   /* --show, --hide: metric column lists */
 	bool top_given;
 	size_t top;
 	enum out_format format;
@@ -129,6 +136,12 @@ static int parse(struct report *r, int argc, char **argv)
 			if (render_parse_format(it.arg, &r->format))
 				return -1;
 			break;
+		case OPT_SHOW:
+			r->show = it.arg;
+			break;
+		case OPT_HIDE:
+			r->hide = it.arg;
+			break;
 		}
 	}
 	if (id != OPT_DONE)
@@ -147,6 +160,10 @@ static int parse(struct report *r, int argc, char **argv)
 			  r->view.sampled || r->view.inclusive)) {
 		err_msg("--spread is per bucket: it cannot be combined with --by, --function,"
 			" --thread, --stats, --sampled or --inclusive");
+		return -1;
+	}
+	if (r->show && r->hide) {
+		err_msg("--show and --hide cannot be combined");
 		return -1;
 	}
 	if (r->view.inclusive)
@@ -180,6 +197,35 @@ static int sort_rows(const struct report *r, struct table *t)
 	err_msg("unknown sort metric '%s' (valid: %s)", r->sort, valid.buf);
 	sbuf_release(&valid);
 	return -1;
+}
+
+/* --show/--hide, after sorting (a hidden column may still be the sort
+ * key): the key and name columns, then the chosen metrics. */
+static int pick_columns(const struct report *r, struct table *t)
+{
+	int listed[TABLE_MAXCOLS], keep[TABLE_MAXCOLS], n, nkeep = 0;
+	bool in_list[TABLE_MAXCOLS] = { false };
+	char err[DC_ERRLEN];
+
+	if (!r->show && !r->hide)
+		return 0;
+	n = table_parse_metrics(t, r->show ? r->show : r->hide, listed, err, sizeof err);
+	if (n < 0) {
+		err_msg("%s: %s", r->show ? "--show" : "--hide", err);
+		return -1;
+	}
+	for (int k = 0; k < n; k++)
+		in_list[listed[k]] = true;
+	for (int j = 0; j < t->ncols; j++) {
+		bool metric = !t->cols[j].key && t->cols[j].type != COL_STR;
+
+		if (!metric || (r->hide && !in_list[j]))
+			keep[nkeep++] = j;
+	}
+	for (int k = 0; r->show && k < n; k++)
+		keep[nkeep++] = listed[k];
+	table_keep_cols(t, keep, nkeep);
+	return 0;
 }
 
 static double ratio(int64_t part, int64_t whole)
@@ -320,7 +366,7 @@ int cmd_report(int argc, char **argv)
 		err_msg("%s", err);
 		goto out;
 	}
-	if (sort_rows(&r, &t))
+	if (sort_rows(&r, &t) || pick_columns(&r, &t))
 		goto out;
 	switch (r.format) {
 	case FMT_TEXT:

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/man.h"
 #include "base/err.h"
 
 static const struct cmd commands[] = {
@@ -11,6 +12,8 @@ static const struct cmd commands[] = {
 	  cmd_record, cmd_record_usage },
 	{ "report", "show a profile by bucket, function or source line",
 	  cmd_report, cmd_report_usage },
+	{ "annotate", "show source files with each line's costs and the data it misses on",
+	  cmd_annotate, cmd_annotate_usage },
 	{ "diff", "show what changed from one profile to another",
 	  cmd_diff, cmd_diff_usage },
 	{ "accuracy", "compare sampled estimates with the exact counts",
@@ -59,10 +62,48 @@ static const struct cmd *find(const char *name)
 	return NULL;
 }
 
+/* Hidden: "help --man [COMMAND]" prints the man page of dcprof or of a
+ * command, "help --commands" their names (make install). */
+static int help_man(int argc, char **argv)
+{
+	const char *see[NCOMMANDS + 1];
+	char page[64];
+	const struct cmd *c;
+
+	if (!strcmp(argv[1], "--commands")) {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			puts(commands[i].name);
+		return 0;
+	}
+	if (argc < 3) {
+		static char names[NCOMMANDS][64];
+
+		for (size_t i = 0; i < NCOMMANDS; i++) {
+			snprintf(names[i], sizeof names[i], "dcprof-%s", commands[i].name);
+			see[i] = names[i];
+		}
+		see[NCOMMANDS] = "valgrind";
+		man_page(stdout, "dcprof", "a data-centric cache profiler", usage, see,
+			 NCOMMANDS + 1);
+		return err_flush_output();
+	}
+	c = find(argv[2]);
+	if (!c) {
+		err_msg("unknown command '%s'; see 'dcprof --help'", argv[2]);
+		return DC_EXIT_ERROR;
+	}
+	snprintf(page, sizeof page, "dcprof-%s", c->name);
+	see[0] = "dcprof";
+	man_page(stdout, page, c->summary, c->usage, see, 1);
+	return err_flush_output();
+}
+
 static int help(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	if (argc >= 2 && argc <= 3 && (!strcmp(argv[1], "--man") || !strcmp(argv[1], "--commands")))
+		return help_man(argc, argv);
 	if (argc < 2) {
 		usage(stdout);
 		return 0;

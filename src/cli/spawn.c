@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/spawn.h"
@@ -71,9 +73,26 @@ static void forward(int sig)
 		kill(child, sig);
 }
 
-int spawn_wait(char *const argv[], const char *env_name, const char *env_value,
-	       pid_t *pid, int *status)
+/* The tick's timer only interrupts waitpid. */
+static void wake(int sig)
 {
+	(void)sig;
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int spawn_wait(char *const argv[], const char *env_name, const char *env_value,
+	       const struct spawn_tick *tick, pid_t *pid, int *status)
+{
+	struct sigaction alrm = { .sa_handler = wake }, old_alrm;
+	struct itimerval every = { { 1, 0 }, { 1, 0 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct timespec t0;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward };
 	sigset_t fwd_set, old_mask;
 	int pipefd[2], err = 0;
@@ -112,6 +131,13 @@ int spawn_wait(char *const argv[], const char *env_name, const char *env_value,
 		_exit(127);
 	}
 	child = *pid;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Set up after the fork: the child keeps neither.  No SA_RESTART, so
+	 * the alarm ends a waitpid with EINTR. */
+	if (tick) {
+		sigaction(SIGALRM, &alrm, &old_alrm);
+		setitimer(ITIMER_REAL, &every, NULL);
+	}
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	close(pipefd[1]);
 	do
@@ -125,6 +151,12 @@ int spawn_wait(char *const argv[], const char *env_name, const char *env_value,
 			err = errno;
 			break;
 		}
+		if (tick)
+			tick->fn(tick->arg, since(&t0));
+	}
+	if (tick) {
+		setitimer(ITIMER_REAL, &off, NULL);
+		sigaction(SIGALRM, &old_alrm, NULL);
 	}
 	sigprocmask(SIG_BLOCK, &fwd_set, NULL);
 	child = 0;

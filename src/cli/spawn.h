@@ -11,13 +11,20 @@
  * errno value (ENOENT, EACCES, EISDIR). */
 int spawn_lookup(const char *name, struct sbuf *out);
 
+/* What to call about once a second while the child runs: fn(arg, seconds
+ * since it was started). */
+struct spawn_tick {
+	void (*fn)(void *arg, double seconds);
+	void *arg;
+};
+
 /* Runs argv[0] (a path) with env_name=env_value added to the environment
- * and waits for it.  Meanwhile SIGINT and SIGQUIT are ignored (the child
+ * and waits for it, calling tick (when not NULL) once a second.  Meanwhile SIGINT and SIGQUIT are ignored (the child
  * gets them from the terminal) and SIGTERM and SIGHUP are forwarded to the
  * child; once it has ended they stay blocked, so the caller can finish
  * writing profiles.  Returns 0 with the child's pid and wait status, or an
  * errno value when the child could not be started. */
 int spawn_wait(char *const argv[], const char *env_name, const char *env_value,
-	       pid_t *pid, int *status);
+	       const struct spawn_tick *tick, pid_t *pid, int *status);
 
 #endif

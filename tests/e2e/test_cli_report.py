@@ -242,6 +242,62 @@ class SortAndTop(ReportTest):
         self.assertEqual(len(self.csv()), 26)
 
 
+class ShowHide(ReportTest):
+    """--show/--hide choose metric columns in every format; the values are
+    those of OBJECT_ROWS (derived by hand in test_cli_common.py)."""
+
+    def test_show_csv_in_given_order(self):
+        rows = self.csv("--show", "dlmr,MissLat,Dr")
+        self.assertEqual(rows[0], ["bucket", "kind", "DLmr", "MissLat", "Dr"])
+        for row in rows[1:3]:
+            want = dict(zip(METRICS, OBJECT_ROWS[row[0]]))
+            self.assertEqual([int(v) for v in row[2:]], [want["DLmr"], want["MissLat"],
+                                                        want["Dr"]])
+
+    def test_show_json_rows_and_totals(self):
+        doc = self.json("--show", "Lat,D1mw,Lat")
+        self.assertEqual(list(doc["totals"]), ["Lat", "D1mw"])
+        self.assertEqual(doc["totals"], {"Lat": TOTALS["Lat"], "D1mw": TOTALS["D1mw"]})
+        for row in doc["rows"]:
+            self.assertEqual(list(row), ["bucket", "kind", "Lat", "D1mw"])
+        first = doc["rows"][0]
+        self.assertEqual(first["Lat"], OBJECT_ROWS["list-main"][METRICS.index("Lat")])
+
+    def test_show_text_and_line_view_keys(self):
+        out = self.report("--show", "Dw", "--by", "line")
+        header = next(l for l in out.splitlines() if l.startswith("file:line"))
+        self.assertEqual(header.split(), ["file:line", "function", "Dw"])
+        rows = self.csv("--show", "Dw", "--by", "line", "--thread")
+        self.assertEqual(rows[0], ["file", "line", "function", "thread", "Dw"])
+
+    def test_hide(self):
+        rows = self.csv("--hide", "MissLatPct,misspct,LatPerMiss")
+        self.assertEqual(rows[0], ["bucket", "kind", "MissLat", "Lat", "Dr", "Dw", "D1mr",
+                                   "D1mw", "DLmr", "DLmw"])
+        doc = self.json("--hide", "Lat")
+        self.assertNotIn("Lat", doc["totals"])
+        self.assertEqual(len(doc["totals"]), len(METRICS) - 1)
+
+    def test_sort_by_hidden_column(self):
+        doc = self.json("--sort", "Dw", "--show", "Dr")
+        dw = [OBJECT_ROWS[r["bucket"]][METRICS.index("Dw")] for r in doc["rows"]]
+        self.assertEqual(dw, sorted(dw, reverse=True))
+
+    def test_errors(self):
+        for opts, msg in ((["--show", "D1mr,Nope"], "--show: unknown column 'Nope' (valid: "
+                           "MissLat, MissLatPct, MissPct, LatPerMiss, Lat, Dr, Dw, D1mr, D1mw,"
+                           " DLmr, DLmw)"),
+                          (["--hide", "bucket"], "--hide: unknown column 'bucket' (valid: "),
+                          (["--show", "Dr,"], "--show: empty column name in 'Dr,'"),
+                          (["--show", "Dr", "--hide", "Dw"],
+                           "--show and --hide cannot be combined")):
+            r = run([DCPROF, "report", self.db] + opts)
+            self.assertEqual(r.returncode, 2, opts)
+            self.assertEqual(r.stdout, "")
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertIn("dcprof report: " + msg, r.stderr)
+
+
 class Escaping(ReportTest):
     """The bucket named  evil,"q" LF ESC [31m 0xFF é  in every format."""
 
