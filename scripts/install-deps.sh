@@ -14,9 +14,12 @@
 #   libc6-dbg             symbols of libc and the dynamic loader, which
 #                         Valgrind uses for its redirections and stack traces
 #   time                  GNU /usr/bin/time for bench/run.sh
+#   clang                 make fuzz: the fuzz targets are built with clang's
+#   libclang-rt-14-dev    libFuzzer, which this package holds (Debian 12's
+#                         clang is version 14); docs/fuzzing.md
 set -eu
 
-PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils"
+PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils clang libclang-rt-14-dev"
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	echo "install-deps.sh: this script needs a Debian-like system (dpkg, apt-get); install by hand: $PKGS" >&2
