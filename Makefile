@@ -9,6 +9,8 @@
 #                   found as BINDIR/../lib/dcprof), include/dcprof.h,
 #                   share/man/man1/dcprof*.1 (from the help texts), share/doc/dcprof
 #   make uninstall  remove what make install installed
+#   make fuzz       libFuzzer targets in build/fuzz/ (clang; docs/fuzzing.md)
+#   make fuzz-check run the fuzz corpora under ASan/UBSan (part of make check)
 
 VERSION   := 0.1.0
 B         := build
@@ -77,7 +79,7 @@ ifneq ($(MPICC),)
 WORKLOADS += $(B)/w/mpi_stencil
 endif
 
-.PHONY: all check unit e2e demo bench clean deps tool install uninstall
+.PHONY: all check unit e2e demo bench clean deps tool install uninstall fuzz fuzz-check
 all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
 
 $(B)/tool/%.o: src/%.c $(HEADERS) include/dcprof.h
@@ -280,6 +282,87 @@ uninstall:
 	for c in $$($(DCPROF) help --commands); do rm -f $(DEST)$(MANDIR)/man1/dcprof-$$c.1; done
 	rm -f $(DEST)$(BINDIR)/dcprof $(DEST)$(INCLUDEDIR)/dcprof.h $(DEST)$(MANDIR)/man1/dcprof.1
 	rm -rf $(DEST)$(LIBDIR)/dcprof $(DEST)$(LIBDIR)/dcprof-compat $(DEST)$(DOCDIR)
+
+# ---- fuzzing (docs/fuzzing.md) ----------------------------------------------
+# The targets in tests/fuzz/ run the commands in-process through the command
+# table: src/cli/dcprof.c is compiled once more with its main renamed, and
+# every binary wraps spawn_wait so dcprof record never starts a program.
+# make fuzz builds them with clang's libFuzzer; make fuzz-check builds the
+# same sources with gcc, the suite's SANFLAGS and tests/fuzz/driver.c as
+# main, and runs them over the corpora (make check does this).
+FUZZ_TARGETS  := raw rawprof profile opts
+FUZZ_CC       ?= clang
+FUZZ_CORPUS   := tests/fuzz/corpus
+FUZZ_DEFS     := -DFUZZ_CORPUS='"$(abspath $(FUZZ_CORPUS))"'
+FUZZ_LIBS     := -lsqlite3 -lm -Wl,--wrap=spawn_wait
+FUZZ_HDR      := tests/fuzz/fuzz.h
+FUZZ_SRC_OBJ  := $(filter-out cli/dcprof.o,$(patsubst src/%.c,%.o,$(CLI_SRC))) cli/dcprof_main.o
+# The core goes in as an archive, so only what the front end uses is linked:
+# clang cannot build core/cache.c (gcc's __builtin_shuffle), which the
+# front end does not need.
+FUZZ_CORE_OBJ := $(filter-out core/cache.o,$(patsubst src/%.c,%.o,$(CORE_SRC)))
+# Per target: its own source, plus what it shares.
+fuzz_objs = $(addprefix $(1)/,fuzz_common.o $(2) $(if $(filter rawprof profile,$(3)),fuzz_read.o))
+FUZZ_MAIN_raw     := fuzz_raw.o
+FUZZ_MAIN_rawprof := fuzz_rawprof.o
+FUZZ_MAIN_profile := fuzz_profile.o
+FUZZ_MAIN_opts    := fuzz_opts.o
+
+# libFuzzer build: the sources with coverage instrumentation, the harness
+# with libFuzzer's main (FUZZ_LIBFUZZER: the profile target's own mutator).
+FZ := $(B)/fuzz
+FUZZ_CLANG := $(FUZZ_CC) -std=c11 $(WARN) -D_GNU_SOURCE -DDCPROF_VERSION='"$(VERSION)"' -Isrc -Iinclude \
+	-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+fuzz: $(addprefix $(FZ)/fuzz-,$(FUZZ_TARGETS))
+
+$(FZ)/obj/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CLANG) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FZ)/obj/cli/dcprof_main.o: src/cli/dcprof.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CLANG) -fsanitize=fuzzer-no-link -Dmain=dcprof_main -c $< -o $@
+$(FZ)/h/fuzz_rawprof.o: tests/fuzz/fuzz_raw.c $(FUZZ_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CLANG) -fsanitize=fuzzer-no-link $(FUZZ_DEFS) -DFUZZ_THEN_READ -c $< -o $@
+$(FZ)/h/%.o: tests/fuzz/%.c $(FUZZ_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CLANG) -fsanitize=fuzzer-no-link $(FUZZ_DEFS) -DFUZZ_LIBFUZZER -c $< -o $@
+$(FZ)/libcore.a: $(addprefix $(FZ)/obj/,$(FUZZ_CORE_OBJ))
+	rm -f $@
+	ar rcs $@ $^
+$(addprefix $(FZ)/fuzz-,$(FUZZ_TARGETS)): $(FZ)/fuzz-%: $(addprefix $(FZ)/obj/,$(FUZZ_SRC_OBJ)) $(FZ)/libcore.a $(FZ)/h/fuzz_common.o \
+		$(FZ)/h/fuzz_read.o $(FZ)/h/fuzz_raw.o $(FZ)/h/fuzz_rawprof.o $(FZ)/h/fuzz_profile.o \
+		$(FZ)/h/fuzz_opts.o
+	$(FUZZ_CLANG) -fsanitize=fuzzer -o $@ $(call fuzz_objs,$(FZ)/h,$(FUZZ_MAIN_$*),$*) \
+		$(addprefix $(FZ)/obj/,$(FUZZ_SRC_OBJ)) $(FZ)/libcore.a $(FUZZ_LIBS)
+
+# Regression build: gcc, SANFLAGS, driver.c as main; the sources' objects
+# are the unit tests' ($(B)/san).
+FR := $(B)/fuzz-regress
+$(B)/san/cli/dcprof_main.o: src/cli/dcprof.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTFLAGS) $(SANFLAGS) -Dmain=dcprof_main -c $< -o $@
+$(FR)/h/fuzz_rawprof.o: tests/fuzz/fuzz_raw.c $(FUZZ_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTFLAGS) $(SANFLAGS) $(FUZZ_DEFS) -DFUZZ_THEN_READ -c $< -o $@
+$(FR)/h/%.o: tests/fuzz/%.c $(FUZZ_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTFLAGS) $(SANFLAGS) $(FUZZ_DEFS) -c $< -o $@
+$(addprefix $(FR)/,$(FUZZ_TARGETS)): $(FR)/%: $(addprefix $(B)/san/,$(FUZZ_SRC_OBJ) $(FUZZ_CORE_OBJ)) $(FR)/h/driver.o \
+		$(FR)/h/fuzz_common.o $(FR)/h/fuzz_read.o $(FR)/h/fuzz_raw.o $(FR)/h/fuzz_rawprof.o \
+		$(FR)/h/fuzz_profile.o $(FR)/h/fuzz_opts.o
+	$(CC) $(SANFLAGS) -o $@ $(FR)/h/driver.o $(call fuzz_objs,$(FR)/h,$(FUZZ_MAIN_$*),$*) \
+		$(addprefix $(B)/san/,$(FUZZ_SRC_OBJ) $(FUZZ_CORE_OBJ)) $(FUZZ_LIBS)
+
+# Each corpus through its targets: raw dumps through raw and rawprof.
+fuzz-check: $(addprefix $(FR)/,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+		case $$t in raw|rawprof) c=raw ;; *) c=$$t ;; esac; \
+		n=$$(ls $(FUZZ_CORPUS)/$$c | wc -l); \
+		UBSAN_OPTIONS=print_stacktrace=1 $(FR)/$$t -q $(FUZZ_CORPUS)/$$c 2>$(FR)/$$t.log || \
+			{ tail -n 40 $(FR)/$$t.log; echo "FAIL: fuzz regression $$t (log: $(FR)/$$t.log)"; exit 1; }; \
+		echo "fuzz regression $$t: $$n inputs of $(FUZZ_CORPUS)/$$c, no crash"; \
+	done
 
 clean:
 	rm -rf $(B)

@@ -14,7 +14,10 @@
 #   libc6-dbg             symbols of libc and the dynamic loader, which
 #                         Valgrind uses for its redirections and stack traces
 #   time                  GNU /usr/bin/time for bench/run.sh
-#   clang                 tests of clang-built programs (DWARF 5 hint)
+#   clang                 tests of clang-built programs (DWARF 5 hint), and
+#   libclang-rt-14-dev    make fuzz: the fuzz targets are built with clang's
+#                         libFuzzer, which this package holds (Debian 12's
+#                         clang is version 14); docs/fuzzing.md
 #   openmpi-bin libopenmpi-dev
 #                         the MPI workload and the tests of record under mpirun
 #                         and merge (run as root with --allow-run-as-root)
@@ -28,7 +31,7 @@
 # browser (it drives Debian's /usr/bin/chromium).
 set -eu
 
-PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils clang openmpi-bin libopenmpi-dev chromium nodejs"
+PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 python3 libc6-dbg time binutils clang libclang-rt-14-dev openmpi-bin libopenmpi-dev chromium nodejs"
 BROWSER_DIR=$(cd "$(dirname "$0")/../tests/browser" && pwd)
 
 # playwright-core for the browser tests: only what the lock file names.
