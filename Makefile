@@ -294,7 +294,7 @@ FUZZ_TARGETS  := raw rawprof profile opts
 FUZZ_CC       ?= clang
 FUZZ_CORPUS   := tests/fuzz/corpus
 FUZZ_DEFS     := -DFUZZ_CORPUS='"$(abspath $(FUZZ_CORPUS))"'
-FUZZ_LIBS     := -lsqlite3 -lm -Wl,--wrap=spawn_wait
+FUZZ_LIBS     := $(B)/host/gen/html_assets.o -lsqlite3 -lm -Wl,--wrap=spawn_wait
 FUZZ_HDR      := tests/fuzz/fuzz.h
 FUZZ_SRC_OBJ  := $(filter-out cli/dcprof.o,$(patsubst src/%.c,%.o,$(CLI_SRC))) cli/dcprof_main.o
 # The core goes in as an archive, so only what the front end uses is linked:
@@ -330,7 +330,7 @@ $(FZ)/h/%.o: tests/fuzz/%.c $(FUZZ_HDR)
 $(FZ)/libcore.a: $(addprefix $(FZ)/obj/,$(FUZZ_CORE_OBJ))
 	rm -f $@
 	ar rcs $@ $^
-$(addprefix $(FZ)/fuzz-,$(FUZZ_TARGETS)): $(FZ)/fuzz-%: $(addprefix $(FZ)/obj/,$(FUZZ_SRC_OBJ)) $(FZ)/libcore.a $(FZ)/h/fuzz_common.o \
+$(addprefix $(FZ)/fuzz-,$(FUZZ_TARGETS)): $(FZ)/fuzz-%: $(addprefix $(FZ)/obj/,$(FUZZ_SRC_OBJ)) $(FZ)/libcore.a $(FZ)/h/fuzz_common.o $(B)/host/gen/html_assets.o \
 		$(FZ)/h/fuzz_read.o $(FZ)/h/fuzz_raw.o $(FZ)/h/fuzz_rawprof.o $(FZ)/h/fuzz_profile.o \
 		$(FZ)/h/fuzz_opts.o
 	$(FUZZ_CLANG) -fsanitize=fuzzer -o $@ $(call fuzz_objs,$(FZ)/h,$(FUZZ_MAIN_$*),$*) \
@@ -348,7 +348,7 @@ $(FR)/h/fuzz_rawprof.o: tests/fuzz/fuzz_raw.c $(FUZZ_HDR)
 $(FR)/h/%.o: tests/fuzz/%.c $(FUZZ_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTFLAGS) $(SANFLAGS) $(FUZZ_DEFS) -c $< -o $@
-$(addprefix $(FR)/,$(FUZZ_TARGETS)): $(FR)/%: $(addprefix $(B)/san/,$(FUZZ_SRC_OBJ) $(FUZZ_CORE_OBJ)) $(FR)/h/driver.o \
+$(addprefix $(FR)/,$(FUZZ_TARGETS)): $(FR)/%: $(addprefix $(B)/san/,$(FUZZ_SRC_OBJ) $(FUZZ_CORE_OBJ)) $(FR)/h/driver.o $(B)/host/gen/html_assets.o \
 		$(FR)/h/fuzz_common.o $(FR)/h/fuzz_read.o $(FR)/h/fuzz_raw.o $(FR)/h/fuzz_rawprof.o \
 		$(FR)/h/fuzz_profile.o $(FR)/h/fuzz_opts.o
 	$(CC) $(SANFLAGS) -o $@ $(FR)/h/driver.o $(call fuzz_objs,$(FR)/h,$(FUZZ_MAIN_$*),$*) \

@@ -78,7 +78,10 @@ void *xcalloc(size_t n, size_t size)
 char *xmemdup(const void *p, size_t n)
 {
 	char *s = xmalloc(n + 1);
-	memcpy(s, p, n);
+
+	/* SQLite gives NULL for an empty text or blob. */
+	if (n)
+		memcpy(s, p, n);
 	s[n] = '\0';
 	return s;
 }
