@@ -163,6 +163,27 @@ void fmt_csv_field(struct sbuf *out, const char *s, size_t len)
 	}
 }
 
+void fmt_json_source(struct sbuf *out, const char *str, size_t len)
+{
+	struct sbuf text;
+
+	/* The text form first (fmt_source), then only what JSON needs. */
+	sbuf_init(&text);
+	fmt_source(&text, str, len);
+	sbuf_addc(out, '"');
+	for (size_t i = 0; i < text.len; i++) {
+		char c = text.buf[i];
+		if (c == '"' || c == '\\')
+			sbuf_addc(out, '\\');
+		if (c == '\t')
+			sbuf_adds(out, "\\t");
+		else
+			sbuf_addc(out, c);
+	}
+	sbuf_addc(out, '"');
+	sbuf_release(&text);
+}
+
 void fmt_json_str(struct sbuf *out, const char *str, size_t len)
 {
 	sbuf_addc(out, '"');

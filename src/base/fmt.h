@@ -27,6 +27,9 @@ size_t fmt_text(struct sbuf *out, const char *s, size_t len);
  * (backslashes and tabs too), but other control characters and bytes that
  * are not valid UTF-8 as \xNN, so a line cannot drive the terminal. */
 void fmt_source(struct sbuf *out, const char *s, size_t len);
+/* Appends a source line as a JSON string whose value is fmt_source's text
+ * (tabs as \t). */
+void fmt_json_source(struct sbuf *out, const char *s, size_t len);
 void fmt_csv_field(struct sbuf *out, const char *s, size_t len);
 /* Appends s as a quoted JSON string. */
 void fmt_json_str(struct sbuf *out, const char *s, size_t len);

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -855,6 +856,23 @@ static void expand_pid(struct record *r, pid_t pid)
  * own work is then hidden behind its runtime's waiting. */
 #define SPIN_WARN 0.10
 
+/* Passive OpenMP threads sleep: what libgomp still reads then is the
+ * bookkeeping of its parallel regions and barriers, not spinning. */
+static bool passive(void)
+{
+	const char *v = getenv("OMP_WAIT_POLICY");
+	return v && !strcasecmp(v, "passive");
+}
+
+static bool is_openmp(const char *object)
+{
+	const char *base = strrchr(object, '/');
+
+	base = base ? base + 1 : object;
+	return !strncmp(base, "libgomp", 7) || !strncmp(base, "libomp", 6) ||
+	       !strncmp(base, "libiomp", 7);
+}
+
 static void warn_spin(const char *path)
 {
 	struct profile p;
@@ -865,7 +883,8 @@ static void warn_spin(const char *path)
 	if (profile_open(&p, path, err, sizeof err))
 		return;
 	sbuf_init(&obj);
-	if (spin_share(&p, &share, &obj, err, sizeof err) == 0 && share > SPIN_WARN) {
+	if (spin_share(&p, &share, &obj, err, sizeof err) == 0 && share > SPIN_WARN &&
+	    !(is_openmp(obj.buf) && passive())) {
 		const char *base = strrchr(obj.buf, '/');
 		err_note("warning: %.1f %% of the data accesses in %s were made by %s: threads"
 			 " spin-waiting in the runtime, which under the engine run one at a time"

@@ -329,7 +329,7 @@ void annotate_json(struct sbuf *out, const struct annot *a, const struct annot_f
 			size_t len;
 
 			source_line(src, (size_t)l->line, &text, &len);
-			fmt_json_str(out, text, len);
+			fmt_json_source(out, text, len);
 		} else {
 			sbuf_adds(out, "null");
 		}

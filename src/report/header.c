@@ -117,16 +117,16 @@ void header_text(struct sbuf *out, const struct profile *p, const struct header 
 
 	header_text_line(out, "program:", h->program.buf, h->program.len);
 	header_text_line(out, "command:", h->command.buf, h->command.len);
-	if (h->has_rank || h->has_host) {
-		sbuf_addf(out, "%-10s", "process:");
-		if (h->has_rank) {
-			sbuf_adds(out, "rank ");
-			fmt_text(out, h->rank.buf, h->rank.len);
-			sbuf_adds(out, h->has_host ? " on " : "");
-		}
-		if (h->has_host)
+	if (h->has_rank) {
+		sbuf_addf(out, "%-10srank ", "process:");
+		fmt_text(out, h->rank.buf, h->rank.len);
+		if (h->has_host) {
+			sbuf_adds(out, " on ");
 			fmt_text(out, h->host.buf, h->host.len);
+		}
 		sbuf_addc(out, '\n');
+	} else if (h->has_host) {
+		header_text_line(out, "host:", h->host.buf, h->host.len);
 	}
 	sbuf_addf(out, "%-10s%s", "status:", complete ? "complete" : "INCOMPLETE");
 	if (!complete && h->has_reason) {

@@ -74,6 +74,65 @@ static void pad(struct sbuf *out, size_t n)
 		sbuf_addc(out, ' ');
 }
 
+struct shown {
+	const struct rendered *x;
+	const struct cell *c;
+	size_t row;
+};
+
+static int cmp_shown(const void *a, const void *b)
+{
+	const struct shown *p = a, *q = b;
+	size_t n = p->x->text.len < q->x->text.len ? p->x->text.len : q->x->text.len;
+	int d = memcmp(p->x->text.buf, q->x->text.buf, n);
+
+	if (d)
+		return d;
+	return p->x->text.len < q->x->text.len ? -1 : p->x->text.len > q->x->text.len;
+}
+
+/* Names that differ but were shortened alike (shorten.h) are shown in
+ * full, so two rows never read the same. */
+static void unshorten_collisions(const struct table *t, struct rendered *r, size_t nrows,
+				 size_t ncols, const int *vis, size_t *width)
+{
+	size_t body = nrows - 1 - t->has_total;
+	struct shown *sh;
+
+	if (body < 2)
+		return;
+	sh = xcalloc(body, sizeof *sh);
+	for (size_t k = 0; k < ncols; k++) {
+		if (t->cols[vis[k]].type != COL_STR)
+			continue;
+		for (size_t i = 0; i < body; i++) {
+			sh[i].x = &r[(i + 1) * ncols + k];
+			sh[i].c = &table_row(t, i)[vis[k]];
+			sh[i].row = i + 1;
+		}
+		qsort(sh, body, sizeof *sh, cmp_shown);
+		/* each run of rows that show alike: in full if their names differ */
+		for (size_t a = 0, b; a < body; a = b) {
+			bool differ = false;
+
+			for (b = a + 1; b < body && !cmp_shown(&sh[a], &sh[b]); b++)
+				differ |= sh[a].c->null || sh[b].c->null || sh[a].c->len != sh[b].c->len ||
+					  memcmp(sh[a].c->s, sh[b].c->s, sh[a].c->len);
+			for (size_t j = a; differ && j < b; j++) {
+				struct rendered *x = &r[sh[j].row * ncols + k];
+
+				if (sh[j].c->null || sh[j].c->len <= SHORTEN_MAX)
+					continue;
+				sbuf_reset(&x->text);
+				x->width = fmt_text(&x->text, sh[j].c->s, sh[j].c->len);
+				if (x->width > width[k])
+					width[k] = x->width;
+			}
+		}
+	}
+	free(sh);
+}
+
 void render_table_text(FILE *f, const struct table *t, size_t limit)
 {
 	size_t nrows = shown_rows(t, limit) + 1 + t->has_total;
@@ -110,6 +169,7 @@ void render_table_text(FILE *f, const struct table *t, size_t limit)
 				width[k] = x->width;
 		}
 	}
+	unshorten_collisions(t, r, nrows, ncols, vis, width);
 	sbuf_init(&line);
 	for (size_t i = 0; i < nrows; i++) {
 		sbuf_reset(&line);

@@ -33,7 +33,7 @@ static void drop_templates(struct sbuf *out, const char *s, size_t len)
 	while (i < len) {
 		size_t end;
 
-		if (s[i] != '<' || ends_with(s, i, "operator") ||
+		if (s[i] != '<' || ends_with(s, i, "operator") || (i > 0 && s[i - 1] == ' ') ||
 		    (i > 0 && s[i - 1] == '<') || (i + 1 < len && (s[i + 1] == '<' || s[i + 1] == '=')) ||
 		    (end = closing(s, len, i)) == len) {
 			sbuf_addc(out, s[i++]);
@@ -42,6 +42,72 @@ static void drop_templates(struct sbuf *out, const char *s, size_t len)
 		sbuf_adds(out, "<" ELLIPSIS ">");
 		i = end + 1;
 	}
+}
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '>';
+}
+
+/* The index of the ')' that closes the '(' at i, or len if none. */
+static size_t closing_paren(const char *s, size_t len, size_t i)
+{
+	int depth = 0;
+
+	for (; i < len; i++) {
+		if (s[i] == '(')
+			depth++;
+		else if (s[i] == ')' && --depth == 0)
+			return i;
+	}
+	return len;
+}
+
+/* A parameter list -- "(" right after a name, f(int, double*) -- becomes
+ * "(…)"; a "(file.c:12)" after a space, or "(anonymous namespace)", stays. */
+static void drop_params(struct sbuf *sb)
+{
+	struct sbuf out;
+	size_t i = 0;
+
+	sbuf_init(&out);
+	while (i < sb->len) {
+		size_t end;
+
+		if (sb->buf[i] != '(' || i == 0 || !ident_char(sb->buf[i - 1]) ||
+		    ends_with(sb->buf, i, "operator") ||
+		    (end = closing_paren(sb->buf, sb->len, i)) == sb->len || end == i + 1) {
+			sbuf_addc(&out, sb->buf[i++]);
+			continue;
+		}
+		sbuf_adds(&out, "(" ELLIPSIS ")");
+		i = end + 1;
+	}
+	sbuf_reset(sb);
+	sbuf_add(sb, out.buf, out.len);
+	sbuf_release(&out);
+}
+
+/* An allocation path "f (a.c:3) < g < main" keeps its first frames: the
+ * allocating code tells buckets apart, the outer callers less. */
+static void drop_outer_frames(struct sbuf *sb)
+{
+#define FRAME_SEP " < "
+	size_t keep = 0;
+
+	for (size_t i = 0; i + 3 <= sb->len; i++) {
+		if (memcmp(sb->buf + i, FRAME_SEP, 3))
+			continue;
+		if (i + strlen(FRAME_SEP ELLIPSIS) > SHORTEN_MAX)
+			break;
+		keep = i;
+	}
+	if (!keep)
+		return;
+	sb->len = keep;
+	sbuf_adds(sb, FRAME_SEP ELLIPSIS);
+#undef FRAME_SEP
 }
 
 /* Removes ".constprop.N", ".isra.N", ".part.N" and ".cold" wherever they
@@ -90,7 +156,11 @@ void shorten_name(struct sbuf *out, const char *name, size_t len)
 	sbuf_init(&s);
 	drop_templates(&s, name, len);
 	if (s.len > SHORTEN_MAX)
+		drop_params(&s);
+	if (s.len > SHORTEN_MAX)
 		drop_clones(&s);
+	if (s.len > SHORTEN_MAX)
+		drop_outer_frames(&s);
 	if (s.len <= SHORTEN_MAX) {
 		sbuf_add(out, s.buf, s.len);
 		sbuf_release(&s);

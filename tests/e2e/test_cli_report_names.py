@@ -14,7 +14,8 @@ FIXTURE = os.path.join(ROOT, "tests", "e2e", "fixtures", "two_level.raw")
 VEC = ("std::vector<double, std::allocator<double> >::_M_default_append"
        "-Domain::Domain(int, int, int, int, int, int, int, int)-main")
 CLONE = "std::_Hashtable<int, std::pair<int const, double>, std::allocator<std::pair<int const," \
-        " double> > >::_M_rehash_aux_for_unique_keys.constprop.0.isra.0"
+        " double> > >::_M_rehash_aux_for_unique_keys(unsigned long, std::integral_constant<bool," \
+        " true>).constprop.0.isra.0"
 LONG = "a_" + "very_" * 30 + "long_name"
 
 
@@ -42,19 +43,16 @@ class LongNames(TmpDirTest):
     def test_text_shortened(self):
         db = self.profile()
         out = self.report(db)
-        # Without its template arguments VEC is still 95 bytes, so it keeps
-        # 60 bytes: the first 28 (std::vector<…> counts 3 for "…"), "…",
-        # and the last 31.
-        short = "std::vector<…>::_M_default_append-Domain::Domain(int, int, int, int," \
-                " int, int, int, int)-main".encode()
-        self.assertEqual(len(short), 95)
-        self.assertIn((short[:28] + "…".encode() + short[-31:]).decode(), out)
-        # LONG (162 bytes, no templates): the first 28, "…", the last 31.
-        self.assertIn(LONG[:28] + "…" + LONG[-31:], out)
+        # Without template arguments and parameter lists VEC fits in 72
+        # bytes (shorten.h).
+        self.assertIn("std::vector<…>::_M_default_append-Domain::Domain(…)-main ", out)
+        # LONG (162 bytes, none of those): the first 34, "…", the last 37.
+        self.assertIn(LONG[:34] + "…" + LONG[-37:], out)
         self.assertNotIn(LONG, out)
         fn = self.report(db, "--by", "function")
-        # 70 bytes without template arguments, 51 without the clone suffixes
-        self.assertIn("std::_Hashtable<…>::_M_rehash_aux_for_unique_keys ", fn)
+        # 73 bytes without template arguments and parameters, 54 without
+        # the clone suffixes
+        self.assertIn("std::_Hashtable<…>::_M_rehash_aux_for_unique_keys(…) ", fn)
         self.assertNotIn("constprop", fn)
         for line in out.splitlines() + fn.splitlines():
             self.assertLess(len(line), 300, line)
