@@ -111,6 +111,33 @@ class DiskFull(TmpDirTest):
         with open(target, "rb") as f, open(full, "rb") as g:
             self.assertEqual(f.read(), g.read())
 
+    def test_merge_each_page(self):
+        """dcprof merge of two profiles (two finalizes of one dump), the disk
+        filling at each 64 KiB page of the merged profile."""
+        ins = []
+        for k in range(2):
+            db = self.path("in%d.db" % k)
+            subprocess.run([DCPROF, "finalize", "-q", os.path.join(FIXTURES, "sampled_evict.raw"),
+                            "-o", db], check=True)
+            ins.append(db)
+        full = self.path("full.db")
+        r = subprocess.run([DCPROF, "merge", "-q", "--force"] + ins + ["-o", full])
+        self.assertEqual(r.returncode, 0)
+        size = os.path.getsize(full)
+        target = os.path.join(self.out_dir(), "m.db")
+        for limit in list(range(0, size, PAGE)) + [size - 1]:
+            self.previous(target)
+            r = run_limited([DCPROF, "merge", "--force"] + ins + ["-o", target], limit)
+            what = "merge, limit %d of %d" % (limit, size)
+            self.assertEqual(r.returncode, 2, what + ": " + r.stderr)
+            self.one_line_error(r, what)
+            self.assertEqual(len(r.stderr.splitlines()), 1, what + ": " + r.stderr)
+            self.assert_untouched(target, r, what)
+        r = run_limited([DCPROF, "merge", "-q", "--force"] + ins + ["-o", target], size)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(query(target, "SELECT SUM(Dr) FROM cost"),
+                         query(full, "SELECT SUM(Dr) FROM cost"))
+
     def test_record_keeps_the_run(self):
         """The program ran to its end: its exit status is passed through,
         the raw dump is kept, and the printed finalize command writes the
