@@ -69,10 +69,18 @@ struct merge {
 	bool traces_dropped;
 };
 
+/* A failed write (full disk, file size limit) is the output's; anything
+ * else is the input's that was being merged. */
 static int sql_fail(struct merge *m, const char *path)
 {
-	snprintf(m->err, m->errlen, "cannot merge '%s' into '%s': %s", path, m->out,
-		 sqlite3_errmsg(m->db));
+	int code = sqlite3_errcode(m->db) & 0xff;
+
+	if (path == m->out || code == SQLITE_IOERR || code == SQLITE_FULL)
+		snprintf(m->err, m->errlen, "cannot write '%s': %s", m->out,
+			 sqlite3_errmsg(m->db));
+	else
+		snprintf(m->err, m->errlen, "cannot merge '%s' into '%s': %s", path, m->out,
+			 sqlite3_errmsg(m->db));
 	return -1;
 }
 
