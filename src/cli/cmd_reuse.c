@@ -452,7 +452,8 @@ static int pairs_table(struct profile *p, struct table *t, bool sampled)
 			cell_set_real(&row[ms], sqlite3_column_double(st, 7) / n);
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
 			cell_set_real(&row[mt], sqlite3_column_double(st, 8) / n);
-		t->total[count].i += row[count].i;
+		/* crafted counts saturate (base/num.h) */
+		t->total[count].i = num_add(t->total[count].i, row[count].i, NULL);
 	}
 	sqlite3_finalize(st);
 	sbuf_release(&sb);
