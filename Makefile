@@ -183,6 +183,13 @@ $(B)/w/calls_plt: tests/workloads/calls_plt.c $(B)/w/libcalls_plt.so
 $(B)/w/libcalls_plt.so: tests/workloads/parts/calls_plt_lib.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -shared -fPIC -o $@ $<
+# nosym calls a library whose loop is a static function; its tests strip a
+# copy of the library (code without symbols).
+$(B)/w/nosym: tests/workloads/nosym.c $(B)/w/libnosym.so
+	$(CC) -O2 -g -o $@ $< -L$(B)/w -lnosym -Wl,-rpath,'$$ORIGIN'
+$(B)/w/libnosym.so: tests/workloads/parts/nosym_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -shared -fPIC -o $@ $<
 # omp_spin runs two OpenMP threads (libgomp), built as users build.
 $(B)/w/omp_spin: tests/workloads/omp_spin.c
 	@mkdir -p $(dir $@)

@@ -148,10 +148,15 @@ static struct cell *row_for(struct table *t, struct index *x, const struct incl_
 static void arcs_sql(struct sbuf *sql, struct profile *p, const char *table, const char *end,
 		     const struct view_opts *o, const char *cols, bool level)
 {
-	struct sbuf group, key;
+	struct sbuf group, key, filter;
 
 	sbuf_init(&group);
 	sbuf_init(&key);
+	sbuf_init(&filter);
+	if (o->function) {
+		sbuf_adds(&filter, " AND ");
+		view_fn_filter_sql(&filter, p, "l", "?1");
+	}
 	/* The function and file as the function view shows them. */
 	view_fn_sql(&key, p, "l");
 	sbuf_adds(&key, ", ");
@@ -160,10 +165,26 @@ static void arcs_sql(struct sbuf *sql, struct profile *p, const char *table, con
 		sbuf_adds(&group, "a.thread");
 	if (level)
 		sbuf_adds(&group, group.len ? ", a.level" : "a.level");
+	/* A call whose callee shows as the caller's own row (recursion, or
+	 * code without symbols calling code without symbols in one object:
+	 * one "??? (object)" row) adds nothing: the callee's costs are the
+	 * row's self costs and its calls' arcs already. */
+	if (!strcmp(end, "site")) {
+		sbuf_adds(&filter, " AND NOT (");
+		view_fn_sql(&filter, p, "l");
+		sbuf_adds(&filter, " = ");
+		view_fn_sql(&filter, p, "cl");
+		sbuf_adds(&filter, " AND ");
+		view_file_sql(&filter, p, "l");
+		sbuf_adds(&filter, " = ");
+		view_file_sql(&filter, p, "cl");
+		sbuf_adds(&filter, ")");
+	}
 	sbuf_addf(sql, "SELECT %s%s%s, %s FROM %s a"
-		  " JOIN location l ON l.id = a.%s WHERE a.kind = 'call'%s"
+		  " JOIN location l ON l.id = a.%s JOIN location cl ON cl.id = a.callee"
+		  " WHERE a.kind = 'call'%s"
 		  " GROUP BY %s%s%s", key.buf, group.len ? ", " : "", group.buf, cols,
-		  table, end, o->function ? " AND l.function = ?1" : "", key.buf,
+		  table, end, filter.len ? filter.buf : "", key.buf,
 		  group.len ? ", " : "", group.buf);
 	if (!o->function && !strcmp(end, "site"))
 		sbuf_addf(sql, " UNION ALL SELECT '" ROOT "', ''%s%s, %s FROM %s a"
@@ -171,6 +192,7 @@ static void arcs_sql(struct sbuf *sql, struct profile *p, const char *table, con
 			  table, group.len ? " GROUP BY " : "", group.buf);
 	sbuf_release(&group);
 	sbuf_release(&key);
+	sbuf_release(&filter);
 }
 
 static int prepare(struct profile *p, const struct view_opts *o, const char *sql,

@@ -161,7 +161,13 @@ int view_check_filters(struct profile *p, const struct view_opts *o, char *err, 
 			goto fail;
 	}
 	if (o->function) {
-		rc = exists(p, "SELECT 1 FROM location WHERE function = ?1", o->function);
+		struct sbuf sql;
+
+		sbuf_init(&sql);
+		sbuf_adds(&sql, "SELECT 1 FROM location l WHERE ");
+		view_fn_filter_sql(&sql, p, "l", "?1");
+		rc = exists(p, sql.buf, o->function);
+		sbuf_release(&sql);
 		if (rc == 0)
 			snprintf(err, errlen, "no function named '%s'", o->function);
 		if (rc <= 0)
@@ -238,14 +244,38 @@ void view_file_sql(struct sbuf *sb, struct profile *p, const char *a)
 	sqlite3_free(q);
 }
 
+/* The base name of a.object: what follows its last '/' (rtrim takes off
+ * the characters that are not '/'). */
+static void object_base_sql(struct sbuf *sb, const char *a)
+{
+	sbuf_addf(sb, "substr(%s.object, length(rtrim(%s.object, replace(%s.object, '/', ''))) + 1)",
+		  a, a, a);
+}
+
 void view_fn_sql(struct sbuf *sb, const struct profile *p, const char *a)
 {
-	if (p->version < 6) {
-		sbuf_addf(sb, "%s.function", a);
-		return;
-	}
-	sbuf_addf(sb, "(%s.function || CASE WHEN COALESCE(%s.inlined_into, '') <> ''"
-		  " THEN ' [inlined into ' || %s.inlined_into || ']' ELSE '' END)", a, a, a);
+	/* Code without a symbol is "??? (object)", as Cachegrind names it,
+	 * one function per object; the preloads' functions carry their
+	 * object too, so they never read as the program's (cli.md). */
+	sbuf_addf(sb, "(CASE WHEN COALESCE(%s.function, '') = '' THEN"
+		  " CASE WHEN COALESCE(%s.object, '') = '' THEN '?\?\?' ELSE '??? (' || ", a, a);
+	object_base_sql(sb, a);
+	sbuf_addf(sb, " || ')' END WHEN %s.object LIKE '%%/vgpreload!_%%' ESCAPE '!'"
+		  " THEN %s.function || ' (' || ", a, a);
+	object_base_sql(sb, a);
+	sbuf_addf(sb, " || ')' ELSE %s.function", a);
+	if (p->version >= 6)
+		sbuf_addf(sb, " || CASE WHEN COALESCE(%s.inlined_into, '') <> ''"
+			  " THEN ' [inlined into ' || %s.inlined_into || ']' ELSE '' END", a, a);
+	sbuf_adds(sb, " END)");
+}
+
+void view_fn_filter_sql(struct sbuf *sb, const struct profile *p, const char *a,
+			const char *param)
+{
+	sbuf_addf(sb, "(%s.function = %s OR ", a, param);
+	view_fn_sql(sb, p, a);
+	sbuf_addf(sb, " = %s)", param);
 }
 
 void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct sbuf *sel,
@@ -282,10 +312,13 @@ void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct 
 		c = table_add_col(t, "line", NULL, COL_INT, true);
 		t->cols[c].show = SHOW_MACHINE;
 		table_add_col(t, "function", NULL, COL_STR, true);
-		sbuf_addf(&s, "%s || ':' || l.line, %s, l.line, %s", file.buf, file.buf, fn.buf);
+		/* Line 0 (the code has no line) is the function's "file:?"
+		 * row, its line null (cli.md). */
+		sbuf_addf(&s, "%s || ':' || CASE WHEN l.line > 0 THEN l.line ELSE '?' END, %s,"
+			  " CASE WHEN l.line > 0 THEN l.line END, %s", file.buf, file.buf, fn.buf);
 		add_sql(sel, s.buf);
 		sbuf_reset(&s);
-		sbuf_addf(&s, "%s, l.line, %s", file.buf, fn.buf);
+		sbuf_addf(&s, "%s, MAX(l.line, 0), %s", file.buf, fn.buf);
 		add_sql(group, s.buf);
 	}
 	sbuf_release(&fn);
@@ -296,9 +329,10 @@ void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct 
 void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_stmt *st)
 {
 	for (int j = 0; j < nkeys; j++) {
-		if (t->cols[j].type == COL_INT)
-			cell_set_int(&row[j], sqlite3_column_int64(st, j));
-		else
+		if (t->cols[j].type == COL_INT) {
+			if (sqlite3_column_type(st, j) != SQLITE_NULL)
+				cell_set_int(&row[j], sqlite3_column_int64(st, j));
+		} else
 			set_text(&row[j], st, j);
 	}
 	/* The file:line of an unknown file says so; the file follows it. */
@@ -379,8 +413,10 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 		  " JOIN location l ON l.id = c.location WHERE 1", cost_table(o->sampled));
 	if (o->object)
 		sbuf_adds(&sql, " AND b.name = ?1");
-	if (o->function)
-		sbuf_adds(&sql, " AND l.function = ?2");
+	if (o->function) {
+		sbuf_adds(&sql, " AND ");
+		view_fn_filter_sql(&sql, p, "l", "?2");
+	}
 	sbuf_addf(&sql, " GROUP BY %s", group.buf);
 	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
 	if (rc != SQLITE_OK)

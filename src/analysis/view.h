@@ -66,13 +66,23 @@ void view_json_filters(struct sbuf *out, const struct view_opts *o);
 /* Adds the key columns of an object, function or line view (bucket, kind;
  * function, file; file:line (text only), file, line, function) to t, and
  * appends the SQL expressions that fill them (aliases b = bucket, l =
- * location) to sel and their GROUP BY terms to group, comma-separated. */
+ * location) to sel and their GROUP BY terms to group, comma-separated.
+ * In the line view code without a line (line 0) is one row per file and
+ * function, "FILE:?" with a null line. */
 void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct sbuf *sel,
 		   struct sbuf *group);
 /* Appends the SQL of the function name code views show for location
  * alias a: the function, with " [inlined into CALLER]" when the code is
- * inlined (schema version 6; docs/cli.md). */
+ * inlined (schema version 6); "??? (OBJECT)" for code without a symbol
+ * (OBJECT: the base name of location.object; "???" without one); and
+ * "FUNCTION (OBJECT)" for code in Valgrind's preloads (vgpreload_*;
+ * docs/cli.md, "Code locations"). */
 void view_fn_sql(struct sbuf *sb, const struct profile *p, const char *a);
+/* Appends an SQL condition: location alias a is the function the SQL
+ * parameter param names (--function), by its recorded name or the name
+ * view_fn_sql shows. */
+void view_fn_filter_sql(struct sbuf *sb, const struct profile *p, const char *a,
+			const char *param);
 /* Appends the SQL of the source file reports show for location alias a:
  * relative to the profile's source root (view_src_root), else as
  * recorded. */
@@ -82,7 +92,8 @@ void view_file_sql(struct sbuf *sb, struct profile *p, const char *a);
  * paths), with its trailing '/'; NULL when there is none or it is "/". */
 const char *view_src_root(struct profile *p);
 /* Fills the first nkeys cells of row from the first columns of st, the
- * way view_add_keys laid them out (an unknown file's file:line is "??"). */
+ * way view_add_keys laid them out (an unknown file's file:line is "??"; a
+ * NULL integer, the line of code without one, stays null). */
 void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_stmt *st);
 /* --object and --function must name something in the profile: "no bucket
  * named 'X'" or "no function named 'X'" in err otherwise. */

@@ -13,7 +13,13 @@
  *  - Names are compressed: "(id) name" the first time, "(id)" later.
  *    Program-supplied names are escaped as in text output (control bytes,
  *    backslash and invalid UTF-8 as \xNN), so a name cannot break a line.
- *    An unknown function or file is "???".
+ *    An unknown file is "???"; functions are named as report names them
+ *    (view_fn_sql): code without a symbol is "??? (object)", one function
+ *    per object, so KCachegrind does not merge every object's unknown
+ *    code into one function.
+ *  - Code without a line (line 0 in the profile) is line 0 here, Callgrind's
+ *    own "unknown line": callgrind_annotate counts it for the function and
+ *    leaves it out of the annotated source.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -394,13 +400,19 @@ static void write_cost(struct writer *w, const struct row *r, const char *fn_fl,
 
 static void write_call(struct writer *w, const struct row *r, const char *fn_fl, int n)
 {
+	static const int64_t none[MAX_EVENTS];
+
 	switch_file(w, r, fn_fl);
 	if (strcmp(r->cob, r->ob))
 		put_name(w->out, "cob", &w->ob, r->cob, strlen(r->cob), NULL);
 	put_name(w->out, "cfi", &w->fl, r->cfl, strlen(r->cfl), NULL);
 	put_name(w->out, "cfn", &w->fn, r->cfn, strlen(r->cfn), NULL);
 	sbuf_addf(w->out, "calls=%lld %lld\n", (long long)r->count, (long long)r->cline);
-	put_costs(w->out, r->line, r->v, n);
+	/* A call into the same function (recursion, or code without symbols
+	 * calling code without symbols of its object: one "??? (object)")
+	 * carries no cost: the callee's is the function's own already, and
+	 * callgrind_annotate would count it twice (as report --inclusive). */
+	put_costs(w->out, r->line, strcmp(r->cob, r->ob) || strcmp(r->cfn, r->fn) ? r->v : none, n);
 }
 
 /* The cost lines of every function, each followed by its calls (not with

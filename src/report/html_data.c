@@ -222,20 +222,28 @@ static int read_details(struct hd *d, bool lines, struct drow **out, size_t *n)
 	size_t cap = 0;
 	struct sbuf sql;
 	sqlite3_stmt *st;
-	const char *keys = lines ? "l.file, l.function, l.line" : "l.function, l.file, 0";
-	const char *group = lines ? keys : "l.function, l.file";
+	struct sbuf keys;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
+	/* Functions as report names them ("??? (object)" for code without
+	 * symbols); line 0 (no line) as 0, written null. */
+	sbuf_init(&keys);
+	view_fn_sql(&keys, p, "l");
+	if (lines)
+		sbuf_adds(&keys, ", l.file, MAX(l.line, 0)");
+	else
+		sbuf_adds(&keys, ", l.file, 0");
 	sbuf_init(&sql);
-	sbuf_addf(&sql, "SELECT b.name, b.kind, %s, SUM(c.Lat), SUM(c.Dr), SUM(c.Dw)", keys);
+	sbuf_addf(&sql, "SELECT b.name, b.kind, %s, SUM(c.Lat), SUM(c.Dr), SUM(c.Dw)", keys.buf);
 	for (int k = 1; k <= p->nlevels; k++)
 		sbuf_addf(&sql, ", SUM(c.D%dmr), SUM(c.D%dmw)", k, k);
 	sbuf_addf(&sql, " FROM cost c JOIN bucket b ON b.id = c.bucket"
-		  " JOIN location l ON l.id = c.location GROUP BY b.name, b.kind, %s", group);
+		  " JOIN location l ON l.id = c.location GROUP BY b.name, b.kind, 3, 4, 5");
 	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);
 	sbuf_release(&sql);
+	sbuf_release(&keys);
 	if (rc != SQLITE_OK)
 		return read_error(d);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -259,8 +267,9 @@ static int read_details(struct hd *d, bool lines, struct drow **out, size_t *n)
 		}
 		r = &(*out)[(*n)++];
 		r->bucket = found->row;
-		r->k[0] = col_dup(st, 2, &r->klen[0]);
-		r->k[1] = col_dup(st, 3, &r->klen[1]);
+		/* lines: file, function; functions: function, file */
+		r->k[lines ? 1 : 0] = col_dup(st, 2, &r->klen[lines ? 1 : 0]);
+		r->k[lines ? 0 : 1] = col_dup(st, 3, &r->klen[lines ? 0 : 1]);
 		r->line = sqlite3_column_int64(st, 4);
 		for (int i = 0; i < d->nv; i++)
 			r->v[i] = sqlite3_column_int64(st, 5 + i);
@@ -290,7 +299,10 @@ static void json_drow(struct hd *d, const struct drow *r, bool lines)
 	if (lines) {
 		sbuf_adds(out, "{\"file\":");
 		fmt_json_str(out, r->k[0], r->klen[0]);
-		sbuf_addf(out, ",\"line\":%lld,\"function\":", (long long)r->line);
+		if (r->line > 0)
+			sbuf_addf(out, ",\"line\":%lld,\"function\":", (long long)r->line);
+		else
+			sbuf_adds(out, ",\"line\":null,\"function\":");
 		fmt_json_str(out, r->k[1], r->klen[1]);
 	} else {
 		sbuf_adds(out, "{\"function\":");
@@ -373,6 +385,8 @@ static int add_hot(struct hd *d, struct table *t)
 	for (size_t i = 0; i < n; i++) {
 		const struct cell *row = table_row(t, i);
 
+		if (row[line].null)
+			continue;       /* no line: nothing to show around it */
 		for (int64_t k = -d->o->context; k <= d->o->context; k++)
 			add_ref(d, row[file].s, row[file].len, row[line].i + k);
 	}

@@ -465,7 +465,8 @@
 			{ name: 'location', label: 'file:line', type: 'str',
 			  value: function (x) { return (x.file || '??') + ':' + String(1e9 + x.line); },
 			  cell: function (x) {
-				  return el('td', { 'class': 'mono' }, x.file ? x.file + ':' + x.line : '??');
+				  return el('td', { 'class': 'mono' },
+					    x.file ? x.file + ':' + (x.line === null ? '?' : x.line) : '??');
 			  } },
 			{ name: 'function', label: 'function', type: 'str',
 			  cell: function (x) { return el('td', { 'class': 'mono' }, x.function || '??'); } }

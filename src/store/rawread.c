@@ -322,7 +322,8 @@ static int rec_memory(struct reader *r)
 	return 0;
 }
 
-static const char *const kinds[] = { "global", "heap", "user", "stack", "mmap", "unknown" };
+static const char *const kinds[] = { "global", "heap", "user", "stack", "mmap", "unknown",
+				      "tool" };
 
 static int rec_bucket(struct reader *r)
 {

@@ -100,7 +100,7 @@ class Sampled(CliTest):
         doc = self.json("--sampled", "--by", "function")
         self.assertEqual([(r["function"], r["file"], r["MissLat"]) for r in doc["rows"]],
                          [("main", "a.c", 841000), ("init", "a.c", 74000),
-                          ("walk", "b.c", 28000), ("", "", 15400)])
+                          ("walk", "b.c", 28000), ("???", "", 15400)])
 
     def test_text(self):
         out = self.run_dcprof("report", self.db, "--sampled")

@@ -47,7 +47,8 @@
  *    no object contains an address: anonymous memory is bucket
  *    "<mmap:f-g-h>", named after the code that mapped it; a file mapping is
  *    "<file:NAME>" — for shared libraries that is their data not covered by
- *    a symbol (string constants, tables of the library's own).
+ *    a symbol (string constants, tables of the library's own) —, except
+ *    Valgrind's and dcprof's preloads, which are "<valgrind>" (kind tool).
  *  - munmap removes every object that starts inside the unmapped range,
  *    and every module whose span starts there.
  */
@@ -133,6 +134,15 @@ static void bucket_drop(UInt bucket, ULong size)
 
 	b->live--;
 	b->live_bytes -= size;
+}
+
+/* Valgrind's and dcprof's preloaded objects (vgpreload_core,
+ * vgpreload_dcprof): the dynamic linker reads and relocates them at
+ * start-up, real accesses (Cachegrind counts them too), but to the tool's
+ * data, not the program's: they all go to one bucket, <valgrind>. */
+static Bool is_tool_file(const HChar *path)
+{
+	return VG_(strncmp)(dc_basename(path), "vgpreload_", 10) == 0;
 }
 
 static Int open_file(const HChar *path, SizeT *size)
@@ -311,8 +321,9 @@ static void register_globals(struct module *m)
 	UChar *img;
 	SizeT len;
 
-	/* Valgrind's own preloads are not the program's. */
-	if (VG_(strstr)(m->path, "/vgpreload_"))
+	/* Valgrind's own preloads are not the program's: their data is all
+	 * <valgrind> (add_region). */
+	if (is_tool_file(m->path))
 		return;
 	img = read_file(m->path, &len);
 	if (!img)
@@ -585,11 +596,15 @@ static Bool is_mmap_fn(const HChar *fn)
 static void add_region(Addr a, SizeT len, ThreadId tid)
 {
 	HChar chain[512], name[600];
+	UChar kind = DC_K_MMAP;
 	struct dc_obj *o;
 	NSegment const *seg = VG_(am_find_nsegment)(a);
 	const HChar *file = seg && seg->kind == SkFileC ? VG_(am_get_filename)(seg) : NULL;
 
-	if (file) {
+	if (file && is_tool_file(file)) {
+		kind = DC_K_TOOL;
+		VG_(snprintf)(name, sizeof name, "<valgrind>");
+	} else if (file) {
 		VG_(snprintf)(name, sizeof name, "<file:%s>", dc_basename(file));
 	} else if (tid != VG_INVALID_THREADID) {
 		dc_chain_name(tid, 3, False, is_mmap_fn, chain, sizeof chain);
@@ -601,8 +616,8 @@ static void add_region(Addr a, SizeT len, ThreadId tid)
 	o->lo = a;
 	o->hi = a + len;
 	o->alloc_size = len;
-	o->kind = DC_K_MMAP;
-	o->bucket = dc_bucket_get(name, DC_K_MMAP);
+	o->kind = kind;
+	o->bucket = dc_bucket_get(name, kind);
 	/* A mapping placed inside an earlier one (ld.so maps a library whole,
 	 * then its segments over it) keeps the earlier, whole-object name. */
 	if (dc_objmap_insert(&dc.regions, o) != 0) {

@@ -23,7 +23,7 @@
 #include "engine/valgrind/dc_tool.h"
 
 const char *const dc_kind_name[DC_K_NKINDS] = {
-	"global", "heap", "user", "stack", "mmap", "unknown"
+	"global", "heap", "user", "stack", "mmap", "unknown", "tool"
 };
 
 struct loc {

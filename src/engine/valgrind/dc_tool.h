@@ -26,8 +26,10 @@
 #include "core/trace.h"
 #include "core/blockset.h"
 
-/* Object kinds (struct dc_obj.kind) and the bucket kind names they map to. */
-enum { DC_K_GLOBAL, DC_K_HEAP, DC_K_USER, DC_K_STACK, DC_K_MMAP, DC_K_UNKNOWN, DC_K_NKINDS };
+/* Object kinds (struct dc_obj.kind) and the bucket kind names they map to;
+ * DC_K_TOOL: Valgrind's and dcprof's preloaded objects (bucket <valgrind>). */
+enum { DC_K_GLOBAL, DC_K_HEAP, DC_K_USER, DC_K_STACK, DC_K_MMAP, DC_K_UNKNOWN, DC_K_TOOL,
+       DC_K_NKINDS };
 extern const char *const dc_kind_name[DC_K_NKINDS];
 
 /* One static memory-access event, built at instrumentation time.  The
