@@ -123,7 +123,7 @@ static void one_file(struct sbuf *out, const struct html_lineref *refs, size_t n
 		if (len > LINE_MAX_BYTES)
 			len = LINE_MAX_BYTES;
 		sbuf_addf(out, "%s\"%lld\":", shown++ ? "," : "", (long long)lineno);
-		fmt_json_str(out, line, (size_t)len);
+		fmt_json_source(out, line, (size_t)len);
 	}
 	sbuf_adds(out, "},\"nlines\":");
 	if (f && ferror(f)) {
