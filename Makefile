@@ -132,12 +132,12 @@ $(B)/host/gen/html_assets.o: $(B)/gen/html_assets.c
 
 $(DCPROF): $(CLI_OBJ) $(HOST_CORE_OBJ) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -lm
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lm
 
 # The page's strings are data: the plain object serves both builds.
 $(SAN_DCPROF): $(patsubst src/%.c,$(B)/san/%.o,$(CLI_SRC) $(CORE_SRC)) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -lm
+	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lm
 
 $(B)/san/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -156,7 +156,7 @@ $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -Iinclude -o $@ $< -lpthread
 # Workloads written since STYLE rule 12 are built as users build theirs.
-O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail)
+O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail fields_array fields_global)
 $(O2_WORKLOADS): $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Iinclude -o $@ $<
@@ -227,6 +227,9 @@ $(B)/w/two_utils: tests/workloads/two_utils.c tests/workloads/parts/a/util.c \
 $(B)/w/mpi_stencil: tests/workloads/mpi/mpi_stencil.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -O2 -g -Iinclude -o $@ $<
+$(B)/w/fields_list: tests/workloads/fields_list.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
 $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -o $@ $<
@@ -301,7 +304,7 @@ FUZZ_TARGETS  := raw rawprof profile opts
 FUZZ_CC       ?= clang
 FUZZ_CORPUS   := tests/fuzz/corpus
 FUZZ_DEFS     := -DFUZZ_CORPUS='"$(abspath $(FUZZ_CORPUS))"'
-FUZZ_LIBS     := $(B)/host/gen/html_assets.o -lsqlite3 -lm -Wl,--wrap=spawn_wait
+FUZZ_LIBS     := $(B)/host/gen/html_assets.o -lsqlite3 -ldw -lelf -lm -Wl,--wrap=spawn_wait
 FUZZ_HDR      := tests/fuzz/fuzz.h
 FUZZ_SRC_OBJ  := $(filter-out cli/dcprof.o,$(patsubst src/%.c,%.o,$(CLI_SRC))) cli/dcprof_main.o
 # The core goes in as an archive, so only what the front end uses is linked:

@@ -26,6 +26,7 @@
 #include "cli/spawn.h"
 #include "core/cacheuse.h"
 #include "core/hier.h"
+#include "core/offtab.h"
 #include "core/rdx.h"
 #include "store/finalize.h"
 #include "store/rawdir.h"
@@ -46,7 +47,7 @@ enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_FOLLOW_EXEC, OPT_CACHE
        OPT_REUSE_WATCH, OPT_REUSE_REPLACE, OPT_REUSE_ATTRIB, OPT_CACHE_USE,
        OPT_CACHE_USE_GRAN, OPT_CALLS, OPT_TRACE_WINDOW, OPT_TRACE_PERIOD, OPT_TRACE_SEED,
        OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT, OPT_CHECKPOINT,
-       OPT_CHECKPOINT_BUDGET };
+       OPT_CHECKPOINT_BUDGET, OPT_OFFSETS, OPT_OFFSET_WINDOW, OPT_OFFSET_CELLS };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -88,6 +89,9 @@ static const struct opt_def record_opts[] = {
 	{ OPT_TRACE_OUT, 0, "trace-out", OPT_REQUIRED },
 	{ OPT_CHECKPOINT, 0, "checkpoint", OPT_REQUIRED },
 	{ OPT_CHECKPOINT_BUDGET, 0, "checkpoint-budget", OPT_REQUIRED },
+	{ OPT_OFFSETS, 0, "offsets", OPT_OPTIONAL },
+	{ OPT_OFFSET_WINDOW, 0, "offset-window", OPT_REQUIRED },
+	{ OPT_OFFSET_CELLS, 0, "offset-cells", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
 
@@ -147,6 +151,14 @@ void cmd_record_usage(FILE *f)
 		"  --cache-use-granularity=exact|callgrind\n"
 		"                             bytes of the touched-byte mask: exact, or\n"
 		"                             Callgrind's 32 bits per line (default: exact)\n"
+		"  --offsets[=yes|no]         accesses and misses by offset within globals,\n"
+		"                             heap and user blocks, for report --by offset\n"
+		"                             and --by field (default: no)\n"
+		"  --offset-window=BYTES      offsets from an object's start counted one by\n"
+		"                             one; further ones count as beyond (default:\n"
+		"                             65536)\n"
+		"  --offset-cells=N           (bucket, offset) cells at most; new offsets\n"
+		"                             beyond that count as beyond (default: 65536)\n"
 		"  --sample=EVENT:N           also sample one in N events (on average) and\n"
 		"                             record the sampled estimates; EVENT is D1m..D4m\n"
 		"                             or DLm (misses at a level), Dr, Dw or Da (reads,\n"
@@ -349,6 +361,17 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		v = !v || opt_parse_yesno(v) == 1 ? "yes" : "no";
 		r->trace_sub = "--trace-full";
 		break;
+	case OPT_OFFSET_WINDOW:
+	case OPT_OFFSET_CELLS:
+		if (num_parse_u64(v, id == OPT_OFFSET_WINDOW ? DC_OFF_WINDOW_MAX : 1ULL << 32, &n) ||
+		    n == 0) {
+			err_msg("invalid --%s value '%s' (1 to %llu)", name, v,
+				id == OPT_OFFSET_WINDOW ? (unsigned long long)DC_OFF_WINDOW_MAX
+							: 1ULL << 32);
+			return -1;
+		}
+		break;
+	case OPT_OFFSETS:
 	case OPT_COMPAT:
 	case OPT_EVICTIONS:
 	case OPT_REUSE:

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/fields.h"
 #include "analysis/spread.h"
 #include "analysis/view.h"
 #include "base/fmt.h"
@@ -42,6 +43,11 @@ void cmd_report_usage(FILE *f)
 	      "\n"
 	      "  --by object|function|line  one row per bucket, function or source line\n"
 	      "                             (default: object; line with --object)\n"
+	      "  --by offset|field          with --object: the bucket's accesses by offset\n"
+	      "                             within its objects, or by the fields of its\n"
+	      "                             element type from the program's DWARF\n"
+	      "                             (offsets folded by the element's size); needs\n"
+	      "                             a profile recorded with --offsets\n"
 	      "  --object NAME              only accesses to the bucket(s) named NAME\n"
 	      "  --function NAME            only accesses made by function NAME\n"
 	      "  --thread                   one row per thread (default: threads summed)\n"
@@ -78,6 +84,8 @@ struct report {
 	const char *path;
 	struct view_opts view;
 	bool by_given, stats;
+	bool fields;              /* --by offset|field */
+	enum fields_by fby;
 	const char *spread;       /* --spread's metric, or NULL */
 	const char *sort;
 	const char *show, *hide;   /* --show, --hide: metric column lists */
@@ -97,7 +105,10 @@ static int parse(struct report *r, int argc, char **argv)
 		switch (id) {
 		case OPT_BY:
 			r->by_given = true;
-			if (view_parse_by(it.arg, &r->view.kind))
+			r->fields = !strcmp(it.arg, "offset") || !strcmp(it.arg, "field");
+			if (r->fields)
+				r->fby = !strcmp(it.arg, "field") ? FIELDS_FIELD : FIELDS_OFFSET;
+			else if (view_parse_by(it.arg, &r->view.kind))
 				return -1;
 			break;
 		case OPT_OBJECT:
@@ -162,6 +173,12 @@ static int parse(struct report *r, int argc, char **argv)
 			" --thread, --stats, --sampled or --inclusive");
 		return -1;
 	}
+	if (r->fields && (!r->view.object || r->stats || r->view.function || r->view.thread ||
+			  r->view.sampled || r->view.inclusive || r->spread)) {
+		err_msg("--by offset and --by field need --object and cannot be combined with"
+			" --function, --thread, --stats, --sampled, --inclusive or --spread");
+		return -1;
+	}
 	if (r->show && r->hide) {
 		err_msg("--show and --hide cannot be combined");
 		return -1;
@@ -179,6 +196,8 @@ static int parse(struct report *r, int argc, char **argv)
 
 static int sort_rows(const struct report *r, struct table *t)
 {
+	if (r->fields && !r->sort)
+		return 0;     /* offset order */
 	int col = r->sort ? table_find_metric(t, r->sort) :
 		  r->spread ? table_find_metric(t, "max") : view_default_sort(t, &r->view);
 	struct sbuf valid;
@@ -275,7 +294,11 @@ static void print_text_header(const struct report *r, struct profile *p,
 	if (lt->misses[0])
 		sbuf_addf(&out, ", %.2f per L1 miss", (double)lt->misslat / (double)lt->misses[0]);
 	sbuf_addf(&out, "\n%-10s", "view:");
-	if (r->spread)
+	if (r->fields) {
+		sbuf_addf(&out, "by %s, bucket '", r->fby == FIELDS_FIELD ? "field" : "offset");
+		fmt_text(&out, r->view.object, strlen(r->view.object));
+		sbuf_adds(&out, "'");
+	} else if (r->spread)
 		sbuf_addf(&out, "spread of %s over the merged processes, by object", r->spread);
 	else
 		view_describe(&out, &r->view);
@@ -305,8 +328,67 @@ static void print_text_header(const struct report *r, struct profile *p,
 	fputc('\n', stdout);
 }
 
+/* --by offset|field: the element type and what the shares cover. */
+static void print_fields_text(const struct report *r, const struct fields_info *fi)
+{
+	struct sbuf out;
+
+	sbuf_init(&out);
+	sbuf_addf(&out, "%-10s", "type:");
+	if (fi->type.len) {
+		fmt_text(&out, fi->type.buf, fi->type.len);
+		sbuf_addf(&out, ", %lld bytes: offsets are within one element (folded by its"
+			  " size)\n", (long long)fi->elem_size);
+	} else {
+		sbuf_adds(&out, "unknown (");
+		fmt_text(&out, fi->why.buf, fi->why.len);
+		sbuf_adds(&out, "): offsets from each object's start\n");
+	}
+	sbuf_addf(&out, "%-10s", "offsets:");
+	fmt_thousands(&out, fi->counted);
+	sbuf_addf(&out, " accesses counted by offset (the first %lld bytes of each object),"
+		  " ", (long long)fi->window);
+	fmt_thousands(&out, fi->beyond);
+	sbuf_adds(&out, " beyond; shares are of those counted\n");
+	if (fi->summary.len) {
+		sbuf_addf(&out, "%-10s", "fields:");
+		fmt_text(&out, fi->summary.buf, fi->summary.len);
+		sbuf_adds(&out, "\n");
+	}
+	sbuf_adds(&out, "\n");
+	fwrite(out.buf, 1, out.len, stdout);
+	sbuf_release(&out);
+	(void)r;
+}
+
+static void json_fields(struct sbuf *out, const struct report *r, const struct fields_info *fi)
+{
+	sbuf_addf(out, ",\"object\":");
+	fmt_json_str(out, r->view.object, strlen(r->view.object));
+	sbuf_adds(out, ",\"type\":");
+	if (fi->type.len)
+		fmt_json_str(out, fi->type.buf, fi->type.len);
+	else
+		sbuf_adds(out, "null");
+	if (fi->elem_size)
+		sbuf_addf(out, ",\"element_size\":%lld", (long long)fi->elem_size);
+	else
+		sbuf_adds(out, ",\"element_size\":null");
+	sbuf_adds(out, ",\"type_unknown_why\":");
+	if (fi->type.len)
+		sbuf_adds(out, "null");
+	else
+		fmt_json_str(out, fi->why.buf, fi->why.len);
+	sbuf_addf(out, ",\"offset_window\":%lld,\"counted\":%lld,\"beyond\":%lld,\"summary\":",
+		  (long long)fi->window, (long long)fi->counted, (long long)fi->beyond);
+	if (fi->summary.len)
+		fmt_json_str(out, fi->summary.buf, fi->summary.len);
+	else
+		sbuf_adds(out, "null");
+}
+
 static void print_json(const struct report *r, struct profile *p, const struct summary *sm,
-		       const struct table *t)
+		       const struct table *t, const struct fields_info *fi)
 {
 	const struct level_totals *lt = &sm->lt;
 	struct sbuf out;
@@ -331,8 +413,11 @@ static void print_json(const struct report *r, struct profile *p, const struct s
 	}
 	sbuf_addf(&out, "],\"memory_latency\":%lld,\"memory_accesses\":%lld,\"view\":\"%s\"",
 		  (long long)p->mem_latency, (long long)lt->accesses[p->nlevels],
-		  view_name(r->view.kind));
-	view_json_filters(&out, &r->view);
+		  r->fields ? (r->fby == FIELDS_FIELD ? "field" : "offset") : view_name(r->view.kind));
+	if (r->fields)
+		json_fields(&out, r, fi);
+	else
+		view_json_filters(&out, &r->view);
 	sbuf_adds(&out, ",\"totals\":");
 	render_table_json_totals(&out, t);
 	sbuf_addf(&out, ",\"total_rows\":%zu,\"rows\":", t->nrows);
@@ -348,6 +433,7 @@ int cmd_report(int argc, char **argv)
 	struct profile p;
 	struct summary sm;
 	struct table t;
+	struct fields_info fi;
 	char err[DC_ERRLEN];
 	int rc;
 
@@ -358,10 +444,12 @@ int cmd_report(int argc, char **argv)
 		return DC_EXIT_ERROR;
 	header_init(&sm.h);
 	table_init(&t);
+	fields_info_init(&fi);
 	rc = DC_EXIT_ERROR;
 	if (view_check_filters(&p, &r.view, err, sizeof err) ||
 	    summary_read(&r, &p, &sm, err, sizeof err) ||
-	    (r.spread ? spread_build(&p, r.spread, r.view.object, &t, err, sizeof err) :
+	    (r.fields ? fields_build(&p, r.view.object, r.fby, &t, &fi, err, sizeof err) :
+	     r.spread ? spread_build(&p, r.spread, r.view.object, &t, err, sizeof err) :
 			view_build(&p, &r.view, &t, err, sizeof err))) {
 		err_msg("%s", err);
 		goto out;
@@ -371,6 +459,8 @@ int cmd_report(int argc, char **argv)
 	switch (r.format) {
 	case FMT_TEXT:
 		print_text_header(&r, &p, &sm);
+		if (r.fields)
+			print_fields_text(&r, &fi);
 		render_table_text(stdout, &t, r.top);
 		if (r.top && r.top < t.nrows)
 			printf("(%zu of %zu rows shown; --top 0 shows all)\n", r.top, t.nrows);
@@ -379,12 +469,13 @@ int cmd_report(int argc, char **argv)
 		render_table_csv(stdout, &t, r.top);
 		break;
 	case FMT_JSON:
-		print_json(&r, &p, &sm, &t);
+		print_json(&r, &p, &sm, &t, &fi);
 		break;
 	}
 	rc = err_flush_output();
 out:
 	table_release(&t);
+	fields_info_release(&fi);
 	header_release(&sm.h);
 	profile_close(&p);
 	return rc;

@@ -30,6 +30,8 @@
  *   tper ID PERIOD                                          (version 4)
  *   tref WIN F FSTR FIRR                                    (version 4)
  *   tfn FUNCTION A ACONST F FSTR FIRR                       (version 4)
+ *   off BUCKET OFFSET SIZE DR DW M1 ... MN LAT              (version 7)
+ *   btype BUCKET TYPE                                       (version 7)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -337,6 +339,33 @@ void dc_raw_fill(struct dc_rawout *o, uint32_t level, uint64_t fills, uint64_t e
 	put_u64(o, fills);
 	put_u64(o, empty);
 	put_u64(o, evictions);
+	put(o, '\n');
+}
+
+void dc_raw_off(struct dc_rawout *o, const struct dc_offcell *c, int nlevels)
+{
+	put_str(o, "off");
+	put_u64(o, c->bucket);
+	if (c->off == DC_OFF_BEYOND) {
+		put(o, ' ');
+		put(o, '-');
+	} else {
+		put_u64(o, c->off);
+	}
+	put_u64(o, c->size);
+	put_u64(o, c->acc[0]);
+	put_u64(o, c->acc[1]);
+	for (int k = 0; k < nlevels; k++)
+		put_u64(o, c->miss[k]);
+	put_u64(o, c->lat);
+	put(o, '\n');
+}
+
+void dc_raw_btype(struct dc_rawout *o, uint32_t bucket, const char *type)
+{
+	put_str(o, "btype");
+	put_u64(o, bucket);
+	put_field(o, type);
 	put(o, '\n');
 }
 

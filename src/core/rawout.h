@@ -12,8 +12,9 @@
 #include "core/evtab.h"
 #include "core/callstack.h"
 #include "core/trace.h"
+#include "core/offtab.h"
 
-#define DC_RAW_VERSION 6
+#define DC_RAW_VERSION 7
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -81,6 +82,11 @@ void dc_raw_tfn(struct dc_rawout *o, const char *fn, uint64_t a, uint64_t aconst
  * one line per recorded access. */
 void dc_trace_file_header(struct dc_rawout *o, uint64_t w, uint64_t period, uint64_t block);
 void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r);
+/* --offsets (version 7): one cell, off BUCKET OFFSET SIZE DR DW M1 ... MN
+ * LAT (OFFSET "-" for the bucket's beyond cell), and the type a program
+ * gave a user bucket, btype BUCKET TYPE. */
+void dc_raw_off(struct dc_rawout *o, const struct dc_offcell *c, int nlevels);
+void dc_raw_btype(struct dc_rawout *o, uint32_t bucket, const char *type);
 void dc_raw_end(struct dc_rawout *o, bool complete);
 
 #endif

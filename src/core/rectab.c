@@ -125,6 +125,11 @@ void *dc_rectab_get(struct dc_rectab *t, const void *key)
 	return r;
 }
 
+void *dc_rectab_find(const struct dc_rectab *t, const void *key)
+{
+	return *slot(t->slots, t->cap, key, t->key_size);
+}
+
 int dc_rectab_each(const struct dc_rectab *t, int (*fn)(void *ud, void *rec), void *ud)
 {
 	for (uint64_t i = 0; i < t->cap; i++) {

@@ -35,6 +35,10 @@ void dc_rectab_release(struct dc_rectab *t);
  * memory ran out. */
 void *dc_rectab_get(struct dc_rectab *t, const void *key);
 
+/* The record with this key, or NULL when there is none (nothing is
+ * created). */
+void *dc_rectab_find(const struct dc_rectab *t, const void *key);
+
 /* Calls fn on every record, in no particular order; stops at non-zero. */
 int dc_rectab_each(const struct dc_rectab *t, int (*fn)(void *ud, void *rec), void *ud);
 

@@ -21,7 +21,7 @@
 /* Recording options that must be the same (or absent) in every profile. */
 static const char *const config_keys[] = {
 	"heap_names", "stack_frames", "collect_atstart", "cache_use", "cache_use_granularity",
-	"calls", "evictions", "reuse_block", "reuse_bins", "reuse_sample_period",
+	"calls", "evictions", "offsets", "offset_window", "reuse_block", "reuse_bins", "reuse_sample_period",
 	"reuse_watchpoints", "reuse_watch", "reuse_replace", "reuse_attrib", "sample_event",
 	"sample_period", NULL
 };
@@ -29,7 +29,8 @@ static const char *const config_keys[] = {
 /* Counts of the run kept in meta: summed. */
 static const char *const summed_keys[] = {
 	"samples", "block_records_dropped", "checkpoints", "reuse_accesses", "reuse_arms",
-	"reuse_dropped", "reuse_replaced", "reuse_samples", "reuse_traps", NULL
+	"reuse_dropped", "reuse_replaced", "reuse_samples", "reuse_traps", "offset_cells_used",
+	NULL
 };
 
 /* Keys of one process, kept in the process table rather than in meta
@@ -303,6 +304,19 @@ static int merge_counts(struct merge *m, const char *path)
 		rc = upsert(m, path, "reuse_first", "bucket", "b.dst", BJ("b", "bucket"), "count");
 	if (!rc && src_has_table(m, "reuse_unseen"))
 		rc = upsert(m, path, "reuse_unseen", "bucket", "b.dst", BJ("b", "bucket"), "count");
+	/* offsets: counts add up, the widest access is the widest of all */
+	if (!rc && src_has_table(m, "offset_cost"))
+		rc = exec(m, path,
+			  "INSERT INTO main.offset_cost(bucket, offset, size, Dr, Dw, D1m, D2m, D3m,"
+			  " D4m, Lat) SELECT b.dst, t.offset, t.size, t.Dr, t.Dw, t.D1m, t.D2m, t.D3m,"
+			  " t.D4m, t.Lat FROM src.offset_cost t" BJ("b", "bucket") " WHERE true"
+			  " ON CONFLICT(bucket, offset) DO UPDATE SET size = MAX(size, excluded.size),"
+			  " Dr = Dr + excluded.Dr, Dw = Dw + excluded.Dw, D1m = D1m + excluded.D1m,"
+			  " D2m = D2m + excluded.D2m, D3m = D3m + excluded.D3m,"
+			  " D4m = D4m + excluded.D4m, Lat = Lat + excluded.Lat");
+	if (!rc && src_has_table(m, "bucket_type"))
+		rc = exec(m, path, "INSERT OR IGNORE INTO main.bucket_type(bucket, type)"
+			  " SELECT b.dst, t.type FROM src.bucket_type t" BJ("b", "bucket"));
 	return rc;
 }
 

@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 6 (docs/schema.md):
+ * Schema version 7 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -37,9 +37,13 @@
  *                 class TEXT, implied (version 4)
  *   trace_function_ref  function TEXT PRIMARY KEY, accesses, const_loads, f,
  *                 f_str, f_irr (version 4)
+ *   offset_cost   bucket, offset, size, Dr, Dw, D1m, D2m, D3m, D4m, Lat;
+ *                 PRIMARY KEY(bucket, offset) (version 7)
+ *   bucket_type   bucket INTEGER PRIMARY KEY, type TEXT NOT NULL (version 7)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 6.
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 7.
+ *   Version 6 is version 7 without the tables marked (version 7).
  *   Version 5 is version 6 without the columns marked (version 6); version 4
  *   also lacks the columns marked (version 5); version 3
  *   also lacks the tables marked (version 4), version 2 those marked
@@ -106,7 +110,11 @@ static const char schema_sql[] =
 	"CREATE TABLE trace_access(window INTEGER, time INTEGER PRIMARY KEY, location INTEGER,"
 	" bucket INTEGER, address INTEGER, class TEXT, implied INTEGER);"
 	"CREATE TABLE trace_function_ref(function TEXT PRIMARY KEY, accesses INTEGER,"
-	" const_loads INTEGER, f INTEGER, f_str INTEGER, f_irr INTEGER);";
+	" const_loads INTEGER, f INTEGER, f_str INTEGER, f_irr INTEGER);"
+	"CREATE TABLE offset_cost(bucket INTEGER, offset INTEGER, size INTEGER, Dr INTEGER,"
+	" Dw INTEGER, D1m INTEGER, D2m INTEGER, D3m INTEGER, D4m INTEGER, Lat INTEGER,"
+	" PRIMARY KEY(bucket, offset));"
+	"CREATE TABLE bucket_type(bucket INTEGER PRIMARY KEY, type TEXT NOT NULL);";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -174,6 +182,9 @@ static const struct {
 	  "INSERT INTO trace_access VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
 	{ offsetof(struct profile_writer, tfn),
 	  "INSERT INTO trace_function_ref VALUES(?1, ?2, ?3, ?4, ?5, ?6)" },
+	{ offsetof(struct profile_writer, offset),
+	  "INSERT INTO offset_cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
+	{ offsetof(struct profile_writer, btype), "INSERT INTO bucket_type VALUES(?1, ?2)" },
 };
 
 /* SQLite's message, with the system's reason for an I/O error ("disk I/O
@@ -541,6 +552,27 @@ int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v
 	return step(w->tfn);
 }
 
+int pw_offset(struct profile_writer *w, int64_t bucket, int64_t offset, int64_t size,
+	      const int64_t *v, int nlevels)
+{
+	sqlite3_bind_int64(w->offset, 1, bucket);
+	sqlite3_bind_int64(w->offset, 2, offset);
+	sqlite3_bind_int64(w->offset, 3, size);
+	sqlite3_bind_int64(w->offset, 4, v[0]);
+	sqlite3_bind_int64(w->offset, 5, v[1]);
+	for (int k = 0; k < DC_MAX_LEVELS; k++)
+		sqlite3_bind_int64(w->offset, 6 + k, k < nlevels ? v[2 + k] : 0);
+	sqlite3_bind_int64(w->offset, 10, v[2 + nlevels]);
+	return step(w->offset);
+}
+
+int pw_btype(struct profile_writer *w, int64_t bucket, const char *type, size_t len)
+{
+	sqlite3_bind_int64(w->btype, 1, bucket);
+	sqlite3_bind_text(w->btype, 2, type, (int)len, SQLITE_STATIC);
+	return step(w->btype);
+}
+
 int pw_trace_prune(struct profile_writer *w, int64_t locs, int64_t buckets)
 {
 	char sql[512];
@@ -663,6 +695,8 @@ static const struct {
 	{ "trace_window", 4, "*id start period ref_f ref_f_str ref_f_irr" },
 	{ "trace_access", 4, "window *time location bucket address class implied" },
 	{ "trace_function_ref", 4, "*function accesses const_loads f f_str f_irr" },
+	{ "offset_cost", 7, "*bucket *offset size Dr Dw D1m D2m D3m D4m Lat" },
+	{ "bucket_type", 7, "*bucket type" },
 };
 
 /* Is column `want` (its primary-key place pk, 0 if none) in table_xinfo's

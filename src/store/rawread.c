@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 6) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 7) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -252,8 +252,8 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 6)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 6)",
+	if (v < 1 || v > 7)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 7)",
 			    (long long)v);
 	r->version = (int)v;
 	r->header = true;
@@ -425,6 +425,39 @@ static int rec_cost(struct reader *r, bool sampled)
 	r->s->ll_misses += (uint64_t)v[COST_D1MR + 2 * (n - 1)] +
 			   (uint64_t)v[COST_D1MR + 2 * (n - 1) + 1];
 	return 0;
+}
+
+/* off BUCKET OFFSET SIZE DR DW M1 ... MN LAT (version 7); OFFSET "-" is
+ * the bucket's beyond cell, stored as offset -1. */
+static int rec_off(struct reader *r)
+{
+	int n = r->s->nlevels;
+	int64_t bucket, off = -1, v[4 + DC_MAX_LEVELS];
+	int rc;
+
+	if (n == 0)
+		return fail(r, "off record before any level record");
+	if (want_fields(r, 7 + n) || ref(r, &r->buckets, 1, "bucket", &bucket) ||
+	    (strcmp(r->f[2], "-") && num(r, 2, &off)))
+		return -1;
+	/* size, reads, writes, a miss count per level, latency */
+	for (int i = 0; i < 4 + n; i++)
+		if (num(r, 3 + i, &v[i]))
+			return -1;
+	rc = pw_offset(r->w, bucket, off, v[0], v + 1, n);
+	return rc ? sql_fail(r, rc, "off record (same bucket and offset)") : 0;
+}
+
+/* btype BUCKET TYPE (version 7). */
+static int rec_btype(struct reader *r)
+{
+	int64_t bucket;
+	int rc;
+
+	if (want_fields(r, 3) || ref(r, &r->buckets, 1, "bucket", &bucket) || str(r, 2))
+		return -1;
+	rc = pw_btype(r->w, bucket, r->f[2], r->flen[2]);
+	return rc ? sql_fail(r, rc, "btype record (same bucket)") : 0;
 }
 
 /* evict, or sevict (sampled): LEVEL EVICTOR VICTIM LOC COUNT. */
@@ -861,6 +894,10 @@ static int record(struct reader *r, char *line, size_t len)
 		return rec_call(r);
 	if (r->version >= 4 && !strcmp(t, "calluse"))
 		return rec_calluse(r);
+	if (r->version >= 7 && !strcmp(t, "off"))
+		return rec_off(r);
+	if (r->version >= 7 && !strcmp(t, "btype"))
+		return rec_btype(r);
 	/* And version 4 records to older dumps. */
 	if (r->version >= 4) {
 		if (!strcmp(t, "twin"))

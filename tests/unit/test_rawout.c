@@ -67,11 +67,11 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 6);
+	CHECK_EQ(DC_RAW_VERSION, 7);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
-	finish_expect(o, &m, "dcprof-raw 6\nend 1\nend 0\n");
+	finish_expect(o, &m, "dcprof-raw 7\nend 1\nend 0\n");
 }
 
 DC_TEST(rawout, meta)
@@ -221,7 +221,7 @@ DC_TEST(rawout, whole_dump)
 	dc_raw_cost(o, &c, 1);
 	dc_raw_end(o, true);
 	finish_expect(o, &m,
-		      "dcprof-raw 6\n"
+		      "dcprof-raw 7\n"
 		      "meta cache_source option\n"
 		      "level 1 L1 1024 2 64 4\n"
 		      "memory 200\n"
@@ -539,4 +539,21 @@ DC_TEST(rawout, records_across_flushes)
 		CHECK(!memcmp(m.data + i * len, "trec 4294967295 9 0xffffffffffffffff i 0\n", len));
 	free(o);
 	free(m.data);
+}
+
+/* Version 7: an offset cell (OFFSET "-" for beyond; one miss count per
+ * level) and a bucket's type (a string field, escaped). */
+DC_TEST(rawout, off_and_btype)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	struct dc_offcell c = { .bucket = 3, .off = 8, .size = 16, .acc = { 5, 2 },
+				.miss = { 4, 1 }, .lat = 900 };
+
+	dc_raw_off(o, &c, 2);
+	c.off = DC_OFF_BEYOND;
+	dc_raw_off(o, &c, 1);
+	dc_raw_btype(o, 3, "struct node");
+	finish_expect(o, &m, "off 3 8 16 5 2 4 1 900\noff 3 - 16 5 2 4 900\n"
+			     "btype 3 struct%20node\n");
 }

@@ -102,6 +102,7 @@ static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 	Addr lo, hi;
 	UInt bucket;
 
+	in->off_ok = False;
 	if (a >= th->stack_lo && a < th->stack_hi) {
 		o = &th->stack;
 		if (dc.opt.stack_frames) {
@@ -136,6 +137,8 @@ static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 			lo = e->lo;
 			hi = e->hi;
 			in->gen = e->gen;
+			/* TLS copies are globals too: offsets from the thread's copy */
+			in->off_ok = dc.opt.offsets && o->kind <= DC_K_USER;
 		} else {
 			fallback(in, a, &bucket, &lo, &hi);
 			o = &dc.fallback;
@@ -208,7 +211,7 @@ UInt dc_bucket_at_addr(Addr a)
 /* ---- helpers (the per-access path) ------------------------------------ */
 
 enum { REF_FRAMES = 1, REF_TRACK = 2, REF_SAMPLE = 4, REF_RDX = 8, REF_REUSE = 16, REF_USE = 32,
-       REF_CALLS = 64, REF_TRACE = 128, REF_FULL = 256 };
+       REF_CALLS = 64, REF_TRACE = 128, REF_FULL = 256, REF_OFFS = 512 };
 
 /* The load class of this execution (dc_trace.c Notes): Constant loads are
  * decided statically, candidates by their address step. */
@@ -251,7 +254,7 @@ static inline __attribute__((always_inline)) struct dc_cost *cost_of(struct dc_i
  * optional work: a run-time flag test per access is measurable here.
  *  - REF_FRAMES (--stack-frames): a cached frame is valid only while SP is
  *    unchanged.
- *  - REF_TRACK (--evictions, --reuse): eviction, reuse and sampling
+ *  - REF_TRACK (--evictions, --reuse, --offsets): eviction, reuse, offset and sampling
  *    bookkeeping, out of line.
  *  - REF_SAMPLE (--sample alone): a counter per matching event; the sample
  *    itself is taken out of line.  Sampling every 10,000th event must cost
@@ -268,7 +271,9 @@ static inline __attribute__((always_inline)) struct dc_cost *cost_of(struct dc_i
  *  - REF_TRACE (--trace-window, traced loads only): the load class and a
  *    countdown; recording is out of line.  Tracing at a 1 % sample ratio
  *    must add at most 15 % (issue 6).  REF_FULL (--trace-full): the
- *    full-trace reference counts, out of line. */
+ *    full-trace reference counts, out of line.
+ *  - REF_OFFS (--offsets alone): the access's offset cell, inline
+ *    (dc_offsets_access); through dc_track_access it cost twice as much. */
 static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a, int mode)
 {
 	struct dc_cost *c;
@@ -292,6 +297,8 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 		dc_cost_count(&dc.threads[dc.tid].now, in->is_write, served, dc.lat);
 	if (mode & REF_TRACK)
 		dc_track_access(in, c, a, served);
+	if (mode & REF_OFFS)
+		dc_offsets_access(in, a, c->bucket, served);
 	if (mode & REF_REUSE)
 		dc_track_reuse(in, c, a);
 	if ((mode & REF_SAMPLE) && dc_sample_event_matches(in, served) &&
@@ -337,6 +344,11 @@ static VG_REGPARM(2) DC_HOT void dc_ref_sample(struct dc_ins *in, Addr a)
 static VG_REGPARM(2) DC_HOT void dc_ref_rdx(struct dc_ins *in, Addr a)
 {
 	ref(in, a, REF_RDX);
+}
+
+static VG_REGPARM(2) DC_HOT void dc_ref_offs(struct dc_ins *in, Addr a)
+{
+	ref(in, a, REF_OFFS);
 }
 
 static VG_REGPARM(2) DC_HOT void dc_ref_reuse(struct dc_ins *in, Addr a)
@@ -547,7 +559,7 @@ static IRDirty *ref_call(const struct event *e)
 	void *fn = (void *)dc_ref;
 	const HChar *name = "dc_ref";
 	Bool more = dc.opt.evictions || dc.opt.reuse || dc.sampling || dc.rdx_on ||
-		    dc.opt.stack_frames;
+		    dc.opt.stack_frames || dc.opt.offsets;
 
 	if (e->traced) {
 		struct dc_tins *ti = dc_trace_new_ins(e->ip, e->size, e->tcls, e->implied);
@@ -580,10 +592,15 @@ static IRDirty *ref_call(const struct event *e)
 		fn = (void *)dc_ref_track;
 		name = "dc_ref_track";
 	} else if (dc.opt.reuse && !dc.opt.evictions && !dc.sampling && !dc.rdx_on &&
-		   !dc.opt.stack_frames) {
+		   !dc.opt.stack_frames && !dc.opt.offsets) {
 		fn = (void *)dc_ref_reuse;
 		name = "dc_ref_reuse";
-	} else if (dc.opt.evictions || dc.opt.reuse || (dc.rdx_on && dc.sampling) ||
+	} else if (dc.opt.offsets && !dc.opt.evictions && !dc.opt.reuse && !dc.sampling &&
+		   !dc.rdx_on && !dc.opt.stack_frames) {
+		fn = (void *)dc_ref_offs;
+		name = "dc_ref_offs";
+	} else if (dc.opt.evictions || dc.opt.reuse || dc.opt.offsets ||
+		   (dc.rdx_on && dc.sampling) ||
 		   ((dc.sampling || dc.rdx_on) && dc.opt.stack_frames)) {
 		fn = (void *)dc_ref_track;
 		name = "dc_ref_track";

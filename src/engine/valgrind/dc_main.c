@@ -92,6 +92,10 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 	} else if VG_BINT_CLO(arg, "--checkpoint-ms", dc.opt.checkpoint_ms, 0, 1000000000) {
 	} else if VG_XACT_CLO(arg, "--checkpoint-budget=none", dc.opt.checkpoint_budget, 0) {
 	} else if VG_BINT_CLO(arg, "--checkpoint-budget", dc.opt.checkpoint_budget, 1, 100) {
+	} else if VG_BOOL_CLO(arg, "--offsets", dc.opt.offsets) {
+	} else if VG_BINT_CLO(arg, "--offset-window", dc.opt.offset_window, 1,
+			      (Long)DC_OFF_WINDOW_MAX) {
+	} else if VG_BINT_CLO(arg, "--offset-cells", dc.opt.offset_cells, 1, 1LL << 32) {
 	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
 		if (VG_(strcmp)(tmp, "site") == 0) {
 			dc.opt.heap_site = True;
@@ -132,6 +136,11 @@ static void dc_print_usage(void)
 "                                 lines evicted: Evicted) [no]\n"
 "    --cache-use-granularity=exact|callgrind  bytes of the touched-byte mask:\n"
 "                                 exact, or Callgrind's 32 bits a line [exact]\n"
+"    --offsets=no|yes             accesses and misses by offset within globals,\n"
+"                                 heap and user blocks [no]\n"
+"    --offset-window=<bytes>      offsets counted one by one from an object's\n"
+"                                 start; further ones count as beyond [65536]\n"
+"    --offset-cells=<n>           (bucket, offset) cells at most [65536]\n"
 "    --sample=<event>:<n>         emulate a counter sampling every n-th event\n"
 "                                 (D1m..D4m, DLm, Dr, Dw, Da) [off]\n"
 "    --sample-seed=<n>            seed of the sampling period's randomization [1]\n"
@@ -254,7 +263,8 @@ static Bool client_string(Addr p, HChar *buf, SizeT len)
 
 static Bool dc_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
-	HChar name[256];
+	HChar name[256], type[256];
+	struct dc_obj *o;
 
 	if (!VG_IS_TOOL_USERREQ('D', 'C', args[0]))
 		return False;
@@ -263,6 +273,18 @@ static Bool dc_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
 	case DCPROF_REQ_NAME_BLOCK:
 		if (client_string(args[3], name, sizeof name))
 			dc_heap_name_block(tid, args[1], args[2], name);
+		return True;
+	case DCPROF_REQ_NAME_BLOCK_TYPED:
+		if (!client_string(args[3], name, sizeof name) ||
+		    !client_string(args[4], type, sizeof type))
+			return True;
+		dc_heap_name_block(tid, args[1], args[2], name);
+		/* the type goes to the bucket the block is in now, if the
+		 * naming took */
+		o = dc_objmap_find(&dc.objs, args[1]);
+		if (o && o->lo == args[1] && o->kind == DC_K_USER &&
+		    VG_(strcmp)(dc_bucket_at(o->bucket)->name, name) == 0)
+			dc_offsets_set_type(o->bucket, type);
 		return True;
 	case DCPROF_REQ_NAME_NEXT_ALLOC:
 		if (client_string(args[1], name, sizeof name)) {
@@ -422,6 +444,8 @@ static void dc_pre_clo_init(void)
 	dc.opt.trace_block = 64;
 	dc.opt.checkpoint_ms = 5000;
 	dc.opt.checkpoint_budget = 2;
+	dc.opt.offset_window = 65536;
+	dc.opt.offset_cells = 65536;
 	dc.raw_fd = -1;
 }
 

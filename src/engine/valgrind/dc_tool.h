@@ -3,7 +3,8 @@
  * The glue turns Valgrind events into core calls: instrumentation
  * (dc_instrument.c), heap replacement (dc_heap.c), globals and mappings
  * (dc_globals.c), buckets and locations (dc_names.c), the raw dump
- * (dc_dump.c), its checkpoints (dc_ckpt.c), exec (dc_exec.c) and
+ * (dc_dump.c), its checkpoints (dc_ckpt.c), exec (dc_exec.c), offsets
+ * within objects (dc_offsets.c) and
  * options/lifecycle (dc_main.c).
  */
 #ifndef DC_TOOL_H
@@ -25,6 +26,7 @@
 #include "core/rawout.h"
 #include "core/trace.h"
 #include "core/blockset.h"
+#include "core/offtab.h"
 
 /* Object kinds (struct dc_obj.kind) and the bucket kind names they map to;
  * DC_K_TOOL: Valgrind's and dcprof's preloaded objects (bucket <valgrind>). */
@@ -49,6 +51,8 @@ struct dc_ins {
 	UInt rpair_use;           /* ... whose previous access was at this loc */
 	UShort size;
 	UChar is_write;
+	UChar off_ok;             /* --offsets: lo is the start of a global,
+				   * heap or user object */
 };
 #define DC_NO_LOC 0xffffffffu
 
@@ -152,6 +156,9 @@ struct dc_opts {
 	const HChar *trace_out;   /* --trace-out or NULL */
 	Long checkpoint_ms;       /* --checkpoint-ms, 0: no checkpoints */
 	Long checkpoint_budget;   /* --checkpoint-budget, percent of the run; 0: none */
+	Bool offsets;             /* --offsets */
+	Long offset_window;       /* --offset-window, bytes */
+	Long offset_cells;        /* --offset-cells */
 	const HChar *alloc_fns[64];
 	Int n_alloc_fns;
 };
@@ -220,6 +227,9 @@ struct dc_tool {
 	Bool tracing;
 	struct dc_trace_unit trace;
 	UInt trace_bits;              /* log2 of --trace-block */
+
+	/* --offsets: accesses by offset within their object */
+	struct dc_offtab offs;
 
 	Bool exited;                  /* exit_group was called ... */
 	Long exit_code;               /* ... with this status */
@@ -422,6 +432,25 @@ void dc_track_init(void);
 void dc_track_reset_child(void);
 void dc_track_dump(struct dc_rawout *o);
 UInt dc_bucket_at_addr(Addr a);
+
+/* dc_offsets.c: --offsets and the types programs give user buckets */
+void dc_offsets_init(void);
+void dc_offsets_reset_child(void);
+void dc_offsets_dump(struct dc_rawout *o);
+/* DCPROF_NAME_BLOCK_TYPED: the type of bucket's elements, by name. */
+void dc_offsets_set_type(UInt bucket, const HChar *type);
+
+/* --offsets: one access at a of the object the dc_ins resolved to. */
+static inline void dc_offsets_access(const struct dc_ins *in, Addr a, UInt bucket, int served)
+{
+	struct dc_offcell *oc;
+
+	if (!in->off_ok)
+		return;
+	oc = dc_offtab_cell(&dc.offs, bucket, a - in->lo);
+	if (LIKELY(oc != NULL))
+		dc_offcell_count(oc, in->size, in->is_write, served, dc.lat);
+}
 
 /* dc_trace.c */
 /* After dc_dump_open: the trace unit writes into the raw dump. */

@@ -107,6 +107,7 @@ void dc_track_init(void)
 	     dc_rectab_init(&dc.rpairs, &dc.env, sizeof(struct dc_rpair), 2 * sizeof(UInt),
 			    "dc.rpairs")))
 		VG_(tool_panic)("out of memory");
+	dc_offsets_init();
 	dc.rbin_again[0] = bin_of(0);
 	dc.rbin_again[1] = bin_of(1);
 }
@@ -372,6 +373,8 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 			track_fills(k, c->bucket, c->loc);
 	if (dc.sampling && dc_sample_event_matches(in, served) && dc_sampler_tick(&dc.sampler))
 		dc_track_sample(in, c, served);
+	if (dc.opt.offsets)
+		dc_offsets_access(in, a, c->bucket, served);
 }
 
 static int scost_cb(void *ud, const struct dc_cost *c)
@@ -516,6 +519,7 @@ void dc_track_reset_child(void)
 		dc.rdx_sampler.samples = 0;
 		dc.rdx_next = dc.rdx_sampler.countdown = dc_sampler_next(&dc.rdx_sampler);
 	}
+	dc_offsets_reset_child();
 	dc.now = 0;
 }
 
@@ -523,6 +527,7 @@ void dc_track_dump(struct dc_rawout *o)
 {
 	if (dc.opt.reuse || dc.rdx_on)
 		reuse_dump(o);
+	dc_offsets_dump(o);
 	dc_raw_meta(o, "evictions", dc.opt.evictions ? "yes" : "no");
 	if (dc.sampling) {
 		dc_raw_meta(o, "sample_event", dc.sample_name);

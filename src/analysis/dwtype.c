@@ -1,0 +1,475 @@
+/* dwtype.c — the element type of a data object, from DWARF (see dwtype.h). */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/dwtype.h"
+#include "base/err.h"
+#include "base/sbuf.h"
+
+/* Nested structs deeper than this are shown whole. */
+#define MAX_DEPTH 8
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
+static bool type_of(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, out);
+}
+
+static bool is_aggregate(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_union_type;
+}
+
+static int64_t size_of(Dwarf_Die *type)
+{
+	Dwarf_Word w;
+
+	return dwarf_aggregate_size(type, &w) == 0 ? (int64_t)w : -1;
+}
+
+/* "struct node", "union u", "class C", "enum e", a typedef's or base
+ * type's name, "T *" for pointers. */
+static void name_type(struct sbuf *sb, Dwarf_Die *type)
+{
+	const char *n = dwarf_diename(type);
+	Dwarf_Die inner;
+
+	switch (dwarf_tag(type)) {
+	case DW_TAG_structure_type:
+		sbuf_addf(sb, "struct %s", n ? n : "<anonymous>");
+		break;
+	case DW_TAG_class_type:
+		sbuf_addf(sb, "class %s", n ? n : "<anonymous>");
+		break;
+	case DW_TAG_union_type:
+		sbuf_addf(sb, "union %s", n ? n : "<anonymous>");
+		break;
+	case DW_TAG_enumeration_type:
+		sbuf_addf(sb, "enum %s", n ? n : "<anonymous>");
+		break;
+	case DW_TAG_pointer_type:
+		if (type_of(type, &inner))
+			name_type(sb, &inner);
+		else
+			sbuf_adds(sb, "void");
+		sbuf_adds(sb, " *");
+		break;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+		if (type_of(type, &inner))
+			name_type(sb, &inner);
+		else
+			sbuf_adds(sb, "void");
+		break;
+	default:
+		sbuf_adds(sb, n ? n : "?");
+		break;
+	}
+}
+
+static void add_field(struct dw_type *t, const char *name, int64_t off, int64_t size)
+{
+	t->fields = xrealloc(t->fields, (t->nfields + 1) * sizeof *t->fields);
+	t->fields[t->nfields].name = xmemdup(name, strlen(name));
+	t->fields[t->nfields].off = off;
+	t->fields[t->nfields].size = size;
+	t->nfields++;
+}
+
+/* A member's offset: DW_AT_data_member_location as a constant (a location
+ * expression, DWARF 2 style, is not read), DW_AT_data_bit_offset, or 0 in a
+ * union.  -1 when unknown. */
+static int64_t member_offset(Dwarf_Die *m, bool in_union, int64_t *bit_off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	*bit_off = -1;
+	if (dwarf_attr(m, DW_AT_data_member_location, &a))
+		return dwarf_formudata(&a, &w) == 0 ? (int64_t)w : -1;
+	if (dwarf_attr(m, DW_AT_data_bit_offset, &a) && dwarf_formudata(&a, &w) == 0) {
+		*bit_off = (int64_t)w;
+		return (int64_t)(w / 8);
+	}
+	return in_union ? 0 : -1;
+}
+
+static void add_fields(struct dw_type *t, Dwarf_Die *agg, int64_t base, const char *prefix,
+		       int depth)
+{
+	bool in_union = dwarf_tag(agg) == DW_TAG_union_type;
+	Dwarf_Die m;
+
+	if (dwarf_child(agg, &m) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&m);
+		Dwarf_Die mt, pt;
+		Dwarf_Attribute a;
+		Dwarf_Word bits;
+		const char *n;
+		int64_t off, bit_off, size;
+		struct sbuf label;
+
+		if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) ||
+		    dwarf_hasattr(&m, DW_AT_declaration) || !type_of(&m, &mt))
+			continue;
+		off = member_offset(&m, in_union, &bit_off);
+		if (off < 0)
+			continue;
+		size = size_of(&mt);
+		if (dwarf_attr(&m, DW_AT_bit_size, &a) && dwarf_formudata(&a, &bits) == 0)
+			size = ((bit_off >= 0 ? bit_off % 8 : 0) + (int64_t)bits + 7) / 8;
+		if (size <= 0)
+			continue;
+		if (dwarf_peel_type(&mt, &pt) != 0)
+			pt = mt;
+		n = tag == DW_TAG_inheritance ? NULL : dwarf_diename(&m);
+		sbuf_init(&label);
+		if (is_aggregate(dwarf_tag(&pt)) && depth < MAX_DEPTH) {
+			/* nested, anonymous or a base class: its members in place */
+			if (n)
+				sbuf_addf(&label, "%s%s.", prefix, n);
+			else
+				sbuf_adds(&label, prefix);
+			add_fields(t, &pt, base + off, label.buf, depth + 1);
+		} else if (dwarf_tag(&pt) == DW_TAG_array_type) {
+			Dwarf_Die et = pt, ep;
+			int64_t esize = -1;
+
+			/* the innermost element: a 2-D member shows its whole count */
+			while (type_of(&et, &et)) {
+				if (dwarf_peel_type(&et, &ep) != 0)
+					ep = et;
+				if (dwarf_tag(&ep) != DW_TAG_array_type) {
+					esize = size_of(&et);
+					break;
+				}
+				et = ep;
+			}
+			sbuf_addf(&label, "%s%s", prefix, n ? n : "?");
+			if (esize > 0)
+				sbuf_addf(&label, "[%lld]", (long long)(size / esize));
+			add_field(t, label.buf, base + off, size);
+		} else {
+			sbuf_addf(&label, "%s%s", prefix, n ? n : "?");
+			add_field(t, label.buf, base + off, size);
+		}
+		sbuf_release(&label);
+	} while (dwarf_siblingof(&m, &m) == 0);
+}
+
+static int cmp_field(const void *a, const void *b)
+{
+	const struct dw_field *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off ? 1 : 0;
+}
+
+/* Fills t from an element type (display the name of `named`, the type as
+ * written, typedefs included).  0, or -1 when it has no size. */
+static int fill(struct dw_type *t, Dwarf_Die *named, char *why, size_t whylen)
+{
+	Dwarf_Die pt;
+	struct sbuf sb;
+
+	memset(t, 0, sizeof *t);
+	t->size = size_of(named);
+	if (t->size <= 0) {
+		snprintf(why, whylen, "the type has no size");
+		return -1;
+	}
+	if (dwarf_peel_type(named, &pt) != 0)
+		pt = *named;
+	sbuf_init(&sb);
+	name_type(&sb, named);
+	t->name = xmemdup(sb.buf, sb.len);
+	if (is_aggregate(dwarf_tag(&pt)))
+		add_fields(t, &pt, 0, "", 0);
+	if (!t->nfields)
+		add_field(t, sb.buf, 0, t->size);
+	sbuf_release(&sb);
+	qsort(t->fields, t->nfields, sizeof *t->fields, cmp_field);
+	return 0;
+}
+
+/* The element type of a variable's type: arrays give their innermost
+ * element. */
+static void element_of(Dwarf_Die *type, Dwarf_Die *out)
+{
+	Dwarf_Die pt, et;
+
+	*out = *type;
+	while (dwarf_peel_type(out, &pt) == 0 && dwarf_tag(&pt) == DW_TAG_array_type &&
+	       type_of(&pt, &et))
+		*out = et;
+}
+
+/* ---- walking every DIE ------------------------------------------------ */
+
+struct walk {
+	int (*visit)(struct walk *w, Dwarf_Die *die, const char *fn);
+	void *ud;
+};
+
+/* Depth first; fn is the innermost function's name around die.  Stops when
+ * visit returns non-zero (returned). */
+static int walk_die(struct walk *w, Dwarf_Die *die, const char *fn, int depth)
+{
+	Dwarf_Die c;
+	int rc, tag = dwarf_tag(die);
+
+	if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+		const char *n = dwarf_diename(die);
+		if (n)
+			fn = n;
+	}
+	rc = w->visit(w, die, fn);
+	if (rc || depth > 64 || dwarf_child(die, &c) != 0)
+		return rc;
+	do {
+		rc = walk_die(w, &c, fn, depth + 1);
+		if (rc)
+			return rc;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* Opens elf and walks every unit: visit's result, 0 when it never stopped,
+ * or -1 (why) when the file cannot be read. */
+static int walk_file(const char *elf, struct walk *w, char *why, size_t whylen)
+{
+	int fd = open(elf, O_RDONLY | O_CLOEXEC);
+	Dwarf *dbg;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	int rc = 0;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot open '%s': %s", elf, strerror(errno));
+		return -1;
+	}
+	dbg = dwarf_begin(fd, DWARF_C_READ);
+	if (!dbg) {
+		snprintf(why, whylen, "'%s' has no DWARF debug information (%s)", elf,
+			 dwarf_errmsg(-1));
+		close(fd);
+		return -1;
+	}
+	while (!rc && dwarf_get_units(dbg, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
+		rc = walk_die(w, &cudie, NULL, 0);
+	dwarf_end(dbg);
+	close(fd);
+	return rc;
+}
+
+/* ---- the three queries -------------------------------------------------
+ *
+ * Each visit fills the type while the file's Dwarf is still open (a DIE
+ * points into it) and stops the walk: 1 found, 2 found but unusable
+ * (q->why set). */
+
+struct query {
+	const char *symbol, *file_base, *fn, *tag_name;
+	int64_t line;
+	int tag;                 /* dwtype_named: the tag wanted, 0 for any name */
+	struct dw_type *t;
+	char why[256];
+	/* dwtype_heap_site: a match outside a function named fn, kept in case
+	 * none inside one comes */
+	bool have_other;
+	struct dw_type other;
+};
+
+/* Fills q->t from an element type: 1, or 2 with q->why. */
+static int found(struct query *q, Dwarf_Die *type)
+{
+	Dwarf_Die el;
+
+	element_of(type, &el);
+	return fill(q->t, &el, q->why, sizeof q->why) ? 2 : 1;
+}
+
+static int visit_global(struct walk *w, Dwarf_Die *die, const char *fn)
+{
+	struct query *q = w->ud;
+	Dwarf_Attribute a;
+	Dwarf_Die type;
+	const char *n, *ln = NULL;
+
+	(void)fn;
+	if (dwarf_tag(die) != DW_TAG_variable || dwarf_hasattr(die, DW_AT_declaration) ||
+	    !dwarf_hasattr(die, DW_AT_location))
+		return 0;
+	n = dwarf_diename(die);
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a))
+		ln = dwarf_formstring(&a);
+	if (!((n && !strcmp(n, q->symbol)) || (ln && !strcmp(ln, q->symbol))))
+		return 0;
+	if (q->file_base && strcmp(base_name(dwarf_decl_file(die)), q->file_base))
+		return 0;
+	return type_of(die, &type) ? found(q, &type) : 0;
+}
+
+/* The pointee of a pointer-typed variable declared at the site. */
+static int visit_heap(struct walk *w, Dwarf_Die *die, const char *fn)
+{
+	struct query *q = w->ud;
+	Dwarf_Die type, pt, pointee;
+	const char *want = q->fn, *colon;
+	int tag = dwarf_tag(die), line, rc;
+	bool in_fn;
+
+	if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
+	    dwarf_decl_line(die, &line) != 0 || line != q->line ||
+	    strcmp(base_name(dwarf_decl_file(die)), q->file_base) || !type_of(die, &type) ||
+	    dwarf_peel_type(&type, &pt) != 0 || dwarf_tag(&pt) != DW_TAG_pointer_type ||
+	    !type_of(&pt, &pointee) || size_of(&pointee) <= 0)
+		return 0;
+	/* C++ frames name methods Class::method; DWARF names them method */
+	colon = want ? strrchr(want, ':') : NULL;
+	if (colon)
+		want = colon + 1;
+	in_fn = want && fn && !strcmp(fn, want);
+	if (in_fn)
+		return found(q, &pointee);
+	if (!q->have_other) {
+		struct dw_type *keep = q->t;
+		q->t = &q->other;
+		rc = found(q, &pointee);
+		q->t = keep;
+		q->have_other = rc == 1;
+	}
+	return 0;
+}
+
+static int visit_named(struct walk *w, Dwarf_Die *die, const char *fn)
+{
+	struct query *q = w->ud;
+	int tag = dwarf_tag(die);
+	const char *n;
+
+	(void)fn;
+	if (q->tag ? tag != q->tag
+		   : (tag != DW_TAG_typedef && tag != DW_TAG_base_type &&
+		      !is_aggregate(tag) && tag != DW_TAG_enumeration_type))
+		return 0;
+	n = dwarf_diename(die);
+	if (!n || strcmp(n, q->tag_name) || dwarf_hasattr(die, DW_AT_declaration) ||
+	    size_of(die) <= 0)
+		return 0;
+	return found(q, die);
+}
+
+static int run(const char *elf, struct query *q,
+	       int (*visit)(struct walk *, Dwarf_Die *, const char *), char *why, size_t whylen)
+{
+	struct walk w = { visit, q };
+	int rc = walk_file(elf, &w, why, whylen);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 2) {
+		snprintf(why, whylen, "%s", q->why);
+		return 0;
+	}
+	return rc;
+}
+
+int dwtype_global(const char *elf, const char *symbol, const char *file_base,
+		  struct dw_type *t, char *why, size_t whylen)
+{
+	struct query q = { .symbol = symbol, .file_base = file_base, .t = t };
+	int rc = run(elf, &q, visit_global, why, whylen);
+
+	if (rc == 0 && !q.why[0])
+		snprintf(why, whylen, "no variable '%s' in the debug information of '%s'", symbol,
+			 elf);
+	return rc;
+}
+
+int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int64_t line,
+		     struct dw_type *t, char *why, size_t whylen)
+{
+	struct query q = { .fn = fn, .file_base = file_base, .line = line, .t = t };
+	int rc = run(elf, &q, visit_heap, why, whylen);
+
+	if (rc == 0 && q.have_other) {
+		*t = q.other;
+		return 1;
+	}
+	if (q.have_other)
+		dw_type_release(&q.other);
+	if (rc == 0 && !q.why[0])
+		snprintf(why, whylen, "no pointer variable is declared at %s:%lld, where the"
+			 " blocks are allocated", file_base, (long long)line);
+	return rc;
+}
+
+int dwtype_named(const char *elf, const char *type_name, struct dw_type *t, char *why,
+		 size_t whylen)
+{
+	static const struct {
+		const char *prefix;
+		int tag;
+	} kw[] = {
+		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
+		{ "class ", DW_TAG_class_type }, { "enum ", DW_TAG_enumeration_type },
+	};
+	struct query q = { .tag_name = type_name, .t = t };
+	int rc;
+
+	for (size_t i = 0; i < sizeof kw / sizeof *kw; i++) {
+		size_t n = strlen(kw[i].prefix);
+		if (!strncmp(type_name, kw[i].prefix, n)) {
+			q.tag = kw[i].tag;
+			q.tag_name = type_name + n;
+			while (*q.tag_name == ' ')
+				q.tag_name++;
+		}
+	}
+	rc = run(elf, &q, visit_named, why, whylen);
+	/* C++ names a struct by its name alone, C by struct NAME */
+	if (rc == 0 && q.tag == DW_TAG_structure_type) {
+		q.tag = DW_TAG_class_type;
+		rc = run(elf, &q, visit_named, why, whylen);
+	}
+	if (rc == 0 && !q.why[0])
+		snprintf(why, whylen, "no complete type '%s' in the debug information of '%s'",
+			 type_name, elf);
+	return rc;
+}
+
+void dw_type_release(struct dw_type *t)
+{
+	for (size_t i = 0; i < t->nfields; i++)
+		free(t->fields[i].name);
+	free(t->fields);
+	free(t->name);
+	memset(t, 0, sizeof *t);
+}
+
+const struct dw_field *dw_type_field_at(const struct dw_type *t, int64_t off)
+{
+	for (size_t i = 0; i < t->nfields; i++)
+		if (off >= t->fields[i].off && off < t->fields[i].off + t->fields[i].size)
+			return &t->fields[i];
+	return NULL;
+}

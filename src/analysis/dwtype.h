@@ -1,0 +1,60 @@
+/* dwtype.h — the element type of a data object, from the program's DWARF
+ * (elfutils' libdw).
+ *
+ * Notes:
+ *  - A global's type is its variable's (DW_TAG_variable with the symbol's
+ *    name or linkage name, a definition); a global array's element type is
+ *    its innermost element type.
+ *  - A heap bucket's type is the pointee of the pointer variable declared at
+ *    the allocation's file and line (`struct node *n = malloc(...)`, the
+ *    first frame of the bucket name, `fn (file.c:41) < ...`): a variable or
+ *    parameter whose DW_AT_decl_file has that base name and whose
+ *    DW_AT_decl_line is that line, preferring one inside a function of the
+ *    frame's name.  An allocation assigned to a variable declared
+ *    elsewhere (`p = malloc(...)`), to a struct member or returned at once
+ *    has no such declaration: the type stays unknown.
+ *  - A user bucket's type is the name given with DCPROF_NAME_BLOCK_TYPED:
+ *    `struct X`, `union X`, `class X`, `enum X`, or a typedef or base type
+ *    name, of a complete type (one with a size).
+ *  - Typedefs and qualifiers are peeled (dwarf_peel_type).  Fields are the
+ *    struct's members, nested structs and unions flattened with dotted
+ *    names (`pos.x`), arrays whole (`payload[40]`), anonymous members
+ *    inlined, base classes' members in place; a scalar element is one field
+ *    named by its type.
+ *  - Only the given file is read (the program, or the library a global
+ *    comes from); split DWARF and separate debug files are not followed.
+ */
+#ifndef DC_ANALYSIS_DWTYPE_H
+#define DC_ANALYSIS_DWTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct dw_field {
+	char *name;
+	int64_t off, size;
+};
+
+struct dw_type {
+	char *name;                /* "struct node", "double" */
+	int64_t size;              /* the element's size: offsets fold by it */
+	struct dw_field *fields;   /* by offset */
+	size_t nfields;
+};
+
+/* Each returns 1 with *t filled (dw_type_release frees it), 0 when the
+ * file has no such type (why says why), or -1 when the file cannot be read
+ * as ELF with DWARF (why says why). */
+int dwtype_global(const char *elf, const char *symbol, const char *file_base,
+		  struct dw_type *t, char *why, size_t whylen);
+int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int64_t line,
+		     struct dw_type *t, char *why, size_t whylen);
+int dwtype_named(const char *elf, const char *type_name, struct dw_type *t, char *why,
+		 size_t whylen);
+void dw_type_release(struct dw_type *t);
+
+/* The field holding byte off of the element (off < t->size), or NULL for
+ * padding. */
+const struct dw_field *dw_type_field_at(const struct dw_type *t, int64_t off);
+
+#endif

@@ -1,0 +1,439 @@
+/* fields.c — a bucket by offset and by field (see fields.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/dwtype.h"
+#include "analysis/fields.h"
+#include "analysis/view.h"
+#include "base/err.h"
+#include "base/num.h"
+
+/* Counts of one (folded) offset: Dr, Dw, misses at levels 1..4, Lat. */
+enum { V_DR, V_DW, V_M1, V_LAT = V_M1 + DC_MAX_LEVELS, V_N };
+
+struct orow {
+	int64_t off, size;
+	int64_t v[V_N];
+};
+
+void fields_info_init(struct fields_info *fi)
+{
+	memset(fi, 0, sizeof *fi);
+	sbuf_init(&fi->type);
+	sbuf_init(&fi->why);
+	sbuf_init(&fi->summary);
+}
+
+void fields_info_release(struct fields_info *fi)
+{
+	sbuf_release(&fi->type);
+	sbuf_release(&fi->why);
+	sbuf_release(&fi->summary);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The file a global's symbols come from: the program, or for NAME@SONAME
+ * the code object of the profile whose base name is SONAME. */
+static int global_file(struct profile *p, const char *soname, const char *program,
+		       struct sbuf *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!soname) {
+		sbuf_adds(out, program);
+		return 1;
+	}
+	rc = sqlite3_prepare_v2(p->db, "SELECT DISTINCT object FROM location", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return -rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *o = (const char *)sqlite3_column_text(st, 0);
+		if (o && !strcmp(base_name(o), soname)) {
+			sbuf_adds(out, o);
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return -rc;
+	return rc == SQLITE_ROW;
+}
+
+/* The element type of bucket id (kind, name): 1 with t, 0 with fi->why. */
+static int find_type(struct profile *p, int64_t id, const char *kind, const char *name,
+		     struct dw_type *t, struct fields_info *fi)
+{
+	struct sbuf prog, file, sym, type;
+	char why[512] = "";
+	int rc = 0;
+
+	sbuf_init(&prog);
+	sbuf_init(&file);
+	sbuf_init(&sym);
+	sbuf_init(&type);
+	if (profile_meta(p, "program", &prog) != 1 || !prog.len) {
+		snprintf(why, sizeof why, "the profile does not name its program");
+		goto out;
+	}
+	if (!strcmp(kind, "global")) {
+		/* NAME, NAME (file.c) for a file-static, NAME@SONAME */
+		const char *at = strchr(name, '@'), *paren = strstr(name, " (");
+		char *fb = NULL;
+		sbuf_add(&sym, name, at ? (size_t)(at - name) : paren ? (size_t)(paren - name)
+								   : strlen(name));
+		if (paren && !at && name[strlen(name) - 1] == ')')
+			fb = xmemdup(paren + 2, strlen(paren + 2) - 1);
+		rc = global_file(p, at ? at + 1 : NULL, prog.buf, &file);
+		if (rc == 1)
+			rc = dwtype_global(file.buf, sym.buf, fb, t, why, sizeof why);
+		else if (rc == 0)
+			snprintf(why, sizeof why, "no code object of the profile is '%s'", at + 1);
+		free(fb);
+	} else if (!strcmp(kind, "heap")) {
+		/* fn (file.c:41) < caller ...: the first frame's site */
+		const char *open = strstr(name, " ("), *close = open ? strchr(open, ')') : NULL;
+		const char *colon = NULL;
+		for (const char *c = open; c && c < close; c++)
+			if (*c == ':')
+				colon = c;
+		if (!open || !close || !colon) {
+			snprintf(why, sizeof why, "the bucket name has no file and line of its"
+				 " allocation");
+			goto out;
+		}
+		sbuf_add(&sym, name, (size_t)(open - name));
+		sbuf_add(&file, open + 2, (size_t)(colon - open - 2));
+		rc = dwtype_heap_site(prog.buf, sym.buf, file.buf, strtoll(colon + 1, NULL, 10), t,
+				      why, sizeof why);
+	} else if (!strcmp(kind, "user")) {
+		sqlite3_stmt *st;
+		rc = 0;
+		if (p->version >= 7 &&
+		    sqlite3_prepare_v2(p->db, "SELECT type FROM bucket_type WHERE bucket = ?1", -1,
+				       &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, id);
+			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+				sbuf_adds(&type, (const char *)sqlite3_column_text(st, 0));
+			sqlite3_finalize(st);
+		}
+		if (type.len)
+			rc = dwtype_named(prog.buf, type.buf, t, why, sizeof why);
+		else
+			snprintf(why, sizeof why, "the program gave no type (DCPROF_NAME_BLOCK_TYPED)");
+	}
+	if (rc < 0)
+		rc = 0;
+out:
+	if (rc != 1)
+		sbuf_adds(&fi->why, why);
+	sbuf_release(&prog);
+	sbuf_release(&file);
+	sbuf_release(&sym);
+	sbuf_release(&type);
+	return rc == 1;
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	const struct orow *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off ? 1 : 0;
+}
+
+static void add_into(struct orow *to, const struct orow *from)
+{
+	for (int k = 0; k < V_N; k++)
+		to->v[k] = num_add(to->v[k], from->v[k], NULL);
+	if (from->size > to->size)
+		to->size = from->size;
+}
+
+/* Folds offsets by size (when > 0), sorts and merges equal ones; returns
+ * the new count. */
+static size_t fold(struct orow *r, size_t n, int64_t size)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; size > 0 && i < n; i++)
+		r[i].off %= size;
+	qsort(r, n, sizeof *r, cmp_off);
+	for (size_t i = 0; i < n; i++) {
+		if (m && r[m - 1].off == r[i].off)
+			add_into(&r[m - 1], &r[i]);
+		else
+			r[m++] = r[i];
+	}
+	return m;
+}
+
+struct cols {
+	int key, field, off, size, v[V_N], misslat, accpct, misspct, note;
+};
+
+static void add_cols(struct table *t, struct profile *p, enum fields_by by, struct cols *c)
+{
+	static const char *const names[DC_MAX_LEVELS] = { "D1m", "D2m", "D3m", "D4m" };
+
+	memset(c, -1, sizeof *c);
+	if (by == FIELDS_FIELD) {
+		c->field = table_add_col(t, "field", NULL, COL_STR, true);
+		c->off = table_add_col(t, "offset", NULL, COL_INT, false);
+		c->size = table_add_col(t, "size", NULL, COL_INT, false);
+	} else {
+		c->off = table_add_col(t, "offset", NULL, COL_INT, true);
+		c->field = table_add_col(t, "field", NULL, COL_STR, false);
+		c->size = table_add_col(t, "access_size", "size", COL_INT, false);
+	}
+	c->v[V_DR] = table_add_col(t, "Dr", NULL, COL_INT, false);
+	c->v[V_DW] = table_add_col(t, "Dw", NULL, COL_INT, false);
+	for (int k = 0; k < p->nlevels; k++)
+		c->v[V_M1 + k] = table_add_col(t, k == p->nlevels - 1 && k ? "DLm" : names[k], NULL,
+					       COL_INT, false);
+	c->v[V_LAT] = table_add_col(t, "Lat", NULL, COL_INT, false);
+	c->misslat = table_add_col(t, "MissLat", NULL, COL_INT, false);
+	c->accpct = table_add_col(t, "AccPct", "Acc%", COL_PCT, false);
+	c->misspct = table_add_col(t, "MissPct", "Miss%", COL_PCT, false);
+	if (by == FIELDS_FIELD)
+		c->note = table_add_col(t, "note", NULL, COL_STR, false);
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Sets the metric cells of row from counts v; totals for the shares. */
+static void set_metrics(struct table *t, struct profile *p, const struct cols *c,
+			struct cell *row, const int64_t *v, const int64_t *tot, bool shares)
+{
+	int64_t acc = num_add(v[V_DR], v[V_DW], NULL);
+
+	for (int k = 0; k < V_N; k++)
+		if (c->v[k] >= 0)
+			cell_set_int(&row[c->v[k]], v[k]);
+	cell_set_int(&row[c->misslat], view_misslat(v[V_LAT], acc, v[V_M1], p->lv[0].latency));
+	if (shares) {
+		cell_set_real(&row[c->accpct], pct(acc, num_add(tot[V_DR], tot[V_DW], NULL)));
+		cell_set_real(&row[c->misspct], pct(v[V_M1], tot[V_M1]));
+	}
+	(void)t;
+}
+
+static void set_str(struct cell *c, const char *s)
+{
+	cell_set_str(c, s, strlen(s));
+}
+
+/* "struct node: next 48.00 % of L1 misses, key 47.00 %; payload[40] never
+ * read" from the field rows. */
+static void summarize(struct fields_info *fi, const struct dw_type *ty, int64_t (*fv)[V_N],
+		      const int64_t *tot)
+{
+	size_t *order = xcalloc(ty->nfields ? ty->nfields : 1, sizeof *order), n = 0;
+	bool first = true;
+
+	sbuf_addf(&fi->summary, "%s:", ty->name);
+	for (size_t i = 0; i < ty->nfields; i++)
+		if (fv[i][V_M1] > 0)
+			order[n++] = i;
+	/* by misses, descending (few fields: insertion sort) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && fv[order[j]][V_M1] > fv[order[j - 1]][V_M1]; j--) {
+			size_t x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	for (size_t i = 0; i < n; i++) {
+		sbuf_addf(&fi->summary, "%s %s %.2f %%%s", first ? "" : ",",
+			  ty->fields[order[i]].name, pct(fv[order[i]][V_M1], tot[V_M1]),
+			  first ? " of L1 misses" : "");
+		first = false;
+	}
+	if (first)
+		sbuf_adds(&fi->summary, " no L1 misses");
+	first = true;
+	for (size_t i = 0; i < ty->nfields; i++) {
+		if (fv[i][V_DR])
+			continue;
+		sbuf_addf(&fi->summary, "%s %s never %s", first ? ";" : ",", ty->fields[i].name,
+			  fv[i][V_DW] ? "read" : "accessed");
+		first = false;
+	}
+	free(order);
+}
+
+int fields_build(struct profile *p, const char *object, enum fields_by by, struct table *t,
+		 struct fields_info *fi, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	struct orow *rows = NULL, beyond = { 0 };
+	size_t n = 0, cap = 0;
+	int64_t id = -1, tot[V_N] = { 0 };
+	int64_t (*fv)[V_N] = NULL;
+	char kind[16] = "";
+	struct sbuf val;
+	struct dw_type ty;
+	bool have_type = false, have_beyond = false;
+	struct cols c;
+	int rc, ret = -1;
+
+	memset(&ty, 0, sizeof ty);
+	sbuf_init(&val);
+	rc = sqlite3_prepare_v2(p->db, "SELECT id, kind FROM bucket WHERE name = ?1 ORDER BY id"
+				" LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto sql_error;
+	sqlite3_bind_text(st, 1, object, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_text(st, 1))
+			snprintf(kind, sizeof kind, "%s", (const char *)sqlite3_column_text(st, 1));
+	} else if (rc != SQLITE_DONE) {
+		goto sql_error;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (id < 0) {
+		snprintf(err, errlen, "no bucket named '%s'", object);
+		goto out;
+	}
+	if (strcmp(kind, "global") && strcmp(kind, "heap") && strcmp(kind, "user")) {
+		snprintf(err, errlen, "bucket '%s' is a %s bucket: offsets are recorded for"
+			 " globals, heap and user buckets only", object, kind);
+		goto out;
+	}
+	rc = profile_meta(p, "offsets", &val);
+	if (rc < 0)
+		goto sql_error;
+	if (rc == 0 || strcmp(val.buf, "yes") || p->version < 7) {
+		snprintf(err, errlen, "profile '%s' has no offsets; record with --offsets=yes",
+			 p->path);
+		goto out;
+	}
+	sbuf_reset(&val);
+	if (profile_meta(p, "offset_window", &val) == 1)
+		fi->window = strtoll(val.buf, NULL, 10);
+
+	rc = sqlite3_prepare_v2(p->db, "SELECT o.offset, MAX(o.size), SUM(o.Dr), SUM(o.Dw),"
+				" SUM(o.D1m), SUM(o.D2m), SUM(o.D3m), SUM(o.D4m), SUM(o.Lat)"
+				" FROM offset_cost o JOIN bucket b ON b.id = o.bucket"
+				" WHERE b.name = ?1 GROUP BY o.offset", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto sql_error;
+	sqlite3_bind_text(st, 1, object, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct orow r;
+		r.off = sqlite3_column_int64(st, 0);
+		r.size = sqlite3_column_int64(st, 1);
+		for (int k = 0; k < V_N; k++)
+			r.v[k] = sqlite3_column_int64(st, 2 + k);
+		if (r.off < 0) {
+			beyond = r;
+			have_beyond = true;
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			rows = xrealloc(rows, cap * sizeof *rows);
+		}
+		rows[n++] = r;
+	}
+	if (rc != SQLITE_DONE)
+		goto sql_error;
+	sqlite3_finalize(st);
+	st = NULL;
+
+	have_type = find_type(p, id, kind, object, &ty, fi);
+	if (have_type) {
+		sbuf_adds(&fi->type, ty.name);
+		fi->elem_size = ty.size;
+	} else if (by == FIELDS_FIELD) {
+		snprintf(err, errlen, "no type known for bucket '%s' (%s); --by offset shows its"
+			 " offsets", object, fi->why.buf);
+		goto out;
+	}
+	n = fold(rows, n, have_type ? ty.size : 0);
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < V_N; k++)
+			tot[k] = num_add(tot[k], rows[i].v[k], NULL);
+	fi->counted = num_add(tot[V_DR], tot[V_DW], NULL);
+	fi->beyond = num_add(beyond.v[V_DR], beyond.v[V_DW], NULL);
+
+	add_cols(t, p, by, &c);
+	if (by == FIELDS_OFFSET) {
+		for (size_t i = 0; i < n; i++) {
+			struct cell *row = table_add_row(t);
+			const struct dw_field *f = have_type ? dw_type_field_at(&ty, rows[i].off)
+							     : NULL;
+			cell_set_int(&row[c.off], rows[i].off);
+			if (have_type)
+				set_str(&row[c.field], f ? f->name : "(padding)");
+			cell_set_int(&row[c.size], rows[i].size);
+			set_metrics(t, p, &c, row, rows[i].v, tot, true);
+		}
+	} else {
+		int64_t pad[V_N] = { 0 };
+		bool any_pad = false;
+
+		fv = xcalloc(ty.nfields ? ty.nfields : 1, sizeof *fv);
+		for (size_t i = 0; i < n; i++) {
+			const struct dw_field *f = dw_type_field_at(&ty, rows[i].off);
+			int64_t *to = f ? fv[f - ty.fields] : pad;
+			any_pad |= !f;
+			for (int k = 0; k < V_N; k++)
+				to[k] = num_add(to[k], rows[i].v[k], NULL);
+		}
+		for (size_t i = 0; i < ty.nfields; i++) {
+			struct cell *row = table_add_row(t);
+			set_str(&row[c.field], ty.fields[i].name);
+			cell_set_int(&row[c.off], ty.fields[i].off);
+			cell_set_int(&row[c.size], ty.fields[i].size);
+			set_metrics(t, p, &c, row, fv[i], tot, true);
+			set_str(&row[c.note], fv[i][V_DR] ? "" : fv[i][V_DW] ? "never read"
+							     : "never accessed");
+		}
+		if (any_pad) {
+			struct cell *row = table_add_row(t);
+			set_str(&row[c.field], "(padding)");
+			set_metrics(t, p, &c, row, pad, tot, true);
+			set_str(&row[c.note], "");
+		}
+		summarize(fi, &ty, fv, tot);
+	}
+	if (have_beyond) {
+		struct cell *row = table_add_row(t);
+		set_str(&row[c.field], "(beyond)");
+		cell_set_int(&row[c.size], beyond.size);
+		set_metrics(t, p, &c, row, beyond.v, tot, false);
+		if (by == FIELDS_FIELD)
+			set_str(&row[c.note], "");
+	}
+	/* totals: what was counted by offset, the beyond row apart */
+	t->has_total = true;
+	for (int j = 0; j < t->ncols; j++)
+		t->total[j].null = true;
+	for (int k = 0; k < V_N; k++)
+		if (c.v[k] >= 0)
+			cell_set_int(&t->total[c.v[k]], tot[k]);
+	ret = 0;
+	goto out;
+sql_error:
+	profile_read_error(p, err, errlen);
+out:
+	sqlite3_finalize(st);
+	free(rows);
+	free(fv);
+	if (have_type)
+		dw_type_release(&ty);
+	sbuf_release(&val);
+	return ret;
+}

@@ -1,0 +1,49 @@
+/* fields.h — one bucket's accesses by offset within its objects, and by
+ * the fields of its element type (report --by offset|field).
+ *
+ * Notes (docs/cli.md, "Offsets and fields"):
+ *  - Rows come from offset_cost (recorded with --offsets=yes): the
+ *    accesses whose first byte is at each offset from the start of their
+ *    object (a global's symbol, a heap or user block).
+ *  - When DWARF names the bucket's element type (dwtype.h), offsets fold
+ *    modulo its size (an array of structs shows one element) and each
+ *    offset belongs to the field holding its byte; offsets no field holds
+ *    are "(padding)".  Without a type, offsets stay as recorded and the
+ *    field view is not available.
+ *  - Shares (AccPct, MissPct) are of the accesses counted by offset; those
+ *    beyond the window (or the cell cap) are one row, "(beyond)", without
+ *    shares, and are summed separately.
+ *  - Metrics per row: Dr, Dw, misses per level (reads and writes:
+ *    D1m, D2m, ..., DLm), Lat, MissLat = Lat - (Dr + Dw - D1m) * L1
+ *    latency, AccPct = 100 (Dr + Dw) / all, MissPct = 100 D1m / all D1m;
+ *    the field view adds `note`: "never read" (Dr = 0) or "never accessed".
+ */
+#ifndef DC_ANALYSIS_FIELDS_H
+#define DC_ANALYSIS_FIELDS_H
+
+#include <stdbool.h>
+
+#include "analysis/table.h"
+#include "base/sbuf.h"
+#include "store/profile.h"
+
+enum fields_by { FIELDS_OFFSET, FIELDS_FIELD };
+
+struct fields_info {
+	struct sbuf type;          /* the element type's name, empty if unknown */
+	int64_t elem_size;         /* 0 when unknown */
+	struct sbuf why;           /* why the type is unknown */
+	struct sbuf summary;       /* "struct node: next 48.00 % of L1 misses, ..." */
+	int64_t window;            /* meta offset_window */
+	int64_t counted, beyond;   /* accesses counted by offset, and beyond */
+};
+
+void fields_info_init(struct fields_info *fi);
+void fields_info_release(struct fields_info *fi);
+
+/* Fills t (initialised by the caller) with bucket `object`'s rows, in
+ * offset order.  On error err holds the whole message. */
+int fields_build(struct profile *p, const char *object, enum fields_by by, struct table *t,
+		 struct fields_info *fi, char *err, size_t errlen);
+
+#endif

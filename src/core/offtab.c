@@ -1,0 +1,90 @@
+/* offtab.c — accesses by offset within their data object. */
+#include "core/offtab.h"
+
+int dc_offtab_init(struct dc_offtab *t, const struct dc_env *env, uint64_t window,
+		   uint64_t max_cells)
+{
+	memset(t, 0, sizeof *t);
+	if (window == 0 || window > DC_OFF_WINDOW_MAX || max_cells == 0)
+		return DC_EINVAL;
+	t->window = window;
+	t->max_cells = max_cells;
+	return dc_rectab_init(&t->r, env, sizeof(struct dc_offcell), 2 * sizeof(uint32_t),
+			      "offtab");
+}
+
+void dc_offtab_release(struct dc_offtab *t)
+{
+	dc_rectab_release(&t->r);
+	memset(t, 0, sizeof *t);
+}
+
+/* The recent-cells slot of (bucket, o); the same hash as dc_offtab_cell. */
+static struct dc_offcell **recent_slot(struct dc_offtab *t, uint32_t bucket, uint32_t o)
+{
+	return &t->recent[(o * 0x9e3779b1u + bucket * 0x85ebca6bu) >> 22];
+}
+
+struct dc_offcell *dc_offtab_cell_slow(struct dc_offtab *t, uint32_t bucket, uint64_t off)
+{
+	uint32_t key[2] = { bucket, off < t->window ? (uint32_t)off : DC_OFF_BEYOND };
+	struct dc_offcell *c = NULL;
+
+	if (key[1] != DC_OFF_BEYOND) {
+		c = dc_rectab_find(&t->r, key);
+		if (!c && t->cells < t->max_cells) {
+			c = dc_rectab_get(&t->r, key);
+			if (!c)
+				return NULL;
+			t->cells++;
+		}
+		if (c) {
+			*recent_slot(t, bucket, key[1]) = c;
+			return c;
+		}
+	}
+	/* Past the window, or a new offset once the table is full: only the
+	 * former is cached (the inline path compares the offset asked for). */
+	key[1] = DC_OFF_BEYOND;
+	c = dc_rectab_get(&t->r, key);
+	if (c && off >= t->window)
+		*recent_slot(t, bucket, DC_OFF_BEYOND) = c;
+	return c;
+}
+
+static int zero_cb(void *ud, void *rec)
+{
+	struct dc_offcell *c = rec;
+
+	(void)ud;
+	c->size = 0;
+	memset(c->acc, 0, sizeof c->acc);
+	memset(c->miss, 0, sizeof c->miss);
+	c->lat = 0;
+	return 0;
+}
+
+void dc_offtab_zero(struct dc_offtab *t)
+{
+	dc_rectab_each(&t->r, zero_cb, NULL);
+}
+
+struct each {
+	int (*fn)(void *ud, const struct dc_offcell *c);
+	void *ud;
+};
+
+static int each_cb(void *ud, void *rec)
+{
+	struct each *e = ud;
+
+	return e->fn(e->ud, rec);
+}
+
+int dc_offtab_each(const struct dc_offtab *t, int (*fn)(void *ud, const struct dc_offcell *c),
+		   void *ud)
+{
+	struct each e = { fn, ud };
+
+	return dc_rectab_each(&t->r, each_cb, &e);
+}

@@ -1,0 +1,86 @@
+/* offtab.h — accesses by offset within their data object (--offsets).
+ *
+ * Notes:
+ *  - A cell counts the accesses to one bucket whose first byte lies at one
+ *    offset from the start of its object (a global's symbol, a heap or
+ *    user block): reads, writes, misses per level (reads and writes
+ *    together), the modelled latency, and the widest access seen there.
+ *    An access is counted once, at the offset of its first byte, however
+ *    many bytes (or fields) it covers.
+ *  - Bounded memory: an offset at or beyond `window` bytes, or a new
+ *    (bucket, offset) pair once the table holds `max_cells` cells, is
+ *    counted in the bucket's *beyond* cell (offset DC_OFF_BEYOND) instead.
+ *    The table never holds more than max_cells cells plus one beyond cell
+ *    per bucket.
+ *  - Cells are records of a rectab (they never move); a direct-mapped
+ *    cache of recent cells is tried first, as evtab does: a loop touches a
+ *    handful of (bucket, offset) pairs over and over.
+ */
+#ifndef DC_OFFTAB_H
+#define DC_OFFTAB_H
+
+#include "core/hier.h"
+#include "core/rectab.h"
+
+#define DC_OFF_BEYOND 0xffffffffu
+/* The largest window: offsets must stay below DC_OFF_BEYOND. */
+#define DC_OFF_WINDOW_MAX (1ull << 31)
+
+struct dc_offcell {
+	uint32_t bucket, off;               /* key; off DC_OFF_BEYOND: beyond */
+	uint32_t size;                      /* widest access counted here */
+	uint32_t pad;
+	uint64_t acc[2];                    /* reads, writes */
+	uint64_t miss[DC_MAX_LEVELS];       /* misses at level k+1 */
+	uint64_t lat;                       /* modelled cycles */
+};
+
+#define DC_OFFTAB_RECENT 1024
+
+struct dc_offtab {
+	struct dc_rectab r;
+	uint64_t window, max_cells;
+	uint64_t cells;                     /* in-window cells made */
+	struct dc_offcell *recent[DC_OFFTAB_RECENT];
+};
+
+/* window: bytes from an object's start counted by offset (1 to
+ * DC_OFF_WINDOW_MAX); max_cells: in-window cells at most (>= 1). */
+int dc_offtab_init(struct dc_offtab *t, const struct dc_env *env, uint64_t window,
+		   uint64_t max_cells);
+void dc_offtab_release(struct dc_offtab *t);
+
+struct dc_offcell *dc_offtab_cell_slow(struct dc_offtab *t, uint32_t bucket, uint64_t off);
+
+/* The cell an access at `off` into an object of `bucket` counts in (its
+ * beyond cell past the window or the cap); NULL when memory ran out. */
+static inline struct dc_offcell *dc_offtab_cell(struct dc_offtab *t, uint32_t bucket,
+						uint64_t off)
+{
+	uint32_t o = off < t->window ? (uint32_t)off : DC_OFF_BEYOND;
+	struct dc_offcell *c = t->recent[(o * 0x9e3779b1u + bucket * 0x85ebca6bu) >> 22];
+
+	if (c && c->off == o && c->bucket == bucket)
+		return c;
+	return dc_offtab_cell_slow(t, bucket, off);
+}
+
+static inline void dc_offcell_count(struct dc_offcell *c, uint32_t size, int is_write,
+				    int served, const uint32_t *lat)
+{
+	c->acc[is_write]++;
+	for (int k = 0; k < served - 1; k++)
+		c->miss[k]++;
+	c->lat += lat[served];
+	if (size > c->size)
+		c->size = size;
+}
+
+/* Zeroes every count, keeping the cells (a forked child starts anew). */
+void dc_offtab_zero(struct dc_offtab *t);
+
+/* Calls fn on every cell, in no particular order; stops at non-zero. */
+int dc_offtab_each(const struct dc_offtab *t, int (*fn)(void *ud, const struct dc_offcell *c),
+		   void *ud);
+
+#endif

@@ -1,0 +1,217 @@
+"""Per-offset and per-field views (record --offsets, report --by offset|field):
+the engine's offsets within objects, their bound, and the DWARF types the
+front end folds and names them by.  Expected values are derived in the
+headers of tests/workloads/fields_array.c, fields_list.cc (C++) and
+fields_global.c (two threads), all built -O2 -g."""
+import os
+
+from test_engine_common import (CACHE_2, LAT, Recorded, marker_line, meta, query,
+                                report_json)
+from harness import DCPROF, run
+
+N, R, M, R2, W = 1024, 8, 256, 4, 32768
+
+
+def heap_bucket(db, src, tag):
+    """The heap bucket allocated at the line of SRC marked /* TAG */."""
+    line = marker_line(src, tag)
+    rows = query(db, "SELECT name FROM bucket WHERE kind = 'heap' AND name LIKE ?",
+                 "%% (%s:%d)%%" % (src, line))
+    assert len(rows) == 1, rows
+    return rows[0][0]
+
+
+def cells(db, bucket):
+    """{offset: (size, Dr, Dw, D1m, D2m)} of BUCKET's offset_cost rows (offset
+    None: the beyond cell)."""
+    rows = query(db, "SELECT o.offset, o.size, o.Dr, o.Dw, o.D1m, o.D2m FROM offset_cost o"
+                 " JOIN bucket b ON b.id = o.bucket WHERE b.name = ?", bucket)
+    return {(None if r[0] < 0 else r[0]): tuple(r[1:]) for r in rows}
+
+
+def fields(db, bucket, by="field"):
+    doc = report_json(db, "--object", bucket, "--by", by)
+    return doc, {r["field" if by == "field" else "offset"]: r for r in doc["rows"]}
+
+
+class ArrayOfStructs(Recorded):
+    WORKLOAD = "fields_array"
+    OPTS = (CACHE_2, LAT, "--offsets")
+
+    def test_raw_offsets_are_what_the_code_touches(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        got = cells(self.db, recs)
+        # val of element i: offset 8 + 64 i, R reads and one write each
+        self.assertEqual(sorted(got), [8 + 64 * i for i in range(N)])
+        self.assertEqual({v[:3] for v in got.values()}, {(8, R, 1)})
+
+    def test_one_field_has_every_access_and_miss(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        doc, rows = fields(self.db, recs)
+        self.assertEqual(doc["type"], "struct rec")
+        self.assertEqual(doc["element_size"], 64)
+        self.assertEqual(list(rows), ["id", "val", "pad[48]"])
+        val = rows["val"]
+        self.assertEqual((val["offset"], val["size"]), (8, 8))
+        self.assertEqual((val["Dr"], val["Dw"], val["D1m"], val["DLm"]),
+                         (R * N, N, (R + 1) * N, N))
+        self.assertEqual((val["AccPct"], val["MissPct"]), (100.0, 100.0))
+        for f in ("id", "pad[48]"):
+            self.assertEqual((rows[f]["Dr"], rows[f]["Dw"], rows[f]["note"]),
+                             (0, 0, "never accessed"))
+        self.assertIn("val 100.00 % of L1 misses", doc["summary"])
+
+    def test_offset_view_folds_by_the_element(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        doc, rows = fields(self.db, recs, "offset")
+        self.assertEqual(list(rows), [8])
+        self.assertEqual((rows[8]["field"], rows[8]["Dr"], rows[8]["access_size"]),
+                         ("val", R * N, 8))
+
+    def test_typed_user_block(self):
+        doc, rows = fields(self.db, "rec_pool")
+        self.assertEqual(doc["type"], "struct rec")
+        self.assertEqual((rows["id"]["Dr"], rows["id"]["Dw"], rows["id"]["AccPct"]),
+                         (R2 * M, M, 100.0))
+        self.assertEqual(rows["val"]["note"], "never accessed")
+        self.assertEqual(query(self.db, "SELECT type FROM bucket_type t JOIN bucket b"
+                               " ON b.id = t.bucket WHERE b.name = 'rec_pool'"),
+                         [("struct rec",)])
+
+    def test_offsets_add_up_to_the_bucket_costs(self):
+        """Every access to a global, heap or user bucket is in exactly one
+        cell (or the beyond cell) of its bucket."""
+        bad = query(self.db, "SELECT b.name, c.r, c.w, o.r, o.w FROM bucket b"
+                    " JOIN (SELECT bucket, SUM(Dr) r, SUM(Dw) w, SUM(D1mr + D1mw) m FROM cost"
+                    " GROUP BY bucket) c ON c.bucket = b.id"
+                    " LEFT JOIN (SELECT bucket, SUM(Dr) r, SUM(Dw) w, SUM(D1m) m FROM offset_cost"
+                    " GROUP BY bucket) o ON o.bucket = b.id"
+                    " WHERE b.kind IN ('global', 'heap', 'user')"
+                    " AND (o.r IS NULL OR c.r <> o.r OR c.w <> o.w OR c.m <> o.m)")
+        self.assertEqual(bad, [])
+        self.assertFalse(query(self.db, "SELECT 1 FROM offset_cost o JOIN bucket b"
+                               " ON b.id = o.bucket WHERE b.kind NOT IN ('global', 'heap',"
+                               " 'user')"))
+
+    def test_no_field_view_without_a_type(self):
+        # the program's own void * block before it was named has no decl;
+        # a stack bucket has no offsets at all
+        r = run([DCPROF, "report", self.db, "--object", "<stack>", "--by", "field"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("offsets are recorded for globals, heap and user buckets only",
+                      r.stderr)
+
+
+class Window(Recorded):
+    """A block larger than the window: the rest counts as beyond."""
+    WORKLOAD = "fields_array"
+    OPTS = (CACHE_2, LAT, "--offsets", "--offset-window=4096")
+
+    def test_big_block_is_cut_at_the_window(self):
+        big = heap_bucket(self.db, "fields_array.c", "SITE:big")
+        got = cells(self.db, big)
+        inside = {k: v for k, v in got.items() if k is not None}
+        self.assertEqual(sorted(inside), list(range(0, 4096, 8)))
+        self.assertEqual({v[1:3] for v in inside.values()}, {(0, 1)})
+        # the rest of the writes, and printf's read of big[W / 2]
+        self.assertEqual(got[None][1:3], (1, W - 512))
+
+    def test_array_beyond_the_window(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        got = cells(self.db, recs)
+        self.assertEqual(sorted(k for k in got if k is not None), [8 + 64 * i for i in range(64)])
+        self.assertEqual(got[None][1:3], ((N - 64) * R, N - 64))
+        doc, rows = fields(self.db, recs)
+        self.assertEqual((doc["counted"], doc["beyond"]), (64 * (R + 1), (N - 64) * (R + 1)))
+        self.assertEqual(rows["(beyond)"]["AccPct"], None)
+        self.assertEqual(rows["val"]["AccPct"], 100.0)
+
+
+class CellCap(Recorded):
+    """At most --offset-cells cells: new offsets beyond it count as beyond."""
+    WORKLOAD = "fields_array"
+    OPTS = (CACHE_2, LAT, "--offsets", "--offset-cells=100")
+
+    def test_memory_is_bounded_by_the_cap(self):
+        m = meta(self.db)
+        self.assertEqual((m["offsets"], m["offset_cells"], m["offset_cells_used"]),
+                         ("yes", "100", "100"))
+        self.assertEqual(query(self.db, "SELECT COUNT(*) FROM offset_cost WHERE offset >= 0"),
+                         [(100,)])
+        # nothing is lost: cells and beyond add up to the costs
+        self.assertEqual(query(self.db, "SELECT SUM(Dr), SUM(Dw) FROM offset_cost"),
+                         query(self.db, "SELECT SUM(c.Dr), SUM(c.Dw) FROM cost c JOIN bucket b"
+                               " ON b.id = c.bucket WHERE b.kind IN ('global', 'heap', 'user')"))
+
+
+class LinkedList(Recorded):
+    """C++: the payload is never read."""
+    WORKLOAD = "fields_list"
+    OPTS = (CACHE_2, LAT, "--offsets")
+    P, N = 8, 2048
+
+    def test_next_and_key_read_payload_never(self):
+        node = heap_bucket(self.db, "fields_list.cc", "SITE:node")
+        doc, rows = fields(self.db, node)
+        self.assertEqual(doc["type"], "struct node")
+        self.assertEqual(doc["element_size"], 56)
+        self.assertEqual(list(rows), ["next", "key", "payload[40]"])
+        for f in ("next", "key"):
+            self.assertEqual((rows[f]["Dr"], rows[f]["Dw"]), (self.P * self.N, self.N))
+        self.assertEqual(rows["payload[40]"]["Dr"], 0)
+        self.assertGreater(rows["payload[40]"]["Dw"], 0)
+        self.assertEqual(rows["payload[40]"]["note"], "never read")
+        self.assertIn("payload[40] never read", doc["summary"])
+        walk = rows["next"]["D1m"] + rows["key"]["D1m"]
+        total = walk + rows["payload[40]"]["D1m"]
+        self.assertGreaterEqual(walk, (self.P - 1) * self.N)
+        self.assertLessEqual(total, self.P * self.N + self.N + 1)
+        self.assertGreaterEqual(rows["next"]["MissPct"] + rows["key"]["MissPct"], 77.7)
+        self.assertLessEqual(sum(r["DLm"] for r in rows.values()), self.N + 1)
+
+    def test_text_report_names_the_fields(self):
+        node = heap_bucket(self.db, "fields_list.cc", "SITE:node")
+        r = run([DCPROF, "report", self.db, "--object", node, "--by", "field"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("type:     struct node, 56 bytes", r.stdout)
+        self.assertRegex(r.stdout, r"fields:   struct node: (key|next) \d+\.\d\d % of L1 misses")
+
+
+class GlobalStruct(Recorded):
+    """Two threads read a global's fields in known proportions."""
+    WORKLOAD = "fields_global"
+    OPTS = (CACHE_2, LAT, "--offsets")
+
+    def test_field_shares(self):
+        doc, rows = fields(self.db, "g_stats")
+        self.assertEqual(doc["type"], "struct stats")
+        self.assertEqual([(f, rows[f]["Dr"], rows[f]["Dw"]) for f in rows],
+                         [("hits", 8000, 0), ("misses", 2000, 0), ("ratio[4]", 8000, 0),
+                          ("name[16]", 0, 0)])
+        self.assertAlmostEqual(rows["hits"]["AccPct"], 100 * 8000 / 18000, places=2)
+        self.assertAlmostEqual(rows["misses"]["AccPct"], 100 * 2000 / 18000, places=2)
+        self.assertEqual(rows["name[16]"]["note"], "never accessed")
+
+    def test_offsets_of_the_array_member(self):
+        doc, rows = fields(self.db, "g_stats", "offset")
+        self.assertEqual({o: (r["field"], r["Dr"]) for o, r in rows.items()},
+                         {0: ("hits", 8000), 8: ("misses", 2000), 16: ("ratio[4]", 2000),
+                          24: ("ratio[4]", 2000), 32: ("ratio[4]", 2000),
+                          40: ("ratio[4]", 2000)})
+
+
+class Default(Recorded):
+    """Without --offsets nothing is recorded by offset, and report says so."""
+    WORKLOAD = "fields_global"
+
+    def test_no_offsets_by_default(self):
+        self.assertEqual(meta(self.db)["offsets"], "no")
+        self.assertFalse(query(self.db, "SELECT 1 FROM offset_cost"))
+        r = run([DCPROF, "report", self.db, "--object", "g_stats", "--by", "field"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("has no offsets; record with --offsets=yes", r.stderr)
+
+    def test_needs_object(self):
+        r = run([DCPROF, "report", self.db, "--by", "offset"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--by offset and --by field need --object", r.stderr)

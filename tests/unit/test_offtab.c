@@ -1,0 +1,82 @@
+/* test_offtab.c — accesses by offset (offtab.h Notes): one cell per
+ * (bucket, offset) counting reads, writes, misses per level, latency and
+ * the widest access; offsets at or past the window and new offsets once
+ * max_cells cells exist go to the bucket's beyond cell; zeroing keeps the
+ * cells; bad sizes are DC_EINVAL. */
+#include "core/offtab.h"
+#include "host/port_libc.h"
+#include "unit.h"
+
+static const uint32_t lat[] = { 0, 4, 14, 200 };
+
+static void count(struct dc_offtab *t, uint32_t bucket, uint64_t off, uint32_t size,
+		  int is_write, int served)
+{
+	struct dc_offcell *c = dc_offtab_cell(t, bucket, off);
+
+	CHECK(c != NULL);
+	dc_offcell_count(c, size, is_write, served, lat);
+}
+
+static long ncells(const struct dc_offtab *t)
+{
+	long n = 0;
+
+	for (uint64_t i = 0; i < t->r.cap; i++)
+		n += t->r.slots[i] != NULL;
+	return n;
+}
+
+DC_TEST(offtab, counts_per_bucket_and_offset)
+{
+	struct dc_offtab t;
+	struct dc_offcell *c;
+
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 4096, 100), 0);
+	count(&t, 1, 8, 8, 0, 1);      /* read, L1 hit */
+	count(&t, 1, 8, 4, 1, 3);      /* write, missed L1 and L2 */
+	count(&t, 2, 8, 16, 0, 2);     /* another bucket */
+	c = dc_offtab_cell(&t, 1, 8);
+	CHECK_EQ(c->acc[0], 1);
+	CHECK_EQ(c->acc[1], 1);
+	CHECK_EQ(c->miss[0], 1);
+	CHECK_EQ(c->miss[1], 1);
+	CHECK_EQ(c->miss[2], 0);
+	CHECK_EQ(c->lat, 4 + 200);
+	CHECK_EQ(c->size, 8);          /* the widest */
+	CHECK(dc_offtab_cell(&t, 2, 8) != c);
+	CHECK_EQ(dc_offtab_cell(&t, 2, 8)->size, 16);
+	CHECK_EQ(t.cells, 2);
+	dc_offtab_release(&t);
+}
+
+DC_TEST(offtab, window_and_cap_go_beyond)
+{
+	struct dc_offtab t;
+	struct dc_offcell *b;
+
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 64, 3), 0);
+	count(&t, 0, 63, 1, 0, 1);
+	count(&t, 0, 64, 8, 0, 1);     /* past the window */
+	count(&t, 0, 1u << 20, 8, 1, 1);
+	b = dc_offtab_cell(&t, 0, 64);
+	CHECK_EQ(b->off, DC_OFF_BEYOND);
+	CHECK_EQ(b->acc[0], 1);
+	CHECK_EQ(b->acc[1], 1);
+	count(&t, 0, 0, 8, 0, 1);
+	count(&t, 1, 0, 8, 0, 1);      /* the third cell: the cap */
+	CHECK_EQ(t.cells, 3);
+	count(&t, 0, 8, 8, 0, 1);      /* new, once full: beyond */
+	count(&t, 0, 0, 8, 0, 1);      /* a cell made before still counts */
+	CHECK_EQ(dc_offtab_cell(&t, 0, 0)->acc[0], 2);
+	CHECK_EQ(b->acc[0], 2);
+	CHECK_EQ(t.cells, 3);
+	CHECK_EQ(ncells(&t), 4);       /* three cells and one beyond */
+	dc_offtab_zero(&t);
+	CHECK_EQ(b->acc[0] + b->acc[1] + b->lat + b->size, 0);
+	CHECK_EQ(ncells(&t), 4);
+	dc_offtab_release(&t);
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 0, 1), DC_EINVAL);
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 64, 0), DC_EINVAL);
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), DC_OFF_WINDOW_MAX + 1, 1), DC_EINVAL);
+}
