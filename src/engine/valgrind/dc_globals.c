@@ -591,6 +591,8 @@ static void add_region(Addr a, SizeT len, ThreadId tid)
 
 	if (file) {
 		VG_(snprintf)(name, sizeof name, "<file:%s>", dc_basename(file));
+	} else if (dc_heap_in_alloc(tid)) {
+		VG_(snprintf)(name, sizeof name, "<malloc>");   /* the allocator's memory */
 	} else if (tid != VG_INVALID_THREADID) {
 		dc_chain_name(tid, 3, False, is_mmap_fn, chain, sizeof chain);
 		VG_(snprintf)(name, sizeof name, "<mmap:%s>", chain);
@@ -602,7 +604,7 @@ static void add_region(Addr a, SizeT len, ThreadId tid)
 	o->hi = a + len;
 	o->alloc_size = len;
 	o->kind = DC_K_MMAP;
-	o->bucket = dc_bucket_get(name, DC_K_MMAP);
+	o->bucket = dc_heap_in_alloc(tid) ? dc_heap_alloc_bucket() : dc_bucket_get(name, DC_K_MMAP);
 	/* A mapping placed inside an earlier one (ld.so maps a library whole,
 	 * then its segments over it) keeps the earlier, whole-object name. */
 	if (dc_objmap_insert(&dc.regions, o) != 0) {
