@@ -5,8 +5,8 @@
 #   make demo       install missing Debian packages, build, profile examples/demo.c
 #   make bench      compare dcprof record with Cachegrind (see bench/README.md)
 #   make install    install under PREFIX (default /usr/local; DESTDIR for staging):
-#                   bin/dcprof, lib/dcprof/ and lib/dcprof-compat/ (the engine,
-#                   found as BINDIR/../lib/dcprof), include/dcprof.h,
+#                   bin/dcprof, lib/dcprof/ (the engine, found as
+#                   BINDIR/../lib/dcprof), include/dcprof.h,
 #                   share/man/man1/dcprof*.1 (from the help texts), share/doc/dcprof
 #   make uninstall  remove what make install installed
 #   make fuzz       libFuzzer targets in build/fuzz/ (clang; docs/fuzzing.md)
@@ -43,11 +43,11 @@ TOOLFLAGS := -std=gnu11 -O2 -g -falign-loops=32 $(WARN) -Wno-shadow -Wno-strict-
 	-fno-pic -fno-pie -m64
 TOOLDIR   := $(B)/lib/dcprof
 TOOL      := $(TOOLDIR)/dcprof-amd64-linux
-PRELOAD   := $(TOOLDIR)/vgpreload_dcprof-amd64-linux.so
 TOOL_OBJ  := $(patsubst src/%.c,$(B)/tool/%.o,$(CORE_SRC) $(TOOL_SRC))
-# --cachegrind-compat runs from a directory without the malloc-replacement
-# preload, so the program's own malloc runs exactly as under Cachegrind.
-COMPATDIR := $(B)/lib/dcprof-compat
+# The engine observes the program's allocator: it has no preload object,
+# so the program runs exactly as under Cachegrind (src/engine/valgrind/dc_heap.c).
+# A preload left by an older build would be loaded into every program.
+STALE_PRELOAD := $(TOOLDIR)/vgpreload_dcprof-amd64-linux.so
 
 # ---- host objects (dcprof front end) ---------------------------------------
 HOST_CORE_OBJ := $(patsubst src/%.c,$(B)/host/%.o,$(CORE_SRC))
@@ -79,8 +79,8 @@ ifneq ($(MPICC),)
 WORKLOADS += $(B)/w/mpi_stencil
 endif
 
-.PHONY: all check unit e2e demo bench clean deps tool install uninstall fuzz fuzz-check
-all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(PRELOAD) $(TOOLDIR)/.links $(COMPATDIR)/.links $(WORKLOADS)
+.PHONY: no-stale-preload all check unit e2e demo bench clean deps tool install uninstall fuzz fuzz-check
+all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(TOOLDIR)/.links no-stale-preload $(WORKLOADS)
 
 $(B)/tool/%.o: src/%.c $(HEADERS) include/dcprof.h
 	@mkdir -p $(dir $@)
@@ -93,11 +93,9 @@ $(TOOL): $(TOOL_OBJ)
 		$(VGLIBDIR)/libcoregrind-amd64-linux.a $(VGLIBDIR)/libvex-amd64-linux.a \
 		$(VGLIBDIR)/libgcc-sup-amd64-linux.a -lgcc
 
-$(PRELOAD):
-	@mkdir -p $(dir $@)
-	$(CC) -m64 -shared -fPIC -nodefaultlibs -Wl,--whole-archive \
-		$(VGLIBDIR)/libreplacemalloc_toolpreload-amd64-linux.a \
-		-Wl,--no-whole-archive -o $@
+no-stale-preload:
+	@rm -f $(STALE_PRELOAD)
+	@rm -rf $(B)/lib/dcprof-compat
 
 # Valgrind looks for its own helpers (vgpreload_core, the default
 # suppressions, ...) in the same directory as the tool.
@@ -109,12 +107,6 @@ $(TOOLDIR)/.links:
 # The core stays freestanding on the host too, so the symbol check sees what
 # the tool links: no loop may be turned into a libc call.
 $(B)/host/core/%.o: HOSTFLAGS += -ffreestanding
-
-$(COMPATDIR)/.links: $(TOOLDIR)/.links
-	@mkdir -p $(COMPATDIR)
-	for f in $(VGLIBEXEC)/*; do ln -sf $$f $(COMPATDIR)/; done
-	ln -sf ../dcprof/dcprof-amd64-linux $(COMPATDIR)/dcprof-amd64-linux
-	@touch $@
 
 $(B)/host/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -160,7 +152,7 @@ O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail fields_array fi
 $(O2_WORKLOADS): $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Iinclude -o $@ $<
-# Statically linked: no dynamic linker loads the malloc-replacement preload.
+# Statically linked: its malloc is the program's own code.
 $(B)/w/exec_work_static: tests/workloads/exec_work.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -static -o $@ $<
@@ -230,6 +222,13 @@ $(B)/w/mpi_stencil: tests/workloads/mpi/mpi_stencil.c include/dcprof.h
 $(B)/w/fields_list: tests/workloads/fields_list.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -o $@ $<
+# Agreement workloads written as users build (STYLE rule 12).
+$(B)/w/cg_malloc: tests/workloads/cg_malloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+$(B)/w/cg_cxx: tests/workloads/cg_cxx.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
 $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -o $@ $<
@@ -270,18 +269,15 @@ MANDIR     := $(PREFIX)/share/man
 DOCDIR     := $(PREFIX)/share/doc/dcprof
 DEST        = $(DESTDIR)
 
-# The engine keeps its layout: lib/dcprof holds the tool, its preload and
-# links to Valgrind's own helpers; lib/dcprof-compat the same without the
-# preload (cmd_record.c find_tooldir).  Man pages are the help texts
-# (dcprof help --man).
+# The engine keeps its layout: lib/dcprof holds the tool and links to
+# Valgrind's own helpers (cmd_record.c find_tooldir), no preload object.
+# Man pages are the help texts (dcprof help --man).
 install: all
-	install -d $(DEST)$(BINDIR) $(DEST)$(LIBDIR)/dcprof $(DEST)$(LIBDIR)/dcprof-compat \
+	install -d $(DEST)$(BINDIR) $(DEST)$(LIBDIR)/dcprof \
 		$(DEST)$(INCLUDEDIR) $(DEST)$(MANDIR)/man1 $(DEST)$(DOCDIR)
 	install -m 755 $(DCPROF) $(DEST)$(BINDIR)/dcprof
-	install -m 755 $(TOOL) $(PRELOAD) $(DEST)$(LIBDIR)/dcprof/
-	for f in $(VGLIBEXEC)/*; do ln -sf $$f $(DEST)$(LIBDIR)/dcprof/; \
-		ln -sf $$f $(DEST)$(LIBDIR)/dcprof-compat/; done
-	ln -sf ../dcprof/dcprof-amd64-linux $(DEST)$(LIBDIR)/dcprof-compat/dcprof-amd64-linux
+	install -m 755 $(TOOL) $(DEST)$(LIBDIR)/dcprof/
+	for f in $(VGLIBEXEC)/*; do ln -sf $$f $(DEST)$(LIBDIR)/dcprof/; done
 	install -m 644 include/dcprof.h $(DEST)$(INCLUDEDIR)/dcprof.h
 	$(DCPROF) help --man > $(DEST)$(MANDIR)/man1/dcprof.1
 	for c in $$($(DCPROF) help --commands); do \

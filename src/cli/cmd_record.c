@@ -28,6 +28,7 @@
 #include "core/hier.h"
 #include "core/offtab.h"
 #include "core/rdx.h"
+#include "core/util.h"
 #include "store/finalize.h"
 #include "store/rawdir.h"
 #include "store/rhist.h"
@@ -127,8 +128,8 @@ void cmd_record_usage(FILE *f)
 		"                             L2=1M:16:64,L3=32M:16:64)\n"
 		"  --latency=L1=C,...,MEM=C   hit latency of each level and of memory in\n"
 		"                             cycles (default: L1=%u,L2=%u,L3=%u,L4=%u,MEM=%u)\n"
-		"  --cachegrind-compat        simulate Cachegrind's I1/D1/LL configuration on\n"
-		"                             this host; with --cache, two levels replace D1\n"
+		"  --cachegrind-compat        simulate the D1/LL Cachegrind picks on this\n"
+		"                             host; with --cache, two levels replace D1\n"
 		"                             and LL, as Cachegrind's --D1/--LL (default: no)\n"
 		"  --heap-names=fn:N|site     name heap buckets by N calling functions\n"
 		"                             (1..16) or by the whole allocation site\n"
@@ -515,10 +516,11 @@ static int check_hierarchy(const struct record *r)
 			return -1;
 		}
 		for (int k = 0; r->cache_use && k < h.nlevels; k++)
-			if (h.lv[k].line != h.lv[0].line || h.lv[k].assoc > DC_USE_MAX_ASSOC) {
+			if (h.lv[k].line != h.lv[0].line || h.lv[k].assoc > DC_USE_MAX_ASSOC ||
+			    !dc_is_pow2(h.lv[k].size / ((uint64_t)h.lv[k].assoc * h.lv[k].line))) {
 				err_msg("invalid --cache '%s': --cache-use needs one line size at"
-					  " every level and at most %d ways", r->cache,
-					  DC_USE_MAX_ASSOC);
+					  " every level, at most %d ways and set counts that are"
+					  " powers of two", r->cache, DC_USE_MAX_ASSOC);
 				return -1;
 			}
 	} else {
@@ -609,11 +611,10 @@ static int parse(struct record *r, int argc, char **argv)
 	return check_hierarchy(r);
 }
 
-/* $DCPROF_LIB, else ../lib/dcprof next to this executable.  With
- * --cachegrind-compat, the sibling directory DIR-compat, which lacks the
- * malloc-replacement preload so the program's own malloc runs exactly as
+/* $DCPROF_LIB, else ../lib/dcprof next to this executable.  It holds no
+ * preload object: the program runs, its own malloc included, exactly as
  * under Cachegrind (docs/engine.md). */
-static int find_tooldir(struct sbuf *dir, bool compat)
+static int find_tooldir(struct sbuf *dir)
 {
 	const char *env = getenv("DCPROF_LIB");
 	char self[PATH_MAX];
@@ -633,8 +634,6 @@ static int find_tooldir(struct sbuf *dir, bool compat)
 		*strrchr(self, '/') = '\0';
 		sbuf_addf(dir, "%s/../lib/dcprof", self);
 	}
-	if (compat)
-		sbuf_adds(dir, "-compat");
 	sbuf_adds(dir, "/" TOOL_NAME);
 	if (access(dir->buf, X_OK) < 0) {
 		err_msg("cannot find the dcprof engine '%s': %s; set DCPROF_LIB to its directory",
@@ -940,7 +939,7 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 			  const struct exit_info *main_exit, bool *keep)
 {
 	struct exit_info unknown = { EXIT_UNKNOWN, 0 };
-	struct sbuf raw, out, program, linkage;
+	struct sbuf raw, out, program;
 	size_t n;
 	struct rawdir_dump *dumps = rawdir_list(tmpdir, &n);
 	bool main_seen = false;
@@ -950,7 +949,6 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 	sbuf_init(&raw);
 	sbuf_init(&out);
 	sbuf_init(&program);
-	sbuf_init(&linkage);
 	for (size_t i = 0; i < n; i++) {
 		const struct rawdir_dump *d = &dumps[i];
 		bool first = i == 0 || dumps[i - 1].pid != d->pid;
@@ -1002,10 +1000,6 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 		if (is_main && d->image)
 			err_note("process %d exec'd a program that ran without the engine: %s"
 				 " holds the image before", (int)d->pid, out.buf);
-		if (!r->compat && !rawdir_head_meta(raw.buf, "linkage", &linkage) &&
-		    !strcmp(linkage.buf, "static"))
-			err_note("'%s' is statically linked: Valgrind cannot replace its malloc,"
-				 " so its heap blocks are not tracked in %s", program.buf, out.buf);
 	}
 	if (!main_seen) {
 		char how[64], sig[48];
@@ -1023,7 +1017,6 @@ static int finalize_dumps(const struct record *r, const char *tmpdir, pid_t main
 	sbuf_release(&raw);
 	sbuf_release(&out);
 	sbuf_release(&program);
-	sbuf_release(&linkage);
 	return rc;
 }
 
@@ -1187,7 +1180,7 @@ int cmd_record(int argc, char **argv)
 		rc = err > 0 ? 0 : DC_EXIT_ERROR;
 		goto out;
 	}
-	if (expand_output(&r) || find_tooldir(&tooldir, r.compat) || find_programs(&r, &valgrind) ||
+	if (expand_output(&r) || find_tooldir(&tooldir) || find_programs(&r, &valgrind) ||
 	    check_outputs(&r) || make_tmpdir(&tmpdir))
 		goto out;
 	set_wait_policy(&r);

@@ -15,6 +15,7 @@ static int level_init(struct dc_cache_level *l, const struct dc_level_cfg *cfg,
 	for (uint64_t i = 0; i < lines; i++)
 		l->tags[i] = DC_EMPTY_TAG;
 	l->set_mask = sets - 1;
+	l->set_mod = dc_is_pow2(sets) ? 0 : sets;
 	l->assoc = cfg->assoc;
 	l->line_bits = (uint32_t)dc_log2(cfg->line);
 	l->wide = (cfg->assoc == 8 || cfg->assoc == 16) && dc_cpu_avx2() ? cfg->assoc : 0;

@@ -16,8 +16,13 @@
  *  - The result of an access is the level that served it: 1..N for a hit
  *    at that level, N+1 when it came from memory.  It missed every level
  *    above the serving one.
- *  - An optional level-1 instruction cache (for --cachegrind-compat) feeds
- *    its misses to the last level, as Cachegrind's I1 does.
+ *  - An optional level-1 instruction cache (the engine always has one)
+ *    feeds its misses to the last level, as Cachegrind's I1 does; with a
+ *    single level, which is a data cache, they go to memory.
+ *  - A block's set is block mod sets.  Any set count works: a power of two
+ *    takes a mask, any other count a division (hosts describe such caches:
+ *    a 30 MiB 20-way L3 has 24,576 sets).  The branch between the two is
+ *    the same at every access of a level, so it is predicted.
  *  - Tags are block numbers (addr >> log2(line)); empty ways hold a value no
  *    block number can take, so a cold cache misses on every address.
  *  - Every miss records, per level, the lines it filled and the block each
@@ -37,7 +42,8 @@
 
 struct dc_cache_level {
 	uint64_t *tags;      /* sets x assoc, most recently used first */
-	uint64_t set_mask;
+	uint64_t set_mask;   /* sets - 1 when sets is a power of two */
+	uint64_t set_mod;    /* 0 when it is, else sets (block % sets) */
 	uint32_t assoc;
 	uint32_t line_bits;
 	uint32_t wide;       /* assoc when dc_cache_ref_wide searches the sets
@@ -66,6 +72,15 @@ void dc_cache_release(struct dc_cache *c, const struct dc_env *env);
  * block's (all, on a miss) moved down by one without a branch per way. */
 bool dc_cache_ref_wide(uint64_t *set, uint32_t wide, uint64_t block, uint64_t *evicted);
 
+/* The set of a block (Notes). */
+static inline __attribute__((always_inline)) uint64_t dc_cache_set(const struct dc_cache_level *l,
+								    uint64_t block)
+{
+	if (__builtin_expect(l->set_mod == 0, 1))
+		return block & l->set_mask;
+	return block % l->set_mod;
+}
+
 /* References one line; returns true on a hit.  Each set is kept in LRU
  * order.  One pass moves the block to the front while shifting the ways it
  * passes down by one, stopping where the block was (a hit) or dropping the
@@ -80,7 +95,7 @@ static inline __attribute__((always_inline)) bool dc_cache_line_ref(struct dc_ca
 								     uint64_t block,
 								     uint64_t *evicted)
 {
-	uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
+	uint64_t *set = l->tags + dc_cache_set(l, block) * l->assoc;
 	uint64_t prev, cur;
 	uint32_t i;
 
@@ -146,13 +161,15 @@ static inline __attribute__((always_inline)) int dc_cache_access(struct dc_cache
 	return k + 1;
 }
 
-/* An instruction fetch through I1 then the last level; only for caches
- * initialised with an I1 (--cachegrind-compat).
+/* An instruction fetch through I1 then the last level (none with one
+ * level); only for caches initialised with an I1.
  * Returns 1 for an I1 hit, 2 for a last-level hit, 3 for memory. */
 static inline int dc_cache_ifetch(struct dc_cache *c, uint64_t addr, uint32_t size)
 {
 	if (!dc_cache_level_miss(&c->i1, addr, size))
 		return 1;
+	if (c->nlevels < 2)
+		return 3;     /* one level, a data cache: no unified level to fill */
 	return dc_cache_level_miss(&c->lv[c->nlevels - 1], addr, size) ? 3 : 2;
 }
 

@@ -8,7 +8,8 @@ int dc_cacheuse_init(struct dc_cacheuse *u, struct dc_cache *c, uint32_t maxbits
 {
 	memset(u, 0, sizeof *u);
 	for (int k = 0; k < c->nlevels; k++)
-		if (c->lv[k].line_bits != c->lv[0].line_bits || c->lv[k].assoc > DC_USE_MAX_ASSOC)
+		if (c->lv[k].line_bits != c->lv[0].line_bits || c->lv[k].assoc > DC_USE_MAX_ASSOC ||
+		    c->lv[k].set_mod)
 			return DC_EINVAL;
 	u->c = c;
 	u->hw_popcnt = dc_cpu_popcnt();

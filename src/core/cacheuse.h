@@ -68,8 +68,9 @@
  *    Evicted += 1 (the lines the loader lost at that level, the eviction
  *    matrix's victims charged to who loaded them); so does the
  *    back-dating tree node the line references, if any.
- *  - Instruction fetches (an I1 for --cachegrind-compat) reach the last
- *    level through dc_cacheuse_ifetch; the lines they load have no loader.
+ *  - Instruction fetches (through the I1) reach the last level, when
+ *    there are two or more, through dc_cacheuse_ifetch; the lines they
+ *    load have no loader.
  */
 #ifndef DC_CACHEUSE_H
 #define DC_CACHEUSE_H
@@ -308,6 +309,8 @@ static inline int dc_cacheuse_ifetch(struct dc_cacheuse *u, uint64_t addr, uint3
 {
 	if (!dc_cache_level_miss(&u->c->i1, addr, size))
 		return 1;
+	if (u->c->nlevels < 2)
+		return 3;
 	return dc_cacheuse_level_miss(u, u->c->nlevels - 1, addr, size, NULL) ? 3 : 2;
 }
 

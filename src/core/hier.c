@@ -4,14 +4,18 @@
  *  - A spec names levels in order: "L1=32K:8:64,L2=1M:16:64".  Sizes accept
  *    K/M/G suffixes (powers of 1024).  Each level is SIZE:ASSOC:LINE.
  *  - Simulatable geometry: line a power of two >= 16 bytes (so no access of
- *    up to 16 bytes touches three lines), a power-of-two number of sets,
- *    size > line, assoc <= size/line.  Cachegrind has the same rules.
+ *    up to 16 bytes touches three lines), size a multiple of assoc x line,
+ *    size > line, assoc <= size/line.  The set count need not be a power
+ *    of two (cache.h: block mod sets); Cachegrind requires one, and
+ *    dc_hier_cachegrind adjusts such an LL as Cachegrind does.
  *  - Plausibility of what a host reports (dc_hier_from_host): virtual
  *    machines often describe caches that no CPU has (this project's build
- *    machines claim a 508 MiB direct-mapped L3).  A host level is rejected if
- *    it is missing, not simulatable, has line size other than 32..256,
- *    associativity below 2, L1 outside 8 KiB..256 KiB, any level above
- *    256 MiB, or a level not larger than the one above.  The whole host
+ *    machines claim a 508 MiB direct-mapped L3).  A set count that is not a
+ *    power of two is plausible (a 30 MiB 20-way L3 has 24,576 sets).  A
+ *    host level is rejected if it is missing, not simulatable, has line
+ *    size other than 32..256, associativity below 2, L1 outside
+ *    8 KiB..256 KiB, any level above 256 MiB, or a level not larger than
+ *    the one above.  The whole host
  *    description is then replaced by the typical hierarchy, and the reason
  *    says which level failed and why.
  *  - Cachegrind compatibility (dc_hier_cachegrind) reproduces cg-arch.c of
@@ -77,10 +81,6 @@ int dc_level_check(const struct dc_level_cfg *l, char *err, size_t errlen)
 		return DC_EINVAL;
 	}
 	sets = l->size / ((uint64_t)l->assoc * l->line);
-	if (!dc_is_pow2(sets)) {
-		dc_fmt(err, errlen, "set count %U is not a power of two", sets);
-		return DC_EINVAL;
-	}
 	if (sets > ((uint64_t)1 << 30)) {
 		dc_fmt(err, errlen, "too many sets (%U)", sets);
 		return DC_ERANGE;
@@ -355,6 +355,23 @@ static void tweak_ll(struct dc_level_cfg *ll)
 	ll->size = (uint64_t)ll->line * ll->assoc * newsets;
 }
 
+/* Cachegrind's rules for a level: dcprof's, and a power-of-two set count
+ * (it adjusts only LL's). */
+static int cg_level_check(const struct dc_level_cfg *l, char *err, size_t errlen)
+{
+	uint64_t sets;
+	int rc = dc_level_check(l, err, errlen);
+
+	if (rc)
+		return rc;
+	sets = l->size / ((uint64_t)l->assoc * l->line);
+	if (!dc_is_pow2(sets)) {
+		dc_fmt(err, errlen, "set count %U is not a power of two", sets);
+		return DC_EINVAL;
+	}
+	return 0;
+}
+
 int dc_hier_cachegrind(struct dc_hier *h, struct dc_level_cfg *i1,
 		       const struct dc_host_cache *c, int n, char *why, size_t whylen)
 {
@@ -386,8 +403,8 @@ int dc_hier_cachegrind(struct dc_hier *h, struct dc_level_cfg *i1,
 		dc_fmt(why, whylen, "Cachegrind's defaults (the host describes no usable caches)");
 	}
 	tweak_ll(&h->lv[1]);
-	if (dc_level_check(i1, err, sizeof err) || dc_level_check(&h->lv[0], err, sizeof err) ||
-	    dc_level_check(&h->lv[1], err, sizeof err)) {
+	if (cg_level_check(i1, err, sizeof err) || cg_level_check(&h->lv[0], err, sizeof err) ||
+	    cg_level_check(&h->lv[1], err, sizeof err)) {
 		dc_fmt(why, whylen, "Cachegrind's configuration cannot be simulated: %s", err);
 		return DC_EINVAL;
 	}

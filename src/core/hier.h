@@ -51,8 +51,8 @@ int dc_hier_parse_cache(struct dc_hier *h, const char *spec, char *err, size_t e
  * existing levels or MEM, unnamed ones keep their values. */
 int dc_hier_parse_latency(struct dc_hier *h, const char *spec, char *err, size_t errlen);
 
-/* Check one level's geometry: line a power of two >= 16, sets a power of
- * two, size > line, assoc <= size/line.  Returns 0 or DC_EINVAL with reason. */
+/* Check one level's geometry: line a power of two >= 16, size a multiple
+ * of assoc x line (any number of sets), size > line, assoc <= size/line.  Returns 0 or DC_EINVAL with reason. */
 int dc_level_check(const struct dc_level_cfg *l, char *err, size_t errlen);
 
 /* Build the default hierarchy from what the host reports: the data/unified

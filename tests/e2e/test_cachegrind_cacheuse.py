@@ -32,7 +32,7 @@ import shutil
 import tempfile
 import unittest
 
-from test_cachegrind_agreement import COMPAT_LIB, SAME_ENV
+from test_cachegrind_agreement import ENGINE_LIB, SAME_ENV
 from test_engine_common import meta, query, record, run, workload
 
 CACHE = "--cache=L1=32K:8:64,L2=1M:8:64"
@@ -43,7 +43,7 @@ def callgrind(prog, out, extra):
     """Run Callgrind; return {event: total} from its output file."""
     r = run(["valgrind", "-q", "--tool=callgrind", "--cache-sim=yes",
              "--callgrind-out-file=" + out] + extra + [prog],
-            env=dict(SAME_ENV, VALGRIND_LIB=os.path.realpath(COMPAT_LIB)))
+            env=dict(SAME_ENV, VALGRIND_LIB=os.path.realpath(ENGINE_LIB)))
     if r.returncode != 0:
         raise AssertionError("callgrind failed (%d): %s" % (r.returncode, r.stderr[-2000:]))
     events = totals = None

@@ -9,7 +9,8 @@ from test_engine_common import (CACHE_2, Recorded, buckets, json_row, marker_lin
 
 
 def heap_names(db):
-    return {n for n, b in buckets(db).items() if b["kind"] == "heap"}
+    """Buckets of heap blocks (not <malloc>, the allocator's own accesses)."""
+    return {n for n, b in buckets(db).items() if b["kind"] == "heap" and n != "<malloc>"}
 
 
 def site(fn, tag, *callers, src="heap_names.c"):
@@ -254,3 +255,44 @@ class HeapBlockRecordCap(Recorded):
         # block (freed or live at exit) is either recorded or dropped
         self.assertEqual(rows + dropped, blocks)
         self.assertEqual(total[site("mem_init", "SITE:mem_init", "main")]["blocks"], 60)
+
+
+class OwnMalloc(Recorded):
+    """A program with a malloc of its own (own_malloc.c): its blocks are
+    attributed, its allocator's accesses and arena are <malloc>'s."""
+    WORKLOAD = "own_malloc"
+    OPTS = (CACHE_2,)
+
+    def test_block_attributed(self):
+        name = site("main", "SITE:a", src="own_malloc.c")
+        b = buckets(self.db)
+        self.assertIn(name, b, sorted(b))
+        self.assertEqual((b[name]["kind"], b[name]["blocks"], b[name]["total_bytes"]),
+                         ("heap", 1, 8000))
+        self.assertEqual(totals(self.db, bucket=name, function="fill")["Dw"], 1000)
+        self.assertEqual(totals(self.db, bucket=name, function="sum")["Dr"], 1000)
+
+    def test_allocator_is_malloc_bucket(self):
+        # every malloc writes its size header and the bump pointer
+        t = totals(self.db, bucket="<malloc>", function="malloc")
+        self.assertGreaterEqual(t["Dw"], 2)
+        self.assertEqual(totals(self.db, bucket="<malloc>", function="fill")["Dw"], 0)
+
+
+class GlibcAllocatorObserved(Recorded):
+    """The C library's own malloc runs (no replacement): the accesses of
+    its code are <malloc>'s, none of them charged to the program's
+    buckets, and its brk heap is a <malloc> region."""
+    WORKLOAD = "heap_names"
+    OPTS = (CACHE_2,)
+
+    def test_allocator_accesses(self):
+        t = totals(self.db, bucket="<malloc>")
+        self.assertGreater(t["Dr"] + t["Dw"], 0)
+        fns = {r[0] for r in query(self.db, "SELECT DISTINCT l.function FROM cost c"
+                                   " JOIN bucket b ON b.id = c.bucket"
+                                   " JOIN location l ON l.id = c.location"
+                                   " WHERE b.name = '<malloc>'")}
+        self.assertTrue(fns & {"malloc", "_int_malloc", "free", "_int_free", "calloc",
+                               "realloc", "_int_realloc"}, sorted(fns))
+        self.assertNotIn("main", fns)

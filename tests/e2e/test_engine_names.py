@@ -94,7 +94,9 @@ class CxxNew(Recorded):
     OPTS = (CACHE_2,)
 
     def heap(self):
-        return {n: v for n, v in buckets(self.db).items() if v["kind"] == "heap"}
+        """Heap buckets of blocks (not <malloc>, the allocator's own)."""
+        return {n: v for n, v in buckets(self.db).items()
+                if v["kind"] == "heap" and n != "<malloc>"}
 
     def bucket_name(self, want):
         """The heap bucket named WANT.  The name itself is checked by

@@ -423,6 +423,22 @@ DC_TEST(cache, access_spanning_three_lines)
  *   ifetch A      -> 3; ifetch A -> 1
  *   data B        fills L1d and L2; ifetch B -> I1 miss, L2 hit -> 2
  *   ifetch C      -> 3; data C -> L1d miss (ifetch did not fill it), L2 hit -> 2 */
+/* One level is a data cache: a fetch that misses the I1 does not fill it
+ * (a fully associative L1 of 2 lines keeps A and B through fetches of C, D). */
+DC_TEST(cache, ifetch_with_one_level_leaves_it_alone)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=128:2:64", "L1=128:2:64");
+	CHECK_EQ(dc_cache_access(&c, 0x000, 8), 2);
+	CHECK_EQ(dc_cache_access(&c, 0x040, 8), 2);
+	CHECK_EQ(dc_cache_ifetch(&c, 0x1000, 4), 3);
+	CHECK_EQ(dc_cache_ifetch(&c, 0x2000, 4), 3);
+	CHECK_EQ(dc_cache_access(&c, 0x000, 8), 1);
+	CHECK_EQ(dc_cache_access(&c, 0x040, 8), 1);
+	rm(&c);
+}
+
 DC_TEST(cache, ifetch_goes_to_last_level)
 {
 	struct dc_cache c;
@@ -542,6 +558,8 @@ static int ref_ifetch(struct ref_cache *r, uint64_t addr, uint32_t size)
 {
 	if (!ref_level_miss(&r->i1, addr, size))
 		return 1;
+	if (r->n < 2)
+		return 3;
 	return ref_level_miss(&r->lv[r->n - 1], addr, size) ? 3 : 2;
 }
 
@@ -634,6 +652,40 @@ DC_TEST(cache, matches_reference_three_and_four_levels)
 	compare_with_reference("L1=256:2:16,L2=1K:2:32,L3=4K:4:64,L4=16K:8:128", NULL, 13, 6000);
 }
 
+/* Set counts that are not powers of two (block mod sets): 3, 5, 6 and 12
+ * sets, with the wide search's 8 and 16 ways too. */
+DC_TEST(cache, matches_reference_sets_not_a_power_of_two)
+{
+	compare_with_reference("L1=384:2:64", NULL, 31, 4000);
+	compare_with_reference("L1=640:2:64,L2=6K:8:128", "L1=192:1:64", 32, 6000);
+	compare_with_reference("L1=768:2:32,L2=3K:4:64,L3=12K:16:64", NULL, 33, 6000);
+}
+
+/* 3 sets of 2 ways (384:2:64): blocks 0, 3 and 6 share set 0, so the third
+ * evicts the first; block 4 is in set 1 and evicts nothing of set 0.  A
+ * mask (block & 3, as for 4 sets) would put 4 in set 0 and 3 in set 3. */
+DC_TEST(cache, set_index_is_block_mod_sets)
+{
+	struct dc_cache c;
+
+	mk(&c, "L1=384:2:64", NULL);
+	CHECK_EQ(c.lv[0].set_mod, 3);
+	CHECK_EQ(dc_cache_access(&c, 0 * 64, 8), 2);
+	CHECK_EQ(dc_cache_access(&c, 3 * 64, 8), 2);
+	CHECK_EQ(dc_cache_access(&c, 4 * 64, 8), 2);
+	CHECK_EQ(dc_cache_access(&c, 0 * 64, 8), 1);   /* set 0 still holds 0 and 3 */
+	CHECK_EQ(dc_cache_access(&c, 6 * 64, 8), 2);   /* evicts 3, the least recent */
+	CHECK_EQ(dc_cache_access(&c, 0 * 64, 8), 1);
+	CHECK_EQ(dc_cache_access(&c, 3 * 64, 8), 2);
+	CHECK_EQ(dc_cache_access(&c, 4 * 64, 8), 1);
+	rm(&c);
+	/* A power of two keeps the mask. */
+	mk(&c, "L1=512:2:64", NULL);
+	CHECK_EQ(c.lv[0].set_mod, 0);
+	CHECK_EQ(c.lv[0].set_mask, 3);
+	rm(&c);
+}
+
 /* 8 and 16 ways: the sets dc_cache_ref_wide searches on CPUs with AVX2. */
 DC_TEST(cache, matches_reference_wide_sets)
 {
@@ -662,7 +714,7 @@ static int cache_scenario(const struct dc_env *env, void *ud)
 	CHECK_EQ(dc_cache_access(&c, 0x100, 8), h.nlevels + 1);
 	CHECK_EQ(dc_cache_access(&c, 0x100, 8), 1);
 	if (w->i1)
-		CHECK_EQ(dc_cache_ifetch(&c, 0x100, 4), 2);
+		CHECK_EQ(dc_cache_ifetch(&c, 0x100, 4), h.nlevels > 1 ? 2 : 3);
 	dc_cache_release(&c, env);
 	return 0;
 }

@@ -148,10 +148,6 @@ DC_TEST(hier, parse_rejects_bad_geometry)
 	/* Line sizes: 48 is not a power of two, 8 is below 16. */
 	bad_spec("L1=32K:8:48", DC_EINVAL, "L1: line size 48 is not a power of two >= 16");
 	bad_spec("L1=32K:8:8", DC_EINVAL, "L1: line size 8 is not a power of two >= 16");
-	/* 48K / (8 * 64) = 96 sets. */
-	bad_spec("L1=48K:8:64", DC_EINVAL, "L1: set count 96 is not a power of two");
-	/* In the second level: 3M / (16 * 64) = 3072 sets. */
-	bad_spec("L1=32K:8:64,L2=3M:16:64", DC_EINVAL, "L2: set count 3072 is not a power of two");
 	bad_spec("L1=32K:0:64", DC_EINVAL, "L1: associativity must be at least 1");
 	/* 1K of 64-byte lines is 16 lines, fewer than 32 ways. */
 	bad_spec("L1=1K:32:64", DC_EINVAL, "L1: associativity 32 exceeds the number of lines");
@@ -300,10 +296,27 @@ DC_TEST(hier, level_check)
 	/* size == line is not larger than the line. */
 	l = ok, l.size = 64, l.assoc = 1;
 	CHECK_EQ(dc_level_check(&l, err, sizeof err), DC_EINVAL);
-	/* This host's L3: 532676608 / 64 = 8323072 sets = 2^23 - 2^16. */
+	/* Set counts need not be powers of two: a 532676608 B direct-mapped
+	 * L3 has 8323072 sets = 2^23 - 2^16, a 30 MiB 20-way one 24576. */
 	struct dc_level_cfg l3 = { 532676608, 1, 64, 40 };
-	CHECK_EQ(dc_level_check(&l3, err, sizeof err), DC_EINVAL);
-	CHECK_STREQ(err, "set count 8323072 is not a power of two");
+	CHECK_EQ(dc_level_check(&l3, err, sizeof err), 0);
+	l3.size = 30 << 20, l3.assoc = 20;
+	CHECK_EQ(dc_level_check(&l3, err, sizeof err), 0);
+}
+
+/* Sets that are not a power of two parse (they were refused before):
+ * 48K / (12 * 64) = 64 sets but 48K / (8 * 64) = 96; 30M / (20 * 64) =
+ * 24576; 3M / (16 * 64) = 3072. */
+DC_TEST(hier, parse_accepts_any_set_count)
+{
+	struct dc_hier h;
+	char err[160];
+
+	CHECK_EQ(dc_hier_parse_cache(&h, "L1=48K:8:64,L2=3M:16:64,L3=30M:20:64", err, sizeof err),
+		 0);
+	CHECK_EQ(h.nlevels, 3);
+	CHECK_EQ(h.lv[2].size, 30 << 20);
+	CHECK_EQ(h.lv[2].assoc, 20);
 }
 
 /* ---- hierarchy from the host ------------------------------------------------- */
@@ -328,6 +341,25 @@ static bool is_typical(const struct dc_hier *h)
 
 	dc_hier_typical(&t);
 	return same_hier(h, &t);
+}
+
+/* A common server L3, 30 MiB and 20 ways (24,576 sets), is the host's own
+ * level, no longer replaced by the typical hierarchy. */
+DC_TEST(hier, from_host_keeps_l3_with_sets_not_a_power_of_two)
+{
+	static const struct dc_host_cache server[] = {
+		{ 1, DC_HOST_DATA, 32 << 10, 8, 64 },
+		{ 1, DC_HOST_INSN, 32 << 10, 8, 64 },
+		{ 2, DC_HOST_UNIFIED, 1 << 20, 16, 64 },
+		{ 3, DC_HOST_UNIFIED, 30 << 20, 20, 64 },
+	};
+	struct dc_hier h;
+	char why[256];
+
+	CHECK_EQ(dc_hier_from_host(&h, server, 4, why, sizeof why), 1);
+	CHECK_EQ(h.nlevels, 3);
+	check_level(&h.lv[2], 30 << 20, 20, 64, 40);
+	CHECK_STREQ(why, "the host's caches (CPUID)");
 }
 
 DC_TEST(hier, from_host_uses_plausible_host)
@@ -365,8 +397,8 @@ DC_TEST(hier, from_host_uses_plausible_host)
 	check_level(&h.lv[2], 256 << 20, 16, 64, 40);
 }
 
-/* This host's L3 has 8323072 sets, not a power of two: not simulatable, so
- * the typical hierarchy is used and the reason names L3. */
+/* This host's L3, 508 MiB direct-mapped, is implausible (above 256 MiB,
+ * one way), so the typical hierarchy is used and the reason names L3. */
 DC_TEST(hier, from_host_this_machine_gets_typical)
 {
 	struct dc_hier h;
@@ -375,8 +407,8 @@ DC_TEST(hier, from_host_this_machine_gets_typical)
 	memset(&h, 0xff, sizeof h);
 	CHECK_EQ(dc_hier_from_host(&h, this_host, 4, why, sizeof why), 0);
 	CHECK(is_typical(&h));
-	CHECK_STREQ(why, "host L3 (532676608 B, 1-way, 64 B lines) cannot be simulated: "
-			 "set count 8323072 is not a power of two; using the typical hierarchy");
+	CHECK_STREQ(why, "host L3 (532676608 B, 1-way, 64 B lines) is implausible; "
+			 "using the typical hierarchy");
 	check_message(why);
 }
 

@@ -110,10 +110,8 @@ static void write_header(void)
 	if (dc.opt.cache_use)
 		dc_raw_meta(o, "cache_use_granularity",
 			    dc.opt.cache_use_bits == DC_USE_EXACT ? "exact" : "callgrind");
-	if (dc.opt.compat) {
-		dc_level_format(&dc.i1, buf, sizeof buf);
-		dc_raw_meta(o, "compat_I1", buf);
-	}
+	dc_level_format(&dc.i1, buf, sizeof buf);
+	dc_raw_meta(o, "I1", buf);
 	dc_raw_hier(o, &dc.hier);
 }
 
@@ -154,6 +152,7 @@ void dc_dump_reopen_child(void)
 	dc_trace_reset_child();
 	VG_(memset)(&dc.lost, 0, sizeof dc.lost);
 	dc.ir = 0;
+	dc.ir_mark = dc.ir_all;
 	dc.block_records = 0;
 	dc.block_records_dropped = 0;
 }
@@ -197,8 +196,7 @@ int dc_dump_write_tail(Bool complete)
 	dc_trace_dump(o);
 	dc_raw_meta_u64(o, "block_records_dropped", dc.block_records_dropped);
 	dc_raw_meta_u64(o, "checkpoints", dc_ckpt_taken());
-	if (dc.opt.compat)
-		dc_raw_meta_u64(o, "Ir", dc.ir);
+	dc_raw_meta_u64(o, "Ir", dc_ir_collected());
 	if (dc.exited)
 		dc_raw_meta_u64(o, "exit_code", (ULong)(UChar)dc.exit_code);
 	dc_raw_end(o, complete);

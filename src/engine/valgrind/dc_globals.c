@@ -606,6 +606,8 @@ static void add_region(Addr a, SizeT len, ThreadId tid)
 		VG_(snprintf)(name, sizeof name, "<valgrind>");
 	} else if (file) {
 		VG_(snprintf)(name, sizeof name, "<file:%s>", dc_basename(file));
+	} else if (dc_heap_in_alloc(tid)) {
+		VG_(snprintf)(name, sizeof name, "<malloc>");   /* the allocator's memory */
 	} else if (tid != VG_INVALID_THREADID) {
 		dc_chain_name(tid, 3, False, is_mmap_fn, chain, sizeof chain);
 		VG_(snprintf)(name, sizeof name, "<mmap:%s>", chain);
@@ -617,7 +619,7 @@ static void add_region(Addr a, SizeT len, ThreadId tid)
 	o->hi = a + len;
 	o->alloc_size = len;
 	o->kind = kind;
-	o->bucket = dc_bucket_get(name, kind);
+	o->bucket = !file && dc_heap_in_alloc(tid) ? dc_heap_alloc_bucket() : dc_bucket_get(name, kind);
 	/* A mapping placed inside an earlier one (ld.so maps a library whole,
 	 * then its segments over it) keeps the earlier, whole-object name. */
 	if (dc_objmap_insert(&dc.regions, o) != 0) {

@@ -1,15 +1,32 @@
-/* dc_heap.c — heap blocks: malloc replacement, bucket naming, statistics.
+/* dc_heap.c — heap blocks: the program's allocator observed, bucket
+ * naming, statistics.
  *
  * Notes:
- *  - Every block from malloc, calloc, realloc, memalign, posix_memalign,
- *    aligned_alloc, valloc and C++ new/new[] becomes an object in the map.
- *    A zero-byte block occupies one byte of address space for lookup.
- *  - Placement: blocks up to 1 KiB are spaced as glibc spaces them (a
- *    24-byte block takes 32 bytes) and reused last-in first-out per size;
- *    larger or more aligned blocks come from Valgrind's client allocator.
- *    Freeing something that is not a live block does nothing.
- *  - A block's bucket is named at allocation (docs/engine.md, "Heap bucket
- *    names"; Cache Scope's rule, seeds/002 §4.3.1): the call path with
+ *  - The program's own allocator runs (glibc's, jemalloc, a malloc of its
+ *    own): nothing is replaced or preloaded, so the program runs as under
+ *    Cachegrind, with its heap's layout and its allocator's memory traffic.
+ *  - Allocation functions are recognised by name at their first
+ *    instruction, in any object (dc_heap_fn_at: malloc, calloc, realloc,
+ *    reallocarray, memalign, aligned_alloc, posix_memalign, valloc,
+ *    pvalloc, free, C++'s operator new/new[]/delete/delete[] in every
+ *    form).  The instrumentation calls dc_heap_enter there with the
+ *    arguments, and checks every return inline against the return address
+ *    saved at the entry (dc_alloc_ret); dc_heap_return then records the
+ *    block.  Only the outermost call of a thread is observed.
+ *  - Every access the program makes while the thread is inside the
+ *    observed call — the allocator's bookkeeping, calloc's zeroing,
+ *    realloc's copy, its stack — counts for the bucket <malloc>
+ *    (dc_instrument.c: the cost records are keyed by dc.akey).  The brk
+ *    heap and memory the allocator maps are <malloc> regions: chunk
+ *    headers and free memory that no block covers.
+ *  - Every block from those functions becomes an object in the map, at
+ *    its address with the size asked for (calloc: n x size); a zero-byte
+ *    block occupies one byte of address space for lookup.  A block is
+ *    removed when free (or delete) is entered with it, or when its memory
+ *    is unmapped.  Freeing something that is not a live block does nothing.
+ *  - A block's bucket is named at the allocator's entry, from the stack as
+ *    it is then (docs/engine.md, "Heap bucket names"; Cache Scope's rule,
+ *    seeds/002 §4.3.1): the call path with
  *    inlined functions as frames, less the allocator's frames, --alloc-fn
  *    wrappers (inlined ones too) and the library frames above them; then
  *    N frames (--heap-names=fn:N, default 3) joined by " < ", never below
@@ -17,8 +34,9 @@
  *    "mem_init (equake.c:41) < main".  With --heap-names=site every frame
  *    of the path carries its file and line (the eviction tool's rule,
  *    §5.2 and Table 11).
- *  - realloc frees the old block and allocates a new one in the same
- *    bucket; both count in the statistics.
+ *  - realloc frees the old block and records the new one in the same
+ *    bucket when it returns; both count in the statistics.  A failed
+ *    realloc keeps the old block; realloc(p, 0) returning NULL frees it.
  *  - DCPROF_NAME_NEXT_ALLOC puts the thread's next block into a user bucket.
  *    DCPROF_NAME_BLOCK moves a live block (or a global with exactly that
  *    range) to a user bucket; the block leaves its old bucket's counts
@@ -33,7 +51,6 @@
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
-#include "pub_tool_replacemalloc.h"
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_tooliface.h"
 
@@ -51,9 +68,12 @@ static const HChar *const allocators[] = {
 	"_ZnamSt11align_val_t", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
 };
 
+static Int fn_kind(const HChar *fn);
+
 static Bool is_allocator(const HChar *fn)
 {
-	if (VG_(strncmp)(fn, "operator new", 12) == 0 || VG_(strncmp)(fn, "_vgr", 4) == 0)
+	if (VG_(strncmp)(fn, "operator new", 12) == 0 || VG_(strncmp)(fn, "_vgr", 4) == 0 ||
+	    VG_(strncmp)(fn, "__libc_", 7) == 0 || fn_kind(fn) >= 0)
 		return True;
 	for (UInt i = 0; i < sizeof allocators / sizeof *allocators; i++)
 		if (VG_(strcmp)(fn, allocators[i]) == 0)
@@ -402,112 +422,53 @@ void dc_heap_block_done(struct dc_obj *o, ULong free_seq)
 	}
 }
 
-/* ---- small-block pools ------------------------------------------------ */
-
-/* Blocks up to POOL_MAX bytes (with 16-byte alignment) are carved from
- * 64 KiB chunks in glibc's spacing — a 24-byte block takes 32 bytes, as a
- * glibc chunk does — and freed blocks are reused last-in first-out per size,
- * like glibc's tcache.  Valgrind's own client allocator coalesces on every
- * free; freeing a million small blocks in random order spent a fifth of the
- * run there.  Larger or more aligned blocks come from VG_(cli_malloc). */
-#define POOL_MAX 1024
-#define POOL_CHUNK (64 << 10)
-#define DC_BLOCK_POOLED 1
-
-struct pool {
-	Addr next, end;
-	void *free;
-};
-static struct pool pools[POOL_MAX / 16 + 1];
-
-static SizeT pool_stride(SizeT size)
-{
-	SizeT s = (size + 8 + 15) & ~(SizeT)15;
-	return s < 32 ? 32 : s;
-}
-
-static void *pool_alloc(SizeT size)
-{
-	SizeT stride = pool_stride(size);
-	struct pool *p;
-	void *b;
-
-	if (stride > POOL_MAX)
-		return NULL;
-	p = &pools[stride / 16];
-	if (p->free) {
-		b = p->free;
-		p->free = *(void **)b;
-		return b;
-	}
-	if (p->next + stride > p->end) {
-		void *chunk = VG_(cli_malloc)(16, POOL_CHUNK);
-		if (!chunk)
-			return NULL;
-		p->next = (Addr)chunk;
-		p->end = p->next + POOL_CHUNK;
-	}
-	b = (void *)p->next;
-	p->next += stride;
-	return b;
-}
-
-static void pool_free(void *b, SizeT size)
-{
-	struct pool *p = &pools[pool_stride(size) / 16];
-
-	*(void **)b = p->free;
-	p->free = b;
-}
-
 /* ---- blocks ---------------------------------------------------------- */
 
-static void *new_block(ThreadId tid, SizeT size, SizeT align, Bool zero, Int bucket)
+static struct dc_obj *block_at(Addr p)
 {
-	Bool pooled = align <= 16;
-	void *p = pooled ? pool_alloc(size) : NULL;
-	struct dc_obj *o;
+	struct dc_obj *o = dc_objmap_find(&dc.objs, p);
 
-	if (!p) {
-		pooled = False;
-		p = VG_(cli_malloc)(align, size);
-	}
-	if (!p)
-		return NULL;
-	if (zero)
-		VG_(memset)(p, 0, size);
-	o = dc_objmap_new(&dc.objs);
-	tl_assert(o);
-	o->lo = (Addr)p;
-	o->hi = (Addr)p + (size ? size : 1);
-	o->alloc_size = size;
-	o->bucket = bucket >= 0 ? (UInt)bucket : heap_bucket(tid);
-	o->kind = dc_bucket_at(o->bucket)->kind == DC_K_USER ? DC_K_USER : DC_K_HEAP;
-	o->alloc_seq = ++dc.alloc_seq;
-	o->flags = pooled ? DC_BLOCK_POOLED : 0;
-	if (dc_objs_insert(o)) {
-		/* Something stale (a global of an unmapped library) is in the way. */
-		dc_objmap_remove_in(&dc.objs, o->lo, o->hi, NULL, NULL);
-		dc.objs_removals++;
-		if (dc_objmap_find(&dc.objs, o->lo) || dc_objs_insert(o)) {
-			dc_objmap_discard(&dc.objs, o);
-			return p;
-		}
-	}
-	stats_alloc(o->bucket, size);
-	return p;
-}
-
-static struct dc_obj *block_at(void *p)
-{
-	struct dc_obj *o = dc_objmap_find(&dc.objs, (Addr)p);
-
-	if (o && o->lo == (Addr)p && (o->kind == DC_K_HEAP || o->kind == DC_K_USER))
+	if (o && o->lo == p && (o->kind == DC_K_HEAP || o->kind == DC_K_USER))
 		return o;
 	return NULL;
 }
 
-static void free_block(ThreadId tid, void *p)
+/* An object in the way of a new block: a block whose free was not seen,
+ * or a global the program's own allocator carves blocks from. */
+static void forget_stale(void *ud, struct dc_obj *o)
+{
+	if (o->kind == DC_K_HEAP || o->kind == DC_K_USER) {
+		dc_heap_block_done(o, ++dc.alloc_seq);
+		stats_free(o->bucket, o->alloc_size);
+	}
+}
+
+static void add_block(Addr p, ULong size, UInt bucket)
+{
+	struct dc_obj *o = dc_objmap_new(&dc.objs);
+
+	tl_assert(o);
+	o->lo = p;
+	o->hi = p + (size ? size : 1);
+	o->alloc_size = size;
+	o->bucket = bucket;
+	o->kind = dc_bucket_at(bucket)->kind == DC_K_USER ? DC_K_USER : DC_K_HEAP;
+	o->alloc_seq = ++dc.alloc_seq;
+	o->flags = 0;
+	if (dc_objs_insert(o)) {
+		dc_objmap_remove_in(&dc.objs, o->lo, o->hi, forget_stale, NULL);
+		dc.objs_removals++;
+		if (dc_objs_insert(o)) {
+			dc_objmap_discard(&dc.objs, o);
+			return;
+		}
+	}
+	stats_alloc(bucket, size);
+}
+
+/* Freeing something that is not a live block (NULL, a double free, a
+ * block from before the engine saw the allocator) does nothing. */
+static void free_block(Addr p)
 {
 	struct dc_obj *o;
 
@@ -515,74 +476,204 @@ static void free_block(ThreadId tid, void *p)
 		return;
 	o = block_at(p);
 	if (!o)
-		return;   /* not a live block of ours (a double or invalid free) */
+		return;
 	dc_heap_block_done(o, ++dc.alloc_seq);
 	stats_free(o->bucket, o->alloc_size);
-	if (o->flags & DC_BLOCK_POOLED)
-		pool_free(p, o->alloc_size);
-	else
-		VG_(cli_free)(p);
 	dc_objmap_remove(&dc.objs, o);
 	dc.objs_removals++;
 }
 
-static void *dc_malloc(ThreadId tid, SizeT n)
+/* ---- observing the allocator ---------------------------------------- */
+
+/* The functions whose calls make or free blocks, by the name of the
+ * function starting at an address (after a symbol version, and glibc's
+ * "__libc_" aliases, are taken off): in the C library, the program (its
+ * own malloc) or any other object (jemalloc).  C++'s operators come
+ * demangled: every operator new takes the size first, every operator
+ * delete the pointer. */
+static const struct { const HChar *name; UChar kind; } alloc_fns[] = {
+	{ "malloc", DC_AF_MALLOC }, { "valloc", DC_AF_MALLOC }, { "pvalloc", DC_AF_MALLOC },
+	{ "calloc", DC_AF_CALLOC }, { "realloc", DC_AF_REALLOC },
+	{ "reallocarray", DC_AF_REALLOCARRAY }, { "memalign", DC_AF_MEMALIGN },
+	{ "aligned_alloc", DC_AF_MEMALIGN }, { "posix_memalign", DC_AF_POSIX_MEMALIGN },
+	{ "free", DC_AF_FREE }, { "cfree", DC_AF_FREE },
+};
+
+static Int fn_kind(const HChar *fn)
 {
-	return new_block(tid, n, VG_(clo_alignment), False, -1);
+	HChar name[64];
+	SizeT n = 0;
+
+	if (VG_(strncmp)(fn, "operator new", 12) == 0 || VG_(strncmp)(fn, "_Znwm", 5) == 0 ||
+	    VG_(strncmp)(fn, "_Znam", 5) == 0)
+		return DC_AF_MALLOC;
+	if (VG_(strncmp)(fn, "operator delete", 15) == 0 || VG_(strncmp)(fn, "_ZdlPv", 6) == 0 ||
+	    VG_(strncmp)(fn, "_ZdaPv", 6) == 0)
+		return DC_AF_FREE;
+	if (VG_(strncmp)(fn, "__libc_", 7) == 0)
+		fn += 7;
+	while (fn[n] && fn[n] != '@' && n + 1 < sizeof name) {
+		name[n] = fn[n];
+		n++;
+	}
+	name[n] = 0;
+	for (UInt i = 0; i < sizeof alloc_fns / sizeof *alloc_fns; i++)
+		if (VG_(strcmp)(name, alloc_fns[i].name) == 0)
+			return alloc_fns[i].kind;
+	return -1;
 }
 
-static void *dc_memalign(ThreadId tid, SizeT align, SizeT n)
+Int dc_heap_fn_at(Addr ip)
 {
-	return new_block(tid, n, align, False, -1);
+	const HChar *fn;
+
+	if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), ip, &fn))
+		return -1;
+	return fn_kind(fn);
 }
 
-static void *dc_new_aligned(ThreadId tid, SizeT n, SizeT align)
+Addr dc_alloc_ret;
+static UInt alloc_bucket = ~0u;
+
+UInt dc_heap_alloc_bucket(void)
 {
-	return new_block(tid, n, align, False, -1);
+	if (alloc_bucket == ~0u)
+		alloc_bucket = dc_bucket_get("<malloc>", DC_K_HEAP);
+	return alloc_bucket;
 }
 
-static void *dc_calloc(ThreadId tid, SizeT nmemb, SizeT size)
+Bool dc_heap_in_alloc(ThreadId tid)
 {
-	if (size && nmemb > ~(SizeT)0 / size)
-		return NULL;
-	return new_block(tid, nmemb * size, VG_(clo_alignment), True, -1);
+	return dc.threads && tid != VG_INVALID_THREADID && tid < VG_N_THREADS &&
+	       dc.threads[tid].in_alloc;
 }
 
-static void dc_free_fn(ThreadId tid, void *p)
+void dc_heap_thread_run(ThreadId tid)
 {
-	free_block(tid, p);
+	struct dc_thread *th = &dc.threads[tid];
+
+	dc.akey = th->in_alloc ? tid | DC_AKEY_ALLOC : tid;
+	dc_alloc_ret = th->in_alloc ? th->alloc_ret : 0;
 }
 
-static void dc_free_aligned(ThreadId tid, void *p, SizeT align)
+static void alloc_leave(ThreadId tid)
 {
-	free_block(tid, p);
+	dc.threads[tid].in_alloc = False;
+	dc_heap_thread_run(tid);
 }
 
-static void *dc_realloc(ThreadId tid, void *p, SizeT n)
+/* The first instruction of an allocation function.  Only the outermost
+ * call is observed: one made while it runs, deeper on the stack (realloc
+ * calling malloc, operator new calling malloc, operator new[] jumping to
+ * operator new with the same return address), is the allocator's own.
+ * An entry above the observed call's frame means that call never
+ * returned (a longjmp, an exception out of operator new): it is dropped. */
+void dc_heap_enter(UWord kind, UWord a0, UWord a1, UWord a2, UWord sp)
+{
+	ThreadId tid = dc.tid;
+	struct dc_thread *th = &dc.threads[tid];
+	struct dc_obj *o;
+
+	if (th->in_alloc && sp <= th->alloc_sp)
+		return;
+	th->in_alloc = True;
+	th->alloc_kind = (UChar)kind;
+	th->alloc_sp = sp;
+	th->alloc_ret = *(const Addr *)sp;
+	th->alloc_arg[0] = a0;
+	th->alloc_arg[1] = a1;
+	th->alloc_arg[2] = a2;
+	switch (kind) {
+	case DC_AF_FREE:
+		free_block(a0);
+		break;
+	case DC_AF_REALLOC:
+	case DC_AF_REALLOCARRAY:
+		/* realloc keeps the block's bucket */
+		o = a0 ? block_at(a0) : NULL;
+		th->alloc_bucket = o ? o->bucket : heap_bucket(tid);
+		break;
+	default:
+		/* named from the stack as it is at the allocator's entry */
+		th->alloc_bucket = heap_bucket(tid);
+		break;
+	}
+	dc_heap_thread_run(tid);
+}
+
+static ULong mul_size(UWord a, UWord b)
+{
+	return b && a > ~(UWord)0 / b ? 0 : (ULong)a * b;
+}
+
+/* The observed call returns (SP is back above its return address). */
+void dc_heap_return(UWord rax, UWord sp)
+{
+	ThreadId tid = dc.tid;
+	struct dc_thread *th = &dc.threads[tid];
+	const UWord *a = th->alloc_arg;
+	ULong size;
+
+	if (!th->in_alloc || sp != th->alloc_sp + sizeof(Addr))
+		return;
+	switch (th->alloc_kind) {
+	case DC_AF_MALLOC:
+		if (rax)
+			add_block(rax, a[0], th->alloc_bucket);
+		break;
+	case DC_AF_CALLOC:
+		if (rax)
+			add_block(rax, mul_size(a[0], a[1]), th->alloc_bucket);
+		break;
+	case DC_AF_MEMALIGN:
+		if (rax)
+			add_block(rax, a[1], th->alloc_bucket);
+		break;
+	case DC_AF_POSIX_MEMALIGN:
+		if ((UInt)rax == 0 && a[0])
+			add_block(*(const Addr *)a[0], a[2], th->alloc_bucket);
+		break;
+	case DC_AF_REALLOC:
+	case DC_AF_REALLOCARRAY:
+		size = th->alloc_kind == DC_AF_REALLOC ? a[1] : mul_size(a[1], a[2]);
+		/* NULL: failed, the old block stays, unless the size was 0
+		 * (glibc's realloc(p, 0) frees p) */
+		if (rax || size == 0)
+			free_block(a[0]);
+		if (rax)
+			add_block(rax, size, th->alloc_bucket);
+		break;
+	default:
+		break;
+	}
+	alloc_leave(tid);
+}
+
+/* The brk heap is the allocator's memory: what no block covers (chunk
+ * headers, free chunks, the top) is its metadata. */
+static void brk_new(Addr a, SizeT len, ThreadId tid)
 {
 	struct dc_obj *o;
-	void *q;
-	SizeT old;
-	Int bucket = -1;
 
-	if (!p)
-		return dc_malloc(tid, n);
-	o = block_at(p);
-	old = o ? o->alloc_size : VG_(cli_malloc_usable_size)(p);
-	if (o)
-		bucket = (Int)o->bucket;
-	q = new_block(tid, n, VG_(clo_alignment), False, bucket);
-	if (!q)
-		return NULL;
-	VG_(memcpy)(q, p, old < n ? old : n);
-	free_block(tid, p);
-	return q;
+	if (!len)
+		return;
+	o = dc_objmap_new(&dc.regions);
+	o->lo = a;
+	o->hi = a + len;
+	o->alloc_size = len;
+	o->kind = DC_K_MMAP;
+	o->bucket = dc_heap_alloc_bucket();
+	if (dc_objmap_insert(&dc.regions, o) != 0) {
+		dc_objmap_discard(&dc.regions, o);
+		return;
+	}
+	dc.fallback.gen++;
 }
 
-static SizeT dc_usable_size(ThreadId tid, void *p)
+static void brk_die(Addr a, SizeT len)
 {
-	struct dc_obj *o = block_at(p);
-	return o ? o->alloc_size : 0;
+	dc_objmap_remove_in(&dc.regions, a, a + len, NULL, NULL);
+	dc.fallback.gen++;
 }
 
 void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name)
@@ -634,8 +725,6 @@ void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name)
 
 void dc_heap_init(void)
 {
-	VG_(needs_malloc_replacement)(dc_malloc, dc_malloc, dc_new_aligned, dc_malloc,
-				      dc_new_aligned, dc_memalign, dc_calloc, dc_free_fn,
-				      dc_free_fn, dc_free_aligned, dc_free_fn, dc_free_aligned,
-				      dc_realloc, dc_usable_size, 0);
+	VG_(track_new_mem_brk)(brk_new);
+	VG_(track_die_mem_brk)(brk_die);
 }

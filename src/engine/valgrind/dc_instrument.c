@@ -2,8 +2,14 @@
  *
  * Notes:
  *  - Events are collected per superblock like Cachegrind's: an instruction
- *    fetch (only with --cachegrind-compat), then the data reads and writes
- *    of each instruction in IR order.  A write to the same address, of the
+ *    fetch, then the data reads and writes of each instruction in IR order.
+ *    Instruction fetches go through the I1 into the last level, as in
+ *    Cachegrind, whose LL they share.
+ *  - A fetch that lies in one line, the line the previous instruction of
+ *    the superblock ended in, is not simulated: that line is the most
+ *    recent of its I1 set (data accesses do not touch the I1), so the fetch
+ *    hits and changes nothing.  Instructions are counted (Ir) by an inline
+ *    addition per stretch up to a side exit, without a helper.  A write to the same address, of the
  *    same size, by the same instruction as the immediately preceding read
  *    is merged into it: a modify counts as one read, as in Cachegrind.
  *  - Dirty helpers and compare-and-swap are sized at most the smallest line
@@ -15,7 +21,15 @@
  *    cached in the dc_ins if the address is still inside the cached object
  *    on the same thread; otherwise resolve() looks the object up.
  *  - Objects are resolved in this order: the running thread's stack, the
- *    object map (globals, heap, user, mmap), then <unknown>.
+ *    object map (globals, heap, user, mmap), then <unknown>.  While the
+ *    thread runs an allocation function every access is <malloc>'s
+ *    (dc_heap.c): cached cost records are valid for dc.akey, which then
+ *    differs from the thread id, so nothing on the per-access path checks
+ *    for it.
+ *  - The first instruction of an allocation function (at a superblock's
+ *    start or where the superblock continues elsewhere, having followed a
+ *    call) calls dc_heap_enter; a superblock ending in a return calls
+ *    dc_heap_return when its target is dc_alloc_ret (an inline compare).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
@@ -26,7 +40,9 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_tooliface.h"
+#include "libvex_guest_amd64.h"
 
+#include "core/util.h"
 #include "engine/valgrind/dc_tool.h"
 
 /* ---- object resolution (slow path) ------------------------------------ */
@@ -93,6 +109,30 @@ static void fallback(struct dc_ins *in, Addr a, UInt *bucket, Addr *lo, Addr *hi
 	in->gen = dc.fallback.gen;
 }
 
+/* Any address, while the thread runs an allocation function. */
+static struct dc_obj alloc_obj;
+
+static struct dc_cost *resolve_alloc(struct dc_ins *in)
+{
+	UInt bucket = dc_heap_alloc_bucket();
+	struct dc_cost *c = in->cost;
+
+	in->lo = 0;
+	in->span = ~(Addr)0;
+	in->obj = &alloc_obj;
+	in->gen = alloc_obj.gen;
+	in->tid = dc.akey;
+	if (c->bucket == bucket && c->tid == dc.tid && c != &dc.lost)
+		return c;
+	if (in->loc == DC_NO_LOC)
+		in->loc = dc_loc_get(in->ip);
+	c = dc_costtab_get(&dc.costs, in->loc, bucket, dc.tid);
+	if (!c)
+		c = &dc.lost;
+	in->cost = c;
+	return c;
+}
+
 static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 {
 	ThreadId tid = dc.tid;
@@ -103,6 +143,8 @@ static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 	UInt bucket;
 
 	in->off_ok = False;
+	if (UNLIKELY(dc.akey != tid))
+		return resolve_alloc(in);
 	if (a >= th->stack_lo && a < th->stack_hi) {
 		o = &th->stack;
 		if (dc.opt.stack_frames) {
@@ -147,7 +189,7 @@ static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 	in->lo = lo;
 	in->span = hi - lo;
 	in->obj = o;
-	in->tid = tid;
+	in->tid = dc.akey;
 	/* Chasing pointers through many blocks of one bucket changes the object
 	 * on every access but not the cost record. */
 	c = in->cost;
@@ -237,12 +279,13 @@ static inline UInt trace_class(struct dc_tins *ti, Addr a)
 }
 
 /* The cost record of this access: the one cached in the dc_ins while the
- * address is inside the cached object on the same thread (and, with
+ * address is inside the cached object on the same thread, in or out of
+ * an allocation function alike (dc.akey; and, with
  * REF_FRAMES, the same SP), else a fresh resolution. */
 static inline __attribute__((always_inline)) struct dc_cost *cost_of(struct dc_ins *in, Addr a,
 								     int mode)
 {
-	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.tid ||
+	if (UNLIKELY(a - in->lo >= in->span || in->obj->gen != in->gen || in->tid != dc.akey ||
 		     ((mode & REF_FRAMES) && in->obj == &dc.threads[dc.tid].stack &&
 		      VG_(get_SP)(dc.tid) != in->sp)))
 		return resolve(in, a);
@@ -409,18 +452,28 @@ static VG_REGPARM(2) DC_HOT void dc_ref_trace_use_track(struct dc_ins *in, Addr 
 		   (dc.opt.trace_full ? REF_FULL : 0));
 }
 
-static VG_REGPARM(1) DC_HOT void dc_iref(struct dc_ins *in)
+static VG_REGPARM(2) DC_HOT void dc_iref(Addr ip, UWord size)
 {
-	dc_cache_ifetch(&dc.cache, in->ip, in->size);
-	if (dc.collecting)
-		dc.ir++;
+	dc_cache_ifetch(&dc.cache, ip, (UInt)size);
 }
 
-static VG_REGPARM(1) DC_HOT void dc_iref_use(struct dc_ins *in)
+static VG_REGPARM(2) DC_HOT void dc_iref_use(Addr ip, UWord size)
 {
-	dc_cacheuse_ifetch(&dc.use, in->ip, in->size);
-	if (dc.collecting)
-		dc.ir++;
+	dc_cacheuse_ifetch(&dc.use, ip, (UInt)size);
+}
+
+void dc_set_collecting(Bool on)
+{
+	if (on && !dc.collecting)
+		dc.ir_mark = dc.ir_all;
+	else if (!on && dc.collecting)
+		dc.ir += dc.ir_all - dc.ir_mark;
+	dc.collecting = on;
+}
+
+ULong dc_ir_collected(void)
+{
+	return dc.ir + (dc.collecting ? dc.ir_all - dc.ir_mark : 0);
 }
 
 /* ---- threads -------------------------------------------------------- */
@@ -438,6 +491,7 @@ void dc_thread_switch(ThreadId tid, ULong blocks_done)
 
 	dc_tls_thread_run(tid, &lo, &hi);
 	dc.tid = tid;
+	dc_heap_thread_run(tid);
 	if (tid > dc.max_tid)
 		dc.max_tid = tid;
 	if (dc.opt.calls)
@@ -476,6 +530,8 @@ struct sbstate {
 	IRExpr **defs;     /* --trace-window: definitions of temporaries so far */
 	const VexGuestLayout *layout;
 	Bool plt;          /* --calls, a PLT stub: accesses go to the caller */
+	ULong iline;       /* the I1 line the previous instruction ended in */
+	UInt nins;         /* instructions not yet added to dc.ir_all */
 };
 
 static Int min_line_size(void)
@@ -647,11 +703,11 @@ static void flush(struct sbstate *s)
 		IRDirty *di;
 
 		if (e->kind == EV_IR) {
-			struct dc_ins *in = new_ins(e->ip, (Int)e->isize, False);
 			void *fn = dc.opt.cache_use ? (void *)dc_iref_use : (void *)dc_iref;
-			di = unsafeIRDirty_0_N(1, dc.opt.cache_use ? "dc_iref_use" : "dc_iref",
+			di = unsafeIRDirty_0_N(2, dc.opt.cache_use ? "dc_iref_use" : "dc_iref",
 					       VG_(fnptr_to_fnentry)(fn),
-					       mkIRExprVec_1(mkIRExpr_HWord((HWord)in)));
+					       mkIRExprVec_2(mkIRExpr_HWord((HWord)e->ip),
+							     mkIRExpr_HWord((HWord)e->isize)));
 			addStmtToIRSB(s->out, IRStmt_Dirty(di));
 		} else {
 			add_ref(s, ref_call(e));
@@ -708,23 +764,83 @@ static void add_guarded(struct sbstate *s, Addr ip, Int size, IRAtom *addr, IRAt
 	add_ref(s, di);
 }
 
-/* Code in Valgrind's preloaded objects (our malloc replacement, the core's
- * helpers) is not the program's: its data accesses would be tool artefacts
- * (reading the replacement's own state on every malloc). */
-static Bool is_tool_code(Addr ip)
+/* dc.ir_all += the instructions counted since the last addition. */
+static void count_ins(struct sbstate *s)
 {
-	const HChar *obj;
+	IRTemp t1, t2;
+	IRExpr *at = mkIRExpr_HWord((HWord)&dc.ir_all);
 
-	return VG_(get_objname)(VG_(current_DiEpoch)(), ip, &obj) &&
-	       VG_(strstr)(obj, "/vgpreload_") != NULL;
+	if (!s->nins)
+		return;
+	t1 = newIRTemp(s->out->tyenv, Ity_I64);
+	t2 = newIRTemp(s->out->tyenv, Ity_I64);
+	addStmtToIRSB(s->out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, at)));
+	addStmtToIRSB(s->out, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
+							  IRExpr_Const(IRConst_U64(s->nins)))));
+	addStmtToIRSB(s->out, IRStmt_Store(Iend_LE, deepCopyIRExpr(at), IRExpr_RdTmp(t2)));
+	s->nins = 0;
 }
 
-static Addr last_imark(const IRSB *sb)
+/* A guest register's value, in a temporary (helper arguments are atoms). */
+static IRExpr *guest_reg(struct sbstate *s, Int offset)
 {
-	for (Int i = sb->stmts_used - 1; i >= 0; i--)
-		if (sb->stmts[i]->tag == Ist_IMark)
-			return sb->stmts[i]->Ist.IMark.addr;
-	return 0;
+	IRTemp t = newIRTemp(s->out->tyenv, Ity_I64);
+
+	addStmtToIRSB(s->out, IRStmt_WrTmp(t, IRExpr_Get(offset, Ity_I64)));
+	return IRExpr_RdTmp(t);
+}
+
+/* The first instruction of an allocation function: dc_heap_enter with its
+ * arguments (System V: RDI, RSI, RDX) and SP.  It names the block from a
+ * stack trace, so IP, SP and FP must be up to date. */
+static void add_alloc_enter(struct sbstate *s, Int kind, Addr ip)
+{
+	IRDirty *di;
+	IRExpr *a0, *a1, *a2, *sp;
+
+	addStmtToIRSB(s->out, IRStmt_Put(s->layout->offset_IP, mkIRExpr_HWord((HWord)ip)));
+	a0 = guest_reg(s, offsetof(VexGuestAMD64State, guest_RDI));
+	a1 = guest_reg(s, offsetof(VexGuestAMD64State, guest_RSI));
+	a2 = guest_reg(s, offsetof(VexGuestAMD64State, guest_RDX));
+	sp = guest_reg(s, s->layout->offset_SP);
+	di = unsafeIRDirty_0_N(0, "dc_heap_enter", VG_(fnptr_to_fnentry)(dc_heap_enter),
+			       mkIRExprVec_5(mkIRExpr_HWord((HWord)kind), a0, a1, a2, sp));
+	di->nFxState = 3;
+	di->fxState[0].fx = Ifx_Read;
+	di->fxState[0].offset = s->layout->offset_SP;
+	di->fxState[0].size = s->layout->sizeof_SP;
+	di->fxState[1].fx = Ifx_Read;
+	di->fxState[1].offset = s->layout->offset_FP;
+	di->fxState[1].size = s->layout->sizeof_FP;
+	di->fxState[2].fx = Ifx_Read;
+	di->fxState[2].offset = s->layout->offset_IP;
+	di->fxState[2].size = s->layout->sizeof_IP;
+	for (Int k = 0; k < 3; k++) {
+		di->fxState[k].nRepeats = 0;
+		di->fxState[k].repeatLen = 0;
+	}
+	addStmtToIRSB(s->out, IRStmt_Dirty(di));
+}
+
+/* A superblock ending in a return: dc_heap_return(RAX, SP) when it returns
+ * to dc_alloc_ret (a load and a compare inline, no call otherwise). */
+static void add_alloc_return(struct sbstate *s)
+{
+	IRTemp want = newIRTemp(s->out->tyenv, Ity_I64);
+	IRTemp hit = newIRTemp(s->out->tyenv, Ity_I1);
+	IRDirty *di;
+	IRExpr *rax, *sp;
+
+	addStmtToIRSB(s->out, IRStmt_WrTmp(want, IRExpr_Load(Iend_LE, Ity_I64,
+							    mkIRExpr_HWord((HWord)&dc_alloc_ret))));
+	addStmtToIRSB(s->out, IRStmt_WrTmp(hit, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(want),
+							   deepCopyIRExpr(s->out->next))));
+	rax = guest_reg(s, offsetof(VexGuestAMD64State, guest_RAX));
+	sp = guest_reg(s, s->layout->offset_SP);
+	di = unsafeIRDirty_0_N(0, "dc_heap_return", VG_(fnptr_to_fnentry)(dc_heap_return),
+			       mkIRExprVec_2(rax, sp));
+	di->guard = IRExpr_RdTmp(hit);
+	addStmtToIRSB(s->out, IRStmt_Dirty(di));
 }
 
 IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
@@ -734,6 +850,8 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	struct sbstate s;
 	IRTypeEnv *tyenv = in->tyenv;
 	Addr ip = 0;
+	UInt ilen = 0, ibits = (UInt)dc_log2(dc.i1.line);
+	Bool first = True;
 	Int i, maxsz = min_line_size();
 
 	s.out = deepCopyIRSBExceptStmts(in);
@@ -741,18 +859,12 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 	s.layout = layout;
 	s.defs = NULL;
 	s.plt = False;
+	s.iline = ~(ULong)0;
+	s.nins = 0;
 	for (i = 0; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
 		addStmtToIRSB(s.out, in->stmts[i]);
 	if (dc.opt.calls && i < in->stmts_used)
 		s.plt = dc_calls_in_plt(in->stmts[i]->Ist.IMark.addr);
-	if (!dc.opt.compat && i < in->stmts_used &&
-	    is_tool_code(in->stmts[i]->Ist.IMark.addr)) {
-		for (; i < in->stmts_used; i++)
-			addStmtToIRSB(s.out, in->stmts[i]);
-		if (dc.opt.calls)
-			dc_calls_instrument(s.out, in, layout, last_imark(in), gWordTy);
-		return s.out;
-	}
 	if (dc.tracing) {
 		s.defs = VG_(malloc)("dc.defs", (SizeT)tyenv->types_used * sizeof *s.defs);
 		VG_(memset)(s.defs, 0, (SizeT)tyenv->types_used * sizeof *s.defs);
@@ -762,16 +874,34 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 		IRStmt *st = in->stmts[i];
 
 		switch (st->tag) {
-		case Ist_IMark:
+		case Ist_IMark: {
+			Addr prev_end = ip + ilen;
+			Int kind;
+			ULong b1, b2;
+
 			ip = st->Ist.IMark.addr;
-			if (dc.opt.compat) {
+			ilen = st->Ist.IMark.len ? st->Ist.IMark.len : 1;
+			s.nins++;
+			if ((ip != prev_end || first) && (kind = dc_heap_fn_at(ip)) >= 0) {
+				/* the accesses before count outside the allocator */
+				flush(&s);
+				addStmtToIRSB(s.out, st);
+				add_alloc_enter(&s, kind, ip);
+				st = NULL;
+			}
+			first = False;
+			b1 = ip >> ibits;
+			b2 = (ip + ilen - 1) >> ibits;
+			if (b1 != b2 || b1 != s.iline) {
 				struct event *e = add_event(&s);
 				e->kind = EV_IR;
 				e->ip = ip;
-				e->isize = st->Ist.IMark.len ? st->Ist.IMark.len : 1;
+				e->isize = ilen;
 				e->addr = NULL;
 			}
+			s.iline = b2;
 			break;
+		}
 		case Ist_WrTmp: {
 			IRExpr *data = st->Ist.WrTmp.data;
 			if (s.defs)
@@ -833,13 +963,18 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 			break;
 		case Ist_Exit:
 			flush(&s);
+			count_ins(&s);
 			break;
 		default:
 			break;
 		}
-		addStmtToIRSB(s.out, st);
+		if (st)
+			addStmtToIRSB(s.out, st);
 	}
 	flush(&s);
+	count_ins(&s);
+	if (in->jumpkind == Ijk_Ret)
+		add_alloc_return(&s);
 	if (dc.opt.calls)
 		dc_calls_instrument(s.out, in, layout, ip, gWordTy);
 	if (s.defs)

@@ -123,7 +123,7 @@ static void dc_print_usage(void)
 "    --dcprof-out=<file>          raw dump to write [dcprof.raw.%%p]\n"
 "    --cache=L1=S:A:L,L2=...      data-cache hierarchy [host's if plausible]\n"
 "    --latency=L1=C,...,MEM=C     hit latencies in cycles [4,14,40,80; MEM=200]\n"
-"    --cachegrind-compat=no|yes   simulate Cachegrind's I1/D1/LL exactly [no]\n"
+"    --cachegrind-compat=no|yes   simulate Cachegrind's D1/LL of this host [no]\n"
 "    --heap-names=fn:N|site       name heap buckets by N callers or by site [fn:3]\n"
 "    --alloc-fn=<name>            treat <name> as an allocator when naming\n"
 "    --stack-frames=no|yes        one stack bucket per function [no]\n"
@@ -193,6 +193,29 @@ static Int host_caches(struct dc_host_cache *out, Int max)
 	return n;
 }
 
+/* The I1 every mode simulates: the host's level-1 instruction cache, as
+ * Cachegrind takes it (with --cache too: Cachegrind's --D1/--LL keep it),
+ * or Cachegrind's default when the host describes none it could use. */
+static void host_i1(const struct dc_host_cache *hc, Int n)
+{
+	HChar err[128];
+
+	for (Int i = 0; i < n; i++) {
+		if (hc[i].level != 1 || hc[i].kind != DC_HOST_INSN)
+			continue;
+		dc.i1.size = hc[i].size;
+		dc.i1.assoc = hc[i].assoc;
+		dc.i1.line = hc[i].line;
+		dc.i1.latency = dc_hier_default_latency(1);
+		if (dc_level_check(&dc.i1, err, sizeof err) == 0)
+			return;
+	}
+	dc.i1.size = 65536;
+	dc.i1.assoc = 2;
+	dc.i1.line = 64;
+	dc.i1.latency = dc_hier_default_latency(1);
+}
+
 static void configure_hierarchy(void)
 {
 	static HChar reason[256];
@@ -200,6 +223,7 @@ static void configure_hierarchy(void)
 	HChar err[256];
 	Int n = host_caches(hc, 16);
 
+	host_i1(hc, n);
 	if (dc.opt.compat) {
 		if (dc_hier_cachegrind(&dc.hier, &dc.i1, hc, n, reason, sizeof reason))
 			VG_(fmsg_bad_option)("--cachegrind-compat", "%s\n", reason);
@@ -229,13 +253,14 @@ static void configure_hierarchy(void)
 	for (Int k = 0; k < dc.hier.nlevels; k++)
 		dc.lat[k + 1] = dc.hier.lv[k].latency;
 	dc.lat[dc.hier.nlevels + 1] = dc.hier.mem_latency;
-	if (dc_cache_init(&dc.cache, &dc.hier, dc.opt.compat ? &dc.i1 : NULL, &dc.env))
+	if (dc_cache_init(&dc.cache, &dc.hier, &dc.i1, &dc.env))
 		VG_(tool_panic)("cannot allocate the cache model");
 	if (dc.opt.cache_use) {
 		Int rc = dc_cacheuse_init(&dc.use, &dc.cache, dc.opt.cache_use_bits, &dc.env);
 		if (rc == DC_EINVAL)
-			VG_(fmsg_bad_option)("--cache-use", "needs one line size at every level "
-					     "and at most %d ways\n", DC_USE_MAX_ASSOC);
+			VG_(fmsg_bad_option)("--cache-use", "needs one line size at every level, "
+					     "at most %d ways and set counts that are powers "
+					     "of two\n", DC_USE_MAX_ASSOC);
 		if (rc)
 			VG_(tool_panic)("cannot allocate the cache-use records");
 		dc.use.evictions = dc.opt.evictions;
@@ -293,10 +318,10 @@ static Bool dc_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
 		}
 		return True;
 	case DCPROF_REQ_START:
-		dc.collecting = True;
+		dc_set_collecting(True);
 		return True;
 	case DCPROF_REQ_STOP:
-		dc.collecting = False;
+		dc_set_collecting(False);
 		return True;
 	default:
 		return False;
@@ -351,7 +376,7 @@ static void dc_post_clo_init(void)
 		dc_calls_start();
 	}
 	dc.threads = VG_(calloc)("dc.main.threads", VG_N_THREADS, sizeof *dc.threads);
-	dc.collecting = dc.opt.collect_atstart;
+	dc_set_collecting(dc.opt.collect_atstart);
 	dc_dump_open();
 	dc_trace_setup();
 	VG_(atfork)(NULL, NULL, at_fork_child);

@@ -1,7 +1,7 @@
 /* dc_tool.h — state shared by the Valgrind glue of the simulator engine.
  *
  * The glue turns Valgrind events into core calls: instrumentation
- * (dc_instrument.c), heap replacement (dc_heap.c), globals and mappings
+ * (dc_instrument.c), the program's allocator observed (dc_heap.c), globals and mappings
  * (dc_globals.c), buckets and locations (dc_names.c), the raw dump
  * (dc_dump.c), its checkpoints (dc_ckpt.c), exec (dc_exec.c), offsets
  * within objects (dc_offsets.c) and
@@ -125,6 +125,14 @@ struct dc_thread {
 	UInt plt_site;
 	Addr plt_sp;
 	UInt resolver_n;          /* frames with the resolver's on top, or 0 */
+	/* An allocation function running (dc_heap.c): the outermost call,
+	 * its kind and arguments, the stack pointer at its entry (pointing
+	 * at its return address) and the bucket of the block it makes */
+	Bool in_alloc;
+	UChar alloc_kind;
+	Addr alloc_sp, alloc_ret;
+	UWord alloc_arg[3];
+	UInt alloc_bucket;
 };
 
 struct dc_opts {
@@ -184,6 +192,9 @@ struct dc_tool {
 
 	Bool collecting;
 	ThreadId tid;                 /* thread running now */
+	UInt akey;                    /* what cached cost records are valid for:
+				       * tid, or tid | DC_AKEY_ALLOC while the
+				       * thread runs an allocation function */
 	ThreadId max_tid;             /* highest thread id scheduled so far */
 	struct dc_thread *threads;    /* VG_N_THREADS of them */
 	struct dc_obj fallback;       /* stands for region/unknown hits in caches;
@@ -192,7 +203,9 @@ struct dc_tool {
 	ULong alloc_seq;
 	ULong block_records;
 	ULong block_records_dropped;
-	ULong ir;                     /* instructions, --cachegrind-compat */
+	ULong ir;                     /* instructions while collecting ... */
+	ULong ir_all, ir_mark;        /* ... counted as all of them, less
+				       * ir_all when collection last started */
 
 	/* --sample: the event, its level for miss events (0 otherwise) */
 	Bool sampling;
@@ -241,6 +254,12 @@ struct dc_tool {
 };
 
 extern struct dc_tool dc;
+
+#define DC_AKEY_ALLOC 0x80000000u
+/* The return address of the running thread's observed allocation call, or
+ * 0: superblocks ending in a return compare their target with it inline
+ * (dc_instrument.c). */
+extern Addr dc_alloc_ret;
 
 /* Is this access, served by level `served`, an event of the sampled kind? */
 static inline Bool dc_sample_event_matches(const struct dc_ins *in, int served)
@@ -305,6 +324,10 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *sb, const VexGuestLayout *
 		    const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
 		    IRType gWordTy, IRType hWordTy);
 void dc_thread_switch(ThreadId tid, ULong blocks_done);
+/* Collection starts or stops (the instruction count follows it). */
+void dc_set_collecting(Bool on);
+/* Instructions executed while collecting. */
+ULong dc_ir_collected(void);
 UInt dc_max_access_size(void);
 
 /* dc_calls.c */
@@ -328,6 +351,22 @@ void dc_calls_dump(struct dc_rawout *o);
 
 /* dc_heap.c */
 void dc_heap_init(void);
+/* Instrumentation time: the kind of allocation function whose first
+ * instruction is at ip (DC_AF_*), or -1. */
+Int dc_heap_fn_at(Addr ip);
+enum { DC_AF_MALLOC, DC_AF_CALLOC, DC_AF_REALLOC, DC_AF_REALLOCARRAY, DC_AF_MEMALIGN,
+       DC_AF_POSIX_MEMALIGN, DC_AF_FREE };
+/* Helpers: an allocation function's entry, with its first three
+ * arguments and SP; the return to the address dc_alloc_ret, with RAX and
+ * SP after it. */
+void dc_heap_enter(UWord kind, UWord a0, UWord a1, UWord a2, UWord sp);
+void dc_heap_return(UWord rax, UWord sp);
+/* Is thread tid inside an allocation function? */
+Bool dc_heap_in_alloc(ThreadId tid);
+/* The bucket of the allocator's own accesses, <malloc>. */
+UInt dc_heap_alloc_bucket(void);
+/* Thread tid runs now: dc.akey and dc_alloc_ret for it. */
+void dc_heap_thread_run(ThreadId tid);
 void dc_heap_block_done(struct dc_obj *o, ULong free_seq);
 void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name);
 /* Caller chain of the current point of thread tid, skipping frames whose
