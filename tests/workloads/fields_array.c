@@ -12,9 +12,11 @@
  *     id and pad[48]: never accessed.
  * So val has 100 % of the block's accesses and of its misses.  The raw
  * offsets are 8 + 64 i for i < N, each with Dr = R and Dw = 1.
- * Misses (L1=32K:8:64, L2=1M:16:64): each element's val is in a line of
- * its own (elements are 64 bytes; val's 8 bytes at a 16-aligned block
- * start + 64 i + 8 never cross a line), so a pass touches N = 1024 lines,
+ * Misses (L1=32K:8:64, L2=1M:16:64): recs is 64-byte aligned
+ * (aligned_alloc), so its lines are its own: the program's allocator, which
+ * runs under the engine, writes its chunk headers before and after them,
+ * never in them.  Each element's val is in a line of its own (elements are
+ * 64 bytes, val at 64 i + 8), so a pass touches N = 1024 lines,
  * 16 per L1 set of 8 ways: LRU misses every one, in the write pass and in
  * every read pass: D1m = (R + 1) N = 9216.  L2 (1 MiB) keeps all 1024
  * lines once loaded: D2m = N = 1024 (the write pass, cold).
@@ -72,7 +74,7 @@ static __attribute__((noipa)) long sum_id(const struct rec *r, int n)
 
 int main(void)
 {
-	struct rec *recs = malloc(N * sizeof *recs);   /* SITE:recs */
+	struct rec *recs = aligned_alloc(64, N * sizeof *recs);   /* SITE:recs */
 	void *raw = malloc(M * sizeof(struct rec));
 	double *big = malloc(W * sizeof *big);          /* SITE:big */
 	struct rec *pool = raw;
