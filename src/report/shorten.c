@@ -129,6 +129,14 @@ static void drop_clones(struct sbuf *sb)
 					skip++;
 			}
 		}
+		/* The demangler's " [clone .part.0]" goes whole (an OpenMP
+		 * region's "[clone ._omp_fn.0]" names a function and stays). */
+		if (!skip && sb->len - r > 9 && !memcmp(sb->buf + r, " [clone .", 9) &&
+		    memcmp(sb->buf + r + 9, "_omp_fn", 7)) {
+			const char *end = memchr(sb->buf + r, ']', sb->len - r);
+			if (end)
+				skip = (size_t)(end - (sb->buf + r)) + 1;
+		}
 		if (skip) {
 			r += skip;
 			continue;

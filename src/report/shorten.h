@@ -10,7 +10,9 @@
  *  - Then parameter lists: "f(Domain&, double*)" reads "f(…)" (a "(" right
  *    after a name; "(file.c:12)" after a space stays).
  *  - Then compiler clone suffixes go: ".constprop.N", ".isra.N", ".part.N",
- *    ".cold" (the function is the one the user wrote).
+ *    ".cold", and the demangler's " [clone .part.0]" whole (the function is
+ *    the one the user wrote); an OpenMP region's "[clone ._omp_fn.0]"
+ *    stays: it names the outlined region.
  *  - Then an allocation path "f (a.c:3) < g < h < main" keeps as many of
  *    its first frames as fit, followed by " < …": the allocating code tells
  *    buckets apart better than the outer callers.

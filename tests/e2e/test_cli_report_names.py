@@ -63,3 +63,24 @@ class LongNames(TmpDirTest):
         self.assertEqual({VEC, LONG} & {r["bucket"] for r in rows}, {VEC, LONG})
         js = json.loads(self.report(db, "--by", "function", "--format", "json"))
         self.assertIn(CLONE, {r["function"] for r in js["rows"]})
+
+    def test_demangler_clones(self):
+        """" [clone .part.0]" goes whole once the name is too long; an OpenMP
+        region's "[clone ._omp_fn.0]" stays (shorten.h)."""
+        db = self.profile()
+        part = "Domain::SetupThreadSupportStructures_for_a_long_while_more() [clone .part.0]"
+        omp = "CalcFBHourglassForceForElems_long(Domain&, double*, double, int)" \
+              " [clone ._omp_fn.0]"
+        self.assertGreater(len(part), 72)
+        con = sqlite3.connect(db)
+        ids = [r[0] for r in con.execute("SELECT id FROM location ORDER BY id")]
+        con.execute("UPDATE location SET function = ? WHERE id = ?", (part, ids[0]))
+        con.execute("UPDATE location SET function = ? WHERE id != ?", (omp, ids[0]))
+        con.commit()
+        con.close()
+        fn = self.report(db, "--by", "function")
+        # an empty "()" is no parameter list; 76 bytes, 61 without the note
+        self.assertIn("Domain::SetupThreadSupportStructures_for_a_long_while_more() ", fn)
+        self.assertNotIn("[clone .part.0]", fn)
+        # 83 bytes; 59 with its parameters collapsed
+        self.assertIn("CalcFBHourglassForceForElems_long(…) [clone ._omp_fn.0] ", fn)
