@@ -11,6 +11,7 @@
 #include "base/sbuf.h"
 #include "core/blockset.h"
 #include "core/reuse.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "host/port_libc.h"
 
@@ -269,6 +270,7 @@ static void add_block(struct fp_sums *s, double rho, char cls)
 }
 
 struct scan {
+	struct dc_fphist hist;
 	struct dc_blockset wset, fset;
 	struct dc_reuse reuse;
 	int64_t *dt;               /* per access: records since the block's access in an
@@ -301,7 +303,11 @@ static int scan_row(struct fp_trace *t, struct scan *sc, sqlite3_stmt *st,
 		dc_blockset_clear(&sc->fset);
 		*cur = win;
 		*first = t->nacc;
+		dc_fphist_restart(&sc->hist);
 	}
+	if (dc_fphist_add(&sc->hist, (uint64_t)sqlite3_column_int64(st, 4) >> t->block_bits,
+			  cls[0] == 'c' ? DC_TC_CONST : cls[0] == 's' ? DC_TC_STRIDED : DC_TC_IRREG))
+		return -2;
 	w->s.records++;
 	fs->records++;
 	w->s.aconst += rho * (double)implied;
@@ -365,7 +371,8 @@ static int scan_accesses(struct profile *p, struct fp_trace *t, const struct loc
 	int rc = -1;
 	double growth;
 
-	if (dc_blockset_init(&sc.wset, dc_env_libc()) || dc_blockset_init(&sc.fset, dc_env_libc()) ||
+	if (dc_fphist_init(&sc.hist, dc_env_libc(), (uint64_t)t->w) ||
+	    dc_blockset_init(&sc.wset, dc_env_libc()) || dc_blockset_init(&sc.fset, dc_env_libc()) ||
 	    dc_reuse_init(&sc.reuse, dc_env_libc(), t->block_bits)) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -397,6 +404,8 @@ static int scan_accesses(struct profile *p, struct fp_trace *t, const struct loc
 		rc = -1;
 		goto out;
 	}
+	t->nhist = sc.hist.nbins;
+	memcpy(t->hist, sc.hist.bin, sizeof t->hist);
 	for (size_t i = 0; i < t->nwins; i++)
 		add_sums(&t->all, &t->wins[i].s);
 	/* Inter-window distances need the run's growth, known only now. */
@@ -421,7 +430,40 @@ out:
 	dc_blockset_release(&sc.wset);
 	dc_blockset_release(&sc.fset);
 	dc_reuse_release(&sc.reuse);
+	dc_fphist_release(&sc.hist);
 	return rc;
+}
+
+/* meta trace_hist: SIZE:TILES:F:FSTR:FIRR per bin, sizes 2, 4, ... in
+ * order, comma-separated (the engine's hist_meta). */
+static int parse_full_hist(struct fp_trace *t, const char *s)
+{
+	unsigned k = 0;
+
+	while (*s) {
+		uint64_t v[5];
+		char *end;
+		if (k == DC_FPHIST_MAX)
+			return -1;
+		for (int i = 0; i < 5; i++) {
+			if (*s < '0' || *s > '9')
+				return -1;
+			v[i] = strtoull(s, &end, 10);
+			if (i < 4 ? *end != ':' : (*end != ',' || !end[1]) && *end)
+				return -1;
+			s = *end ? end + 1 : end;
+		}
+		if (v[0] != (uint64_t)2 << k || v[1] > (uint64_t)MAX_TRACE_VALUE ||
+		    v[2] > (uint64_t)MAX_TRACE_VALUE || v[3] > v[2] || v[3] + v[4] != v[2])
+			return -1;
+		t->full_hist[k].tiles = v[1];
+		t->full_hist[k].f = v[2];
+		t->full_hist[k].fstr = v[3];
+		t->full_hist[k].firr = v[4];
+		k++;
+	}
+	t->has_full_hist = true;
+	return 0;
 }
 
 int fp_load(struct profile *p, struct fp_trace *t, char *err, size_t errlen)
@@ -452,6 +494,14 @@ int fp_load(struct profile *p, struct fp_trace *t, char *err, size_t errlen)
 	t->block_bits = (unsigned)dc_log2((uint64_t)t->block);
 	sbuf_init(&sb);
 	t->full = profile_meta(p, "trace_full", &sb) == 1 && !strcmp(sb.buf, "yes");
+	sbuf_reset(&sb);
+	rc = profile_meta(p, "trace_hist", &sb);
+	if (rc == 1 && parse_full_hist(t, sb.buf ? sb.buf : "")) {
+		snprintf(err, errlen, "cannot read profile '%s': malformed trace_hist meta value",
+			 p->path);
+		sbuf_release(&sb);
+		return -1;
+	}
 	sbuf_release(&sb);
 	rc = read_windows(p, t);
 	if (rc == -2) {
@@ -500,6 +550,41 @@ double fp_share(double part, double whole)
 double fp_mean(double sum, int64_t n)
 {
 	return n ? sum / (double)n : NAN;
+}
+
+/* ---- trace-window histograms ------------------------------------------- */
+
+bool fp_hist_compared(const struct fp_trace *t, unsigned k)
+{
+	return t->has_full_hist && k < t->nhist && t->hist[k].tiles && t->full_hist[k].tiles &&
+	       t->full_hist[k].f;
+}
+
+int fp_hist_mape(const struct fp_trace *t, double mape[3])
+{
+	double sum[3] = { 0 };
+	int64_t n[3] = { 0 };
+	int sizes = 0;
+
+	for (unsigned k = 0; k < t->nhist; k++) {
+		const struct dc_fphist_bin *s = &t->hist[k], *f = &t->full_hist[k];
+		const uint64_t sv[3] = { s->f, s->fstr, s->firr }, fv[3] = { f->f, f->fstr, f->firr };
+		if (!fp_hist_compared(t, k))
+			continue;
+		sizes++;
+		for (int c = 0; c < 3; c++) {
+			double est = (double)sv[c] / (double)s->tiles;
+			double exact = (double)fv[c] / (double)f->tiles;
+			/* at least 1 % of the full F (sums over the same tiles) */
+			if (!fv[c] || 100.0 * (double)fv[c] < (double)fv[0])
+				continue;
+			sum[c] += 100.0 * fabs(est - exact) / exact;
+			n[c]++;
+		}
+	}
+	for (int c = 0; c < 3; c++)
+		mape[c] = fp_mean(sum[c], n[c]);
+	return sizes;
 }
 
 /* ---- execution interval tree ------------------------------------------- */

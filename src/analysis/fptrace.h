@@ -25,6 +25,13 @@
  *    reuses.  Inter-window: for a record whose block was last seen in an
  *    earlier window, dF x the records in between (unique blocks estimated
  *    from footprint growth); mean over such reuses.
+ *  - Trace-window histograms (§7.1, Figure 8; core/fphist.h): each sampled
+ *    window is a stream of its own, cut into tiles of 2, 4, ... records
+ *    from its first record; the full trace's bins come from meta
+ *    trace_hist (the engine's, --trace-full).  The MAPE is over the sizes
+ *    both have tiles of, of |sampled mean - full mean| / full mean, a
+ *    component counted only where its full mean is at least 1 % of the
+ *    full mean F (and not 0), as the period comparison does.
  */
 #ifndef DC_ANALYSIS_FPTRACE_H
 #define DC_ANALYSIS_FPTRACE_H
@@ -32,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/fphist.h"
 #include "store/profile.h"
 
 struct fp_sums {
@@ -78,6 +86,10 @@ struct fp_trace {
 	struct fp_acc *acc;                /* non-Constant records, by time */
 	size_t nacc;
 	struct fp_sums all;
+	unsigned nhist;                    /* histogram bins: sizes 2 .. 2^nhist */
+	struct dc_fphist_bin hist[DC_FPHIST_MAX];      /* inside the sampled windows */
+	bool has_full_hist;
+	struct dc_fphist_bin full_hist[DC_FPHIST_MAX]; /* the full trace's (meta trace_hist) */
 };
 
 /* Reads and analyses the trace.  On error err holds the whole message
@@ -90,6 +102,12 @@ void fp_release(struct fp_trace *t);
 double fp_growth(const struct fp_sums *s);
 double fp_share(double part, double whole);
 double fp_mean(double sum, int64_t n);
+
+/* The trace-window histograms' MAPE of F, F_str and F_irr (NAN where no
+ * size counts) and the sizes compared; 0 sizes without full bins. */
+int fp_hist_mape(const struct fp_trace *t, double mape[3]);
+/* Is bin k compared (both have tiles, the full mean F is not 0)? */
+bool fp_hist_compared(const struct fp_trace *t, unsigned k);
 
 /* Execution interval tree (§5.3): level 0 is the root; a node at level k
  * of L levels covers windows [first, last). */

@@ -7,8 +7,12 @@
  * Notes (docs/cli.md defines every figure; fptrace.h how they are
  * computed):
  *  - Estimates are for the whole run: each window scaled by its rho.
- *  - --accuracy: trace windows compare each window's estimate for its
- *    period (rho_i F_i) with the period's exact footprint; MAPE is the mean
+ *  - --accuracy: trace windows, as MemGaze validates them (§7.1,
+ *    Figure 8): the histograms of mean F, F_str and F_irr over tiles of
+ *    power-of-2 sizes inside the samples against the full trace's
+ *    (fptrace.h); MAPE over the sizes.  Period estimates, dcprof's own
+ *    check of equation 1's scaling: each window's estimate for its
+ *    period (rho_i F_i) against the period's exact footprint; MAPE is the mean
  *    of |estimate - exact| / exact over windows whose exact value is at
  *    least 1 % of the exact F (so 0), so that a handful of blocks of the
  *    other class, where there is almost none, does not count as 100 %.
@@ -86,9 +90,15 @@ void cmd_footprint_usage(FILE *f)
 	      "  D inter      the same for blocks last touched in an earlier window,\n"
 	      "               estimated from dF and the loads in between\n"
 	      "  A/block      with --zoom: sampled accesses per distinct block\n"
-	      "  MAPE         with --accuracy: mean absolute percentage error of the\n"
-	      "               estimates against the full trace (section 7.1); a\n"
-	      "               column X_est is the estimate of X, X_err_pct its error\n"
+	      "  MAPE         with --accuracy: mean absolute percentage error against\n"
+	      "               the full trace.  Trace windows (section 7.1, Figure 8):\n"
+	      "               the mean F, F_str, F_irr of tiles of 2, 4, 8, ... records\n"
+	      "               inside the sampled windows against the same means over\n"
+	      "               the full trace, averaged over the sizes.  Period\n"
+	      "               estimates: each window's rho_i F_i against the exact F\n"
+	      "               of its period, averaged over the windows.  Rows are code\n"
+	      "               windows: a column X_est is the estimate of X, X_err_pct\n"
+	      "               its error\n"
 	      "\n"
 	      "  --by function|interval     rows per function (default) or per node of\n"
 	      "                             the execution interval tree\n"
@@ -503,6 +513,72 @@ static void json_intro(struct sbuf *out, const struct fp_trace *tr)
 	sbuf_addc(out, '}');
 }
 
+/* The trace-window histograms' line: MAPE over the sizes compared. */
+static void hist_text(struct sbuf *out, const struct fp_trace *tr)
+{
+	double mape[3];
+	int sizes = fp_hist_mape(tr, mape);
+	unsigned lo = 0, hi = 0;
+
+	for (unsigned k = 0; k < tr->nhist; k++) {
+		if (!fp_hist_compared(tr, k))
+			continue;
+		if (!lo)
+			lo = 2u << k;
+		hi = 2u << k;
+	}
+	if (!sizes) {
+		sbuf_adds(out, "trace windows: no histograms to compare (the profile has no"
+			  " full-trace histograms, or windows of fewer than 2 records)\n");
+		return;
+	}
+	sbuf_addf(out, "trace windows: MAPE of the histograms over %d window sizes (%u to %u"
+		  " records) inside samples against the full trace (MemGaze, Marquez et al.,"
+		  " section 7.1):", sizes, lo, hi);
+	for (int c = 0; c < 3; c++) {
+		sbuf_addf(out, "%s %s ", c ? "," : "", c == 0 ? "F" : c == 1 ? "F_str" : "F_irr");
+		if (isnan(mape[c]))
+			sbuf_adds(out, "-");
+		else
+			sbuf_addf(out, "%.2f %%", mape[c]);
+	}
+	sbuf_addc(out, '\n');
+}
+
+static void hist_json(struct sbuf *out, const struct fp_trace *tr)
+{
+	static const char *const names[3] = { "F", "F_str", "F_irr" };
+	double mape[3];
+	int sizes = fp_hist_mape(tr, mape);
+	bool first = true;
+
+	sbuf_addf(out, ",\"trace_windows\":{\"sizes\":%d", sizes);
+	json_num(out, "mape_F", mape[0]);
+	json_num(out, "mape_F_str", mape[1]);
+	json_num(out, "mape_F_irr", mape[2]);
+	sbuf_adds(out, ",\"bins\":[");
+	for (unsigned k = 0; k < tr->nhist; k++) {
+		const struct dc_fphist_bin *s = &tr->hist[k], *f = &tr->full_hist[k];
+		const uint64_t sv[3] = { s->f, s->fstr, s->firr }, fv[3] = { f->f, f->fstr, f->firr };
+		sbuf_addf(out, "%s{\"size\":%u,\"tiles\":%llu,\"full_tiles\":", first ? "" : ",",
+			  2u << k, (unsigned long long)s->tiles);
+		if (tr->has_full_hist)
+			sbuf_addf(out, "%llu", (unsigned long long)f->tiles);
+		else
+			sbuf_adds(out, "null");
+		first = false;
+		for (int c = 0; c < 3; c++) {
+			char key[16];
+			snprintf(key, sizeof key, "%s_full", names[c]);
+			json_num(out, names[c], s->tiles ? (double)sv[c] / (double)s->tiles : NAN);
+			json_num(out, key, tr->has_full_hist && f->tiles ?
+				 (double)fv[c] / (double)f->tiles : NAN);
+		}
+		sbuf_addc(out, '}');
+	}
+	sbuf_adds(out, "]}");
+}
+
 static const char *const view_text[] = {
 	"per function (code windows): estimates for the whole run",
 	"execution interval tree: level 0 is the whole run, each level halves it",
@@ -522,11 +598,13 @@ static void print(struct profile *p, const struct header *h, const struct footpr
 	case FMT_TEXT:
 		header_text(&out, p, h);
 		text_intro(&out, tr);
-		if (fp->view == V_ACCURACY)
-			sbuf_addf(&out, "trace windows: MAPE of %lld windows: F %.2f %%, F_str %.2f %%,"
-				  " F_irr %.2f %%\n\n", (long long)m.windows,
-				  fp_mean(m.sum[0], m.n[0]), fp_mean(m.sum[1], m.n[1]),
-				  fp_mean(m.sum[2], m.n[2]));
+		if (fp->view == V_ACCURACY) {
+			hist_text(&out, tr);
+			sbuf_addf(&out, "period estimates: MAPE of %lld windows' rho_i F_i against"
+				  " their period's exact F: F %.2f %%, F_str %.2f %%, F_irr %.2f %%\n\n",
+				  (long long)m.windows, fp_mean(m.sum[0], m.n[0]),
+				  fp_mean(m.sum[1], m.n[1]), fp_mean(m.sum[2], m.n[2]));
+		}
 		sbuf_addf(&out, "%s\n\n", view_text[fp->view]);
 		fwrite(out.buf, 1, out.len, stdout);
 		render_table_text(stdout, t, fp->top);
@@ -541,7 +619,8 @@ static void print(struct profile *p, const struct header *h, const struct footpr
 		header_json(&out, p, h);
 		json_intro(&out, tr);
 		if (fp->view == V_ACCURACY) {
-			sbuf_addf(&out, ",\"trace_windows\":{\"windows\":%lld", (long long)m.windows);
+			hist_json(&out, tr);
+			sbuf_addf(&out, ",\"period_estimates\":{\"windows\":%lld", (long long)m.windows);
 			json_num(&out, "mape_F", fp_mean(m.sum[0], m.n[0]));
 			json_num(&out, "mape_F_str", fp_mean(m.sum[1], m.n[1]));
 			json_num(&out, "mape_F_irr", fp_mean(m.sum[2], m.n[2]));

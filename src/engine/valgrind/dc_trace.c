@@ -29,7 +29,9 @@
  *    window period, the distinct blocks of non-Constant records (F), split
  *    by the class of each block's first access in the period (F_str,
  *    F_irr); per function, the same over consecutive tiles of w records
- *    (the code-window reference), plus its accesses and Constant loads.
+ *    (the code-window reference), plus its accesses and Constant loads;
+ *    and the footprint histograms of the whole run over power-of-2 tile
+ *    sizes up to w (fphist.h), written as meta trace_hist at the end.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -40,6 +42,7 @@
 #include "pub_tool_options.h"
 #include "pub_tool_vki.h"
 
+#include "core/fphist.h"
 #include "core/rectab.h"
 #include "core/util.h"
 #include "engine/valgrind/dc_tool.h"
@@ -55,6 +58,7 @@ struct dc_tfn {
 static struct {
 	struct dc_blockset period, tile;
 	struct dc_rectab fns;
+	struct dc_fphist hist;
 	UInt nfns;
 	ULong nwins;              /* windows whose period began */
 	ULong f, fstr, firr;      /* of the current period */
@@ -100,7 +104,8 @@ void dc_trace_setup(void)
 	if (dc.opt.trace_full &&
 	    (dc_blockset_init(&full.period, &dc.env) || dc_blockset_init(&full.tile, &dc.env) ||
 	     dc_rectab_init(&full.fns, &dc.env, sizeof(struct dc_tfn), 2 * sizeof(UInt),
-			    "dc.trace.fns")))
+			    "dc.trace.fns") ||
+	     dc_fphist_init(&full.hist, &dc.env, (ULong)dc.opt.trace_window)))
 		VG_(tool_panic)("out of memory");
 }
 
@@ -201,6 +206,8 @@ void dc_trace_ref(struct dc_tins *ti, Addr a, UInt cls)
 		full.tile_no = tile;
 		dc_blockset_clear(&full.tile);
 	}
+	if (dc_fphist_add(&full.hist, block, cls))
+		VG_(tool_panic)("out of memory for the full trace");
 	f->aconst += ti->implied;
 	if (cls == DC_TC_CONST) {
 		f->aconst++;
@@ -255,6 +262,7 @@ void dc_trace_reset_child(void)
 		full.tile_no = 0;
 		dc_blockset_clear(&full.period);
 		dc_blockset_clear(&full.tile);
+		dc_fphist_clear(&full.hist);
 		dc_rectab_each(&full.fns, zero_fn, NULL);
 	}
 }
@@ -276,6 +284,27 @@ static int loads_cb(void *ud, const struct dc_cost *c)
 static int discard(void *ud, const void *buf, size_t n)
 {
 	return 0;
+}
+
+/* meta trace_hist: SIZE:TILES:F:FSTR:FIRR per bin, comma-separated
+ * (docs/raw-dump.md). */
+static void hist_meta(struct dc_rawout *o)
+{
+	HChar *buf;
+	Int n = 0;
+
+	if (!full.hist.nbins)
+		return;
+	buf = VG_(malloc)("dc.trace.hist", DC_FPHIST_MAX * 110 + 1);
+	buf[0] = 0;
+	for (UInt k = 0; k < full.hist.nbins; k++) {
+		const struct dc_fphist_bin *b = &full.hist.bin[k];
+		n += VG_(sprintf)(buf + n, "%s%llu:%llu:%llu:%llu:%llu", k ? "," : "",
+				  2ULL << k, (ULong)b->tiles, (ULong)b->f, (ULong)b->fstr,
+				  (ULong)b->firr);
+	}
+	dc_raw_meta(o, "trace_hist", buf);
+	VG_(free)(buf);
 }
 
 Int dc_trace_file_flush(const HChar **path)
@@ -305,6 +334,7 @@ void dc_trace_dump(struct dc_rawout *o)
 	if (dc.opt.trace_full) {
 		end_period();
 		dc_rectab_each(&full.fns, tfn_cb, o);
+		hist_meta(o);
 	}
 	/* Every data read is a record or implied by one: the loads are Dr. */
 	dc_costtab_each(&dc.costs, loads_cb, &loads);
