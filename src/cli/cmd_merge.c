@@ -81,11 +81,11 @@ static int add_dir(struct inputs *in, const char *dir)
 		}
 	}
 	closedir(d);
-	qsort(in->path + first, in->n - first, sizeof *in->path, cmp_str);
 	if (in->n == first) {
 		err_msg("no profiles (*.db) in directory '%s'", dir);
 		return -1;
 	}
+	qsort(in->path + first, in->n - first, sizeof *in->path, cmp_str);
 	return 0;
 }
 
