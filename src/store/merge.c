@@ -338,8 +338,8 @@ static int merge_weighted(struct merge *m, const char *path)
 		rc = exec(m, path,
 			"INSERT INTO main.reuse_pair(use_location, reuse_location, count, mean_stack,"
 			" mean_time) SELECT u.dst, r.dst, SUM(t.count), SUM(t.mean_stack * t.count),"
-			" SUM(t.mean_time * t.count) FROM src.reuse_pair t" LJ("u", "use_location")
-			LJ("r", "reuse_location") " GROUP BY u.dst, r.dst"
+			" SUM(t.mean_time * t.count) FROM src.reuse_pair t" LJN("u", "use_location")
+			LJN("r", "reuse_location") " GROUP BY u.dst, r.dst"
 			" ON CONFLICT(use_location, reuse_location) DO UPDATE SET"
 			" count = count + excluded.count,"
 			" mean_stack = coalesce(mean_stack, 0) + coalesce(excluded.mean_stack, 0),"

@@ -112,33 +112,8 @@ static struct tls_thread *tth;    /* VG_N_THREADS of them */
 static Bool tls_laid_out;
 static ULong tls_span;            /* the static blocks' extent below tp */
 
-static void bucket_add(UInt bucket, ULong size)
-{
-	struct dc_bucket *b = dc_bucket_at(bucket);
-
-	if (!b->blocks || size < b->min_size)
-		b->min_size = size;
-	if (size > b->max_size)
-		b->max_size = size;
-	b->blocks++;
-	b->live++;
-	b->max_live = b->live > b->max_live ? b->live : b->max_live;
-	b->total_bytes += size;
-	b->live_bytes += size;
-	b->max_live_bytes = b->live_bytes > b->max_live_bytes ? b->live_bytes : b->max_live_bytes;
-}
-
-static void bucket_drop(UInt bucket, ULong size)
-{
-	struct dc_bucket *b = dc_bucket_at(bucket);
-
-	b->live--;
-	b->live_bytes -= size;
-}
-
-/* Valgrind's and dcprof's preloaded objects (vgpreload_core,
- * vgpreload_dcprof): the dynamic linker reads and relocates them at
- * start-up, real accesses (Cachegrind counts them too), but to the tool's
+/* Valgrind's preloaded objects (vgpreload_core; dcprof has none of its
+ * own): the dynamic linker reads and relocates them at start-up, real accesses (Cachegrind counts them too), but to the tool's
  * data, not the program's: they all go to one bucket, <valgrind>. */
 static Bool is_tool_file(const HChar *path)
 {
@@ -309,7 +284,7 @@ static int register_cb(void *ud, const struct dc_elfsym *s)
 		dc_objmap_discard(&dc.objs, o);
 		return 0;
 	}
-	bucket_add(o->bucket, s->size);
+	dc_bucket_add_block(o->bucket, s->size);
 	return 0;
 }
 
@@ -490,7 +465,7 @@ static void tls_drop(ThreadId tid)
 		struct dc_obj *o = t->c[i].o;
 		if (!o->live || o->gen != t->c[i].gen)
 			continue;   /* gone with an munmap already */
-		bucket_drop(o->bucket, o->alloc_size);
+		dc_bucket_drop_block(o->bucket, o->alloc_size);
 		dc_objmap_remove(&dc.objs, o);
 	}
 	if (t->n)
@@ -528,7 +503,7 @@ static void tls_add(ThreadId tid, Addr tp)
 				dc_objmap_discard(&dc.objs, o);
 				continue;
 			}
-			bucket_add(o->bucket, v->size);
+			dc_bucket_add_block(o->bucket, v->size);
 			if (t->n == t->cap) {
 				t->cap = t->cap ? 2 * t->cap : 16;
 				t->c = VG_(realloc)("dc.globals.copies", t->c, t->cap * sizeof *t->c);
@@ -654,7 +629,7 @@ static void forget_block(void *ud, struct dc_obj *o)
 	if (o->kind == DC_K_HEAP || o->kind == DC_K_USER)
 		dc_heap_block_done(o, ++dc.alloc_seq);
 	else if (o->kind == DC_K_GLOBAL && (o->flags & TLS_COPY))
-		bucket_drop(o->bucket, o->alloc_size);
+		dc_bucket_drop_block(o->bucket, o->alloc_size);
 }
 
 void dc_track_munmap(Addr a, SizeT len)

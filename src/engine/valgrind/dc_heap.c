@@ -377,34 +377,6 @@ static UInt heap_bucket(ThreadId tid)
 	return s->bucket;
 }
 
-/* ---- statistics ------------------------------------------------------ */
-
-static void stats_alloc(UInt bucket, ULong size)
-{
-	struct dc_bucket *b = dc_bucket_at(bucket);
-
-	if (!b->blocks || size < b->min_size)
-		b->min_size = size;
-	if (size > b->max_size)
-		b->max_size = size;
-	b->blocks++;
-	b->total_bytes += size;
-	b->live++;
-	b->live_bytes += size;
-	if (b->live > b->max_live)
-		b->max_live = b->live;
-	if (b->live_bytes > b->max_live_bytes)
-		b->max_live_bytes = b->live_bytes;
-}
-
-static void stats_free(UInt bucket, ULong size)
-{
-	struct dc_bucket *b = dc_bucket_at(bucket);
-
-	b->live--;
-	b->live_bytes -= size;
-}
-
 static ULong obj_size(const struct dc_obj *o)
 {
 	return o->kind == DC_K_HEAP || o->kind == DC_K_USER ? o->alloc_size : o->hi - o->lo;
@@ -439,7 +411,7 @@ static void forget_stale(void *ud, struct dc_obj *o)
 {
 	if (o->kind == DC_K_HEAP || o->kind == DC_K_USER) {
 		dc_heap_block_done(o, ++dc.alloc_seq);
-		stats_free(o->bucket, o->alloc_size);
+		dc_bucket_drop_block(o->bucket, o->alloc_size);
 	}
 }
 
@@ -463,7 +435,7 @@ static void add_block(Addr p, ULong size, UInt bucket)
 			return;
 		}
 	}
-	stats_alloc(bucket, size);
+	dc_bucket_add_block(bucket, size);
 }
 
 /* Freeing something that is not a live block (NULL, a double free, a
@@ -478,7 +450,7 @@ static void free_block(Addr p)
 	if (!o)
 		return;
 	dc_heap_block_done(o, ++dc.alloc_seq);
-	stats_free(o->bucket, o->alloc_size);
+	dc_bucket_drop_block(o->bucket, o->alloc_size);
 	dc_objmap_remove(&dc.objs, o);
 	dc.objs_removals++;
 }
@@ -684,14 +656,14 @@ void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name)
 
 	if (o && o->lo == p && (o->kind == DC_K_HEAP || o->kind == DC_K_USER)) {
 		struct dc_bucket *old = dc_bucket_at(o->bucket);
-		stats_free(o->bucket, o->alloc_size);
+		dc_bucket_drop_block(o->bucket, o->alloc_size);
 		old->blocks--;
 		old->total_bytes -= o->alloc_size;
 		o->kind = DC_K_USER;
 		/* accesses cached under the old bucket resolve again */
 		dc_objmap_rebucket(&dc.objs, o, bucket);
 		dc.objs_removals++;
-		stats_alloc(bucket, o->alloc_size);
+		dc_bucket_add_block(bucket, o->alloc_size);
 		return;
 	}
 	if (o && o->lo == p && o->hi == p + size) {
@@ -699,7 +671,7 @@ void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name)
 		o->alloc_size = size;
 		dc_objmap_rebucket(&dc.objs, o, bucket);
 		dc.objs_removals++;
-		stats_alloc(bucket, size);
+		dc_bucket_add_block(bucket, size);
 		return;
 	}
 	if (!o && size) {
@@ -711,7 +683,7 @@ void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name)
 		o->kind = DC_K_USER;
 		o->alloc_seq = ++dc.alloc_seq;
 		if (dc_objs_insert(o) == 0) {
-			stats_alloc(bucket, size);
+			dc_bucket_add_block(bucket, size);
 			return;
 		}
 		dc_objmap_discard(&dc.objs, o);

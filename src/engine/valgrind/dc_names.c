@@ -112,6 +112,32 @@ UInt dc_bucket_count(void)
 	return nbuckets;
 }
 
+void dc_bucket_add_block(UInt bucket, ULong size)
+{
+	struct dc_bucket *b = &buckets[bucket];
+
+	if (!b->blocks || size < b->min_size)
+		b->min_size = size;
+	if (size > b->max_size)
+		b->max_size = size;
+	b->blocks++;
+	b->total_bytes += size;
+	b->live++;
+	b->live_bytes += size;
+	if (b->live > b->max_live)
+		b->max_live = b->live;
+	if (b->live_bytes > b->max_live_bytes)
+		b->max_live_bytes = b->live_bytes;
+}
+
+void dc_bucket_drop_block(UInt bucket, ULong size)
+{
+	struct dc_bucket *b = &buckets[bucket];
+
+	b->live--;
+	b->live_bytes -= size;
+}
+
 static void loc_rehash(void)
 {
 	UInt cap = loc_slot_cap * 2;

@@ -297,6 +297,10 @@ void dc_names_init(void);
 UInt dc_bucket_get(const HChar *name, UChar kind);
 struct dc_bucket *dc_bucket_at(UInt id);
 UInt dc_bucket_count(void);
+/* A block of size bytes enters (leaves) the bucket: its statistics
+ * (blocks, sizes, live and peak live counts and bytes). */
+void dc_bucket_add_block(UInt bucket, ULong size);
+void dc_bucket_drop_block(UInt bucket, ULong size);
 UInt dc_loc_get(Addr ip);
 void dc_names_dump(struct dc_rawout *o);
 /* The last component of a path. */
