@@ -117,7 +117,7 @@ static ULong tls_span;            /* the static blocks' extent below tp */
  * data, not the program's: they all go to one bucket, <valgrind>. */
 static Bool is_tool_file(const HChar *path)
 {
-	return VG_(strncmp)(dc_basename(path), "vgpreload_", 10) == 0;
+	return VG_(strncmp)(dc_path_base(path), "vgpreload_", 10) == 0;
 }
 
 static Int open_file(const HChar *path, SizeT *size)
@@ -309,7 +309,7 @@ static void register_globals(struct module *m)
 	if (m->main)
 		suffix[0] = 0;
 	else
-		VG_(snprintf)(suffix, sizeof suffix, "@%s", soname ? soname : dc_basename(m->path));
+		VG_(snprintf)(suffix, sizeof suffix, "@%s", soname ? soname : dc_path_base(m->path));
 	sc.suffix = suffix;
 	if (dc_elfsym_scan(img, len, count_cb, &sc) == 0 && sc.nsyms) {
 		sc.nc.cap = 16;
@@ -334,7 +334,7 @@ static void module_ready(struct module *m)
 	m->state = M_READY;
 	m->main = m->startup &&
 		  (m->im.interp ||
-		   (exe && VG_(strcmp)(dc_basename(m->path), dc_basename(exe)) == 0));
+		   (exe && VG_(strcmp)(dc_path_base(m->path), dc_path_base(exe)) == 0));
 	dc.debuginfo_dirty = True;
 }
 
@@ -580,7 +580,7 @@ static void add_region(Addr a, SizeT len, ThreadId tid)
 		kind = DC_K_TOOL;
 		VG_(snprintf)(name, sizeof name, "<valgrind>");
 	} else if (file) {
-		VG_(snprintf)(name, sizeof name, "<file:%s>", dc_basename(file));
+		VG_(snprintf)(name, sizeof name, "<file:%s>", dc_path_base(file));
 	} else if (dc_heap_in_alloc(tid)) {
 		VG_(snprintf)(name, sizeof name, "<malloc>");   /* the allocator's memory */
 	} else if (tid != VG_INVALID_THREADID) {

@@ -25,7 +25,8 @@
  *    removed when free (or delete) is entered with it, or when its memory
  *    is unmapped.  Freeing something that is not a live block does nothing.
  *  - A block's bucket is named at the allocator's entry, from the stack as
- *    it is then (docs/engine.md, "Heap bucket names"; Cache Scope's rule,
+ *    it is then, by the rule core/heapname.h holds for both engines
+ *    (docs/engine.md, "Heap bucket names"; Cache Scope's rule,
  *    seeds/002 §4.3.1): the call path with
  *    inlined functions as frames, less the allocator's frames, --alloc-fn
  *    wrappers (inlined ones too) and the library frames above them; then
@@ -61,184 +62,37 @@
 
 /* ---- naming ---------------------------------------------------------- */
 
-static const HChar *const allocators[] = {
-	"malloc", "calloc", "realloc", "memalign", "posix_memalign", "aligned_alloc",
-	"valloc", "pvalloc", "reallocarray", "dcprof_malloc_named", "dcprof_calloc_named",
-	"__builtin_new", "__builtin_vec_new", "_Znwm", "_Znam", "_ZnwmSt11align_val_t",
-	"_ZnamSt11align_val_t", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
-};
-
-static Int fn_kind(const HChar *fn);
-
-static Bool is_allocator(const HChar *fn)
-{
-	if (VG_(strncmp)(fn, "operator new", 12) == 0 || VG_(strncmp)(fn, "_vgr", 4) == 0 ||
-	    VG_(strncmp)(fn, "__libc_", 7) == 0 || fn_kind(fn) >= 0)
-		return True;
-	for (UInt i = 0; i < sizeof allocators / sizeof *allocators; i++)
-		if (VG_(strcmp)(fn, allocators[i]) == 0)
-			return True;
-	for (Int i = 0; i < dc.opt.n_alloc_fns; i++)
-		if (VG_(strcmp)(fn, dc.opt.alloc_fns[i]) == 0)
-			return True;
-	return False;
-}
-
-static const HChar *bare_name(const HChar *fn, HChar *buf, SizeT len);
-
-static void append(HChar *buf, SizeT len, SizeT *pos, const HChar *s)
-{
-	while (*s && *pos + 1 < len)
-		buf[(*pos)++] = *s++;
-	buf[*pos] = 0;
-}
-
-/* A function name as buckets use it: without a C++ parameter list and
- * qualifiers ("make_nodes(int)" -> "make_nodes", "Grid::fill() const" ->
- * "Grid::fill", "operator()(int)" -> "operator()")
- * or a symbol version ("f@@GLIBC_2.34" -> "f"), so that '(' in a bucket
- * name only ever introduces a line number. */
-static const HChar *bare_name(const HChar *fn, HChar *buf, SizeT len)
-{
-	SizeT n = 0;
-	const HChar *at = VG_(strstr)(fn, "@@");
-
-	while (fn[n] && n + 1 < len && (!at || fn + n < at)) {
-		buf[n] = fn[n];
-		n++;
-	}
-	buf[n] = 0;
-	/* Member-function qualifiers after the parameter list. */
-	for (;;) {
-		if (n >= 6 && VG_(strcmp)(buf + n - 6, " const") == 0)
-			n -= 6;
-		else if (n >= 9 && VG_(strcmp)(buf + n - 9, " volatile") == 0)
-			n -= 9;
-		else if (n >= 2 && VG_(strcmp)(buf + n - 2, " &") == 0)
-			n -= 2;
-		else if (n >= 3 && VG_(strcmp)(buf + n - 3, " &&") == 0)
-			n -= 3;
-		else
-			break;
-		buf[n] = 0;
-	}
-	if (n && buf[n - 1] == ')') {
-		Int depth = 0;
-		for (SizeT i = n; i-- > 0;) {
-			if (buf[i] == ')')
-				depth++;
-			else if (buf[i] == '(' && --depth == 0) {
-				if (i > 0)
-					buf[i] = 0;
-				break;
-			}
-		}
-	}
-	return buf;
-}
-
-/* --alloc-fn names may leave out a C++ parameter list: "Pool::get"
- * matches "Pool::get(int)". */
-static Bool is_allocator_bare(const HChar *fn)
-{
-	HChar bare[256];
-
-	bare_name(fn, bare, sizeof bare);
-	for (Int i = 0; i < dc.opt.n_alloc_fns; i++)
-		if (VG_(strcmp)(bare, dc.opt.alloc_fns[i]) == 0)
-			return True;
-	return False;
-}
-
-/* ---- frames --------------------------------------------------------- */
-
 /* The call chain of an allocation with inlined calls as frames of their
  * own, innermost first.  Filled only when a new call stack is named. */
 #define MAX_LFRAMES 64
-struct lframe {
-	struct dc_iframe f;
-	Addr ip;                  /* the code address the frame is at */
-	Bool sys;                 /* library code (is_sys_frame) */
-};
-static struct lframe lframes[MAX_LFRAMES];
+static struct dc_iframe iframes[MAX_LFRAMES];
+static struct dc_hframe lframes[MAX_LFRAMES];
 
-static Bool has_prefix(const HChar *s, const HChar *p)
-{
-	return VG_(strncmp)(s, p, VG_(strlen)(p)) == 0;
-}
-
-/* Library code between the allocator and the program: the system's
- * headers (C++ containers inlined into the program) and the system's
- * libraries (libstdc++'s string code, strdup, stdio's buffers). */
-static Bool is_sys_frame(const struct lframe *l)
-{
-	const HChar *obj;
-
-	if (l->f.line && l->f.file[0] &&
-	    (has_prefix(l->f.file, "/usr/include/") || has_prefix(l->f.file, "/usr/lib/") ||
-	     has_prefix(l->f.file, "/usr/local/include/")))
-		return True;
-	if (!VG_(get_objname)(VG_(current_DiEpoch)(), l->ip, &obj))
-		return False;
-	return has_prefix(obj, "/lib/") || has_prefix(obj, "/lib64/") ||
-	       has_prefix(obj, "/usr/lib/") || has_prefix(obj, "/usr/lib64/") ||
-	       has_prefix(obj, "/usr/libexec/valgrind/");
-}
-
-/* The frames of ips[0..n) (return addresses from ips[1] on), inlined
- * functions expanded; returns how many. */
+/* The frames of ips[0..n), inlined functions expanded; returns how many.
+ * Valgrind's unwinder gives ips[1..n) as return address - 1 already: the
+ * call instruction, whose line is the call's. */
 static UInt chain_frames(const Addr *ips, UInt n)
 {
 	UInt m = 0;
 	struct dc_iframe fr[16];
+	DiEpoch ep = VG_(current_DiEpoch)();
 
 	for (UInt i = 0; i < n && m < MAX_LFRAMES; i++) {
-		Addr ip = i ? ips[i] - 1 : ips[i];
-		UInt k = dc_inline_frames(ip, fr, 16);
+		UInt k = dc_inline_frames(ips[i], fr, 16);
+		const HChar *obj;
+
+		if (!VG_(get_objname)(ep, ips[i], &obj))
+			obj = "";
 		for (UInt j = 0; j < k && m < MAX_LFRAMES; j++, m++) {
-			lframes[m].f = fr[j];
-			lframes[m].ip = ip;
-			lframes[m].sys = is_sys_frame(&lframes[m]);
+			iframes[m] = fr[j];
+			lframes[m].fn = iframes[m].fn;
+			lframes[m].file = iframes[m].file;
+			lframes[m].line = iframes[m].line;
+			lframes[m].obj = obj;
+			lframes[m].ip = ips[i];
 		}
 	}
 	return m;
-}
-
-/* A frame's function as names show it: bare, or ?(object) / the address. */
-static void frame_fn(const struct lframe *l, HChar *buf, SizeT len, SizeT *pos)
-{
-	HChar tmp[256];
-	const HChar *obj;
-
-	if (l->f.fn[0]) {
-		append(buf, len, pos, bare_name(l->f.fn, tmp, sizeof tmp));
-		return;
-	}
-	if (VG_(get_objname)(VG_(current_DiEpoch)(), l->ip, &obj))
-		VG_(snprintf)(tmp, sizeof tmp, "?(%s)", dc_basename(obj));
-	else
-		VG_(snprintf)(tmp, sizeof tmp, "0x%lx", l->ip);
-	append(buf, len, pos, tmp);
-}
-
-/* " (file.c:41)", or " (object)" without line information. */
-static void frame_src(const struct lframe *l, HChar *buf, SizeT len, SizeT *pos)
-{
-	HChar tmp[300];
-	const HChar *obj;
-
-	if (l->f.line && l->f.file[0])
-		VG_(snprintf)(tmp, sizeof tmp, " (%s:%u)", dc_basename(l->f.file), l->f.line);
-	else if (l->f.fn[0] && VG_(get_objname)(VG_(current_DiEpoch)(), l->ip, &obj))
-		VG_(snprintf)(tmp, sizeof tmp, " (%s)", dc_basename(obj));
-	else
-		return;
-	append(buf, len, pos, tmp);
-}
-
-static Bool frame_is_main(const struct lframe *l)
-{
-	return VG_(strcmp)(l->f.fn, "main") == 0;
 }
 
 void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar *fn),
@@ -251,55 +105,36 @@ void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar 
 	SizeT pos = 0;
 
 	buf[0] = 0;
-	while (i < m && skip(lframes[i].f.fn))
+	while (i < m && skip(lframes[i].fn))
 		i++;
 	for (; i < m && k < depth; i++, k++) {
 		HChar tmp[32];
-		if (k)
-			append(buf, len, &pos, "-");
-		frame_fn(&lframes[i], buf, len, &pos);
-		if (site && lframes[i].f.line) {
-			VG_(snprintf)(tmp, sizeof tmp, "(%u)", lframes[i].f.line);
-			append(buf, len, &pos, tmp);
+		if (k && pos + 1 < len)
+			buf[pos++] = '-';
+		dc_hframe_fn(&lframes[i], buf, len, &pos);
+		if (site && lframes[i].line) {
+			VG_(snprintf)(tmp, sizeof tmp, "(%u)", lframes[i].line);
+			for (const HChar *t = tmp; *t && pos + 1 < len; t++)
+				buf[pos++] = *t;
 		}
-		if (frame_is_main(&lframes[i]))
+		buf[pos] = 0;
+		if (VG_(strcmp)(lframes[i].fn, "main") == 0)
 			break;
 	}
 	if (!pos)
-		append(buf, len, &pos, "<heap>");
+		VG_(strcpy)(buf, "<heap>");
 }
 
-/* A heap bucket's name (docs/engine.md, "Data objects and buckets"):
- * from the first frame of the program above the allocator, its --alloc-fn
- * wrappers and the library code they run in, up to depth frames (inlined
- * ones count) joined by " < " ("called from"), never past main.  The
- * first frame always carries its source file and line (or its object),
- * so arrays allocated on different lines of one function stay apart and
- * no name reads like a plain function; with site every frame does. */
+/* A heap bucket's name (docs/engine.md, "Data objects and buckets"): the
+ * rule both engines share, core/heapname.h. */
 static void heap_name(const Addr *ips, UInt n, Int depth, Bool site, HChar *buf, SizeT len)
 {
-	UInt m = chain_frames(ips, n), i = 0, j;
-	Int k = 0;
-	SizeT pos = 0;
+	struct dc_heapname_opts o = {
+		.depth = depth, .site = site, .alloc_fns = dc.opt.alloc_fns,
+		.n_alloc_fns = (size_t)dc.opt.n_alloc_fns,
+	};
 
-	buf[0] = 0;
-	while (i < m && (is_allocator(lframes[i].f.fn) || is_allocator_bare(lframes[i].f.fn)))
-		i++;
-	for (j = i; j < m && lframes[j].sys; j++)
-		;
-	if (j < m)
-		i = j;
-	for (; i < m && k < depth; i++, k++) {
-		if (k)
-			append(buf, len, &pos, " < ");
-		frame_fn(&lframes[i], buf, len, &pos);
-		if (site || k == 0)
-			frame_src(&lframes[i], buf, len, &pos);
-		if (frame_is_main(&lframes[i]))
-			break;
-	}
-	if (!pos)
-		append(buf, len, &pos, "<heap>");
+	dc_heap_name(lframes, chain_frames(ips, n), &o, buf, len);
 }
 
 /* Cache: call stack → bucket. */
@@ -457,51 +292,13 @@ static void free_block(Addr p)
 
 /* ---- observing the allocator ---------------------------------------- */
 
-/* The functions whose calls make or free blocks, by the name of the
- * function starting at an address (after a symbol version, and glibc's
- * "__libc_" aliases, are taken off): in the C library, the program (its
- * own malloc) or any other object (jemalloc).  C++'s operators come
- * demangled: every operator new takes the size first, every operator
- * delete the pointer. */
-static const struct { const HChar *name; UChar kind; } alloc_fns[] = {
-	{ "malloc", DC_AF_MALLOC }, { "valloc", DC_AF_MALLOC }, { "pvalloc", DC_AF_MALLOC },
-	{ "calloc", DC_AF_CALLOC }, { "realloc", DC_AF_REALLOC },
-	{ "reallocarray", DC_AF_REALLOCARRAY }, { "memalign", DC_AF_MEMALIGN },
-	{ "aligned_alloc", DC_AF_MEMALIGN }, { "posix_memalign", DC_AF_POSIX_MEMALIGN },
-	{ "free", DC_AF_FREE }, { "cfree", DC_AF_FREE },
-};
-
-static Int fn_kind(const HChar *fn)
-{
-	HChar name[64];
-	SizeT n = 0;
-
-	if (VG_(strncmp)(fn, "operator new", 12) == 0 || VG_(strncmp)(fn, "_Znwm", 5) == 0 ||
-	    VG_(strncmp)(fn, "_Znam", 5) == 0)
-		return DC_AF_MALLOC;
-	if (VG_(strncmp)(fn, "operator delete", 15) == 0 || VG_(strncmp)(fn, "_ZdlPv", 6) == 0 ||
-	    VG_(strncmp)(fn, "_ZdaPv", 6) == 0)
-		return DC_AF_FREE;
-	if (VG_(strncmp)(fn, "__libc_", 7) == 0)
-		fn += 7;
-	while (fn[n] && fn[n] != '@' && n + 1 < sizeof name) {
-		name[n] = fn[n];
-		n++;
-	}
-	name[n] = 0;
-	for (UInt i = 0; i < sizeof alloc_fns / sizeof *alloc_fns; i++)
-		if (VG_(strcmp)(name, alloc_fns[i].name) == 0)
-			return alloc_fns[i].kind;
-	return -1;
-}
-
 Int dc_heap_fn_at(Addr ip)
 {
 	const HChar *fn;
 
 	if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), ip, &fn))
 		return -1;
-	return fn_kind(fn);
+	return dc_alloc_fn_kind(fn);
 }
 
 Addr dc_alloc_ret;

@@ -159,15 +159,6 @@ static HChar *dup_or_empty(Bool ok, const HChar *s)
 	return VG_(strdup)("dc.names.str", ok && s ? s : "");
 }
 
-const HChar *dc_basename(const HChar *path)
-{
-	const HChar *b = path;
-	for (const HChar *p = path; *p; p++)
-		if (*p == '/')
-			b = p + 1;
-	return b;
-}
-
 const HChar *dc_fn_name(Addr ip)
 {
 	const HChar *fn;

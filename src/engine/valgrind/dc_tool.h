@@ -27,6 +27,7 @@
 #include "core/trace.h"
 #include "core/blockset.h"
 #include "core/offtab.h"
+#include "core/heapname.h"
 
 /* Object kinds (struct dc_obj.kind) and the bucket kind names they map to;
  * DC_K_TOOL: Valgrind's and dcprof's preloaded objects (bucket <valgrind>). */
@@ -303,8 +304,6 @@ void dc_bucket_add_block(UInt bucket, ULong size);
 void dc_bucket_drop_block(UInt bucket, ULong size);
 UInt dc_loc_get(Addr ip);
 void dc_names_dump(struct dc_rawout *o);
-/* The last component of a path. */
-const HChar *dc_basename(const HChar *path);
 /* Function name of ip (empty when unknown); valid until the next call. */
 const HChar *dc_fn_name(Addr ip);
 /* One function of the inline chain at a code address: its name (empty
@@ -356,10 +355,8 @@ void dc_calls_dump(struct dc_rawout *o);
 /* dc_heap.c */
 void dc_heap_init(void);
 /* Instrumentation time: the kind of allocation function whose first
- * instruction is at ip (DC_AF_*), or -1. */
+ * instruction is at ip (DC_AF_*, core/heapname.h), or -1. */
 Int dc_heap_fn_at(Addr ip);
-enum { DC_AF_MALLOC, DC_AF_CALLOC, DC_AF_REALLOC, DC_AF_REALLOCARRAY, DC_AF_MEMALIGN,
-       DC_AF_POSIX_MEMALIGN, DC_AF_FREE };
 /* Helpers: an allocation function's entry, with its first three
  * arguments and SP; the return to the address dc_alloc_ret, with RAX and
  * SP after it. */
