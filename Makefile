@@ -70,7 +70,8 @@ UNIT_BIN  := $(B)/unit-tests
 WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard tests/workloads/*.cc) \
 	$(wildcard bench/workloads/*.c) examples/demo.c
 WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC)))) \
-	$(B)/w/exec_work_static $(B)/w/globals_aligned_nopie
+	$(B)/w/exec_work_static $(B)/w/globals_aligned_nopie \
+	$(B)/w/heap_names_nopie $(B)/w/inl_alloc_nopie $(B)/w/cxx_new_nopie
 
 # An MPI workload, where Open MPI's compiler wrapper is installed
 # (scripts/install-deps.sh); its tests skip without it.
@@ -124,12 +125,12 @@ $(B)/host/gen/html_assets.o: $(B)/gen/html_assets.c
 
 $(DCPROF): $(CLI_OBJ) $(HOST_CORE_OBJ) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lm
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lstdc++ -lm
 
 # The page's strings are data: the plain object serves both builds.
 $(SAN_DCPROF): $(patsubst src/%.c,$(B)/san/%.o,$(CLI_SRC) $(CORE_SRC)) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lm
+	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lstdc++ -lm
 
 $(B)/san/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -232,6 +233,18 @@ $(B)/w/cg_cxx: tests/workloads/cg_cxx.cc
 $(B)/w/cxx_new: tests/workloads/cxx_new.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -o $@ $<
+# The heap-naming workloads as users build them, at fixed addresses: the
+# native engine's records written by hand in tests/e2e/test_natsym.py
+# name their real call sites (the simulator runs them at the same ones).
+$(B)/w/heap_names_nopie: tests/workloads/heap_names.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fno-pie -no-pie -o $@ $<
+$(B)/w/inl_alloc_nopie: tests/workloads/inl_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fno-pie -no-pie -o $@ $<
+$(B)/w/cxx_new_nopie: tests/workloads/cxx_new.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -fno-pie -no-pie -o $@ $<
 
 unit: $(UNIT_BIN) $(HOST_CORE_OBJ)
 	./$(UNIT_BIN)
@@ -300,7 +313,7 @@ FUZZ_TARGETS  := raw rawprof profile opts
 FUZZ_CC       ?= clang
 FUZZ_CORPUS   := tests/fuzz/corpus
 FUZZ_DEFS     := -DFUZZ_CORPUS='"$(abspath $(FUZZ_CORPUS))"'
-FUZZ_LIBS     := $(B)/host/gen/html_assets.o -lsqlite3 -ldw -lelf -lm -Wl,--wrap=spawn_wait
+FUZZ_LIBS     := $(B)/host/gen/html_assets.o -lsqlite3 -ldw -lelf -lstdc++ -lm -Wl,--wrap=spawn_wait
 FUZZ_HDR      := tests/fuzz/fuzz.h
 FUZZ_SRC_OBJ  := $(filter-out cli/dcprof.o,$(patsubst src/%.c,%.o,$(CLI_SRC))) cli/dcprof_main.o
 # The core goes in as an archive, so only what the front end uses is linked:

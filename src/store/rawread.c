@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 7) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 8) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -14,11 +14,14 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "store/natsym.h"
 #include "store/rawread.h"
 #include "store/rhist.h"
 
-/* The widest record: call, with 2 misses per level of at most 4. */
-#define MAXFIELDS (9 + 2 * DC_MAX_LEVELS)
+/* The widest record: hpath (wider than call, with 2 misses per level of
+ * at most 4). */
+#define MAXFIELDS (2 + NATSYM_MAX_PATH)
+_Static_assert(MAXFIELDS >= 9 + 2 * DC_MAX_LEVELS, "a call record fits");
 
 /* Declared IDs of one kind (bucket or location), indexed by ID. */
 struct idset {
@@ -46,6 +49,7 @@ struct reader {
 	int64_t trec_time;             /* time of the next trec, -1 before any twin */
 	int64_t trec_max[2];           /* largest location, bucket a trec names */
 	uint64_t trec_line[2];         /* where it was named */
+	struct natsym ns;              /* version 8: the native engine's records to name */
 	char *f[MAXFIELDS];
 	size_t flen[MAXFIELDS];
 	int nf;
@@ -252,9 +256,9 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 7)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 7)",
-			    (long long)v);
+	if (v < 1 || v > RAW_VERSION)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to %d)",
+			    (long long)v, RAW_VERSION);
 	r->version = (int)v;
 	r->header = true;
 	return 0;
@@ -340,6 +344,9 @@ static int rec_bucket(struct reader *r)
 		return fail(r, "unknown bucket kind '%s'", r->f[2]);
 	if (str(r, 3) || declare(r, &r->buckets, 1, "bucket", &id))
 		return -1;
+	/* version 8: a native engine's heap bucket, named from its hpath */
+	if (r->version >= 8 && !strcmp(kind, "heap") && !strcmp(r->f[3], "-"))
+		natsym_add_unnamed(&r->ns, id, r->lineno);
 	rc = pw_bucket(r->w, id, kind, r->f[3], r->flen[3]);
 	if (rc)
 		return sql_fail(r, rc, "bucket");
@@ -374,10 +381,52 @@ static int rec_loc(struct reader *r)
 	    str(r, 4) || str(r, 5) || num(r, 6, &line) ||
 	    (r->version >= 6 && str(r, 7)) || declare(r, &r->locs, 1, "location", &id))
 		return -1;
+	/* version 8: the native engine's address-only location */
+	if (r->version >= 8 && !r->flen[3] && !r->flen[4] && !r->flen[5] && !line && !r->flen[7])
+		natsym_add_loc(&r->ns, id, ip);
 	rc = pw_loc(r->w, id, ip, r->f[3], r->flen[3], r->f[4], r->flen[4],
 		    r->f[5], r->flen[5], line, r->version >= 6 ? r->f[7] : "",
 		    r->version >= 6 ? r->flen[7] : 0);
 	return rc ? sql_fail(r, rc, "location") : 0;
+}
+
+/* map START END OFFSET PATH (version 8): an executable mapping. */
+static int rec_map(struct reader *r)
+{
+	int64_t start, end, off;
+
+	if (want_fields(r, 5) || hex(r, 1, &start) || hex(r, 2, &end) || hex(r, 3, &off) ||
+	    str(r, 4))
+		return -1;
+	if (end <= start)
+		return fail(r, "map record: end 0x%llx is not above start 0x%llx",
+			    (unsigned long long)end, (unsigned long long)start);
+	if (!r->flen[4])
+		return fail(r, "map record without a path");
+	natsym_add_map(&r->ns, (uint64_t)start, (uint64_t)end, (uint64_t)off, r->f[4]);
+	return 0;
+}
+
+/* hpath BUCKET IP1 ... IPn (version 8): the allocation path of an
+ * unnamed heap bucket, which may be declared later (checked at the end). */
+static int rec_hpath(struct reader *r)
+{
+	uint64_t ips[NATSYM_MAX_PATH];
+	int64_t bucket, ip;
+
+	if (r->nf < 2)
+		return fail(r, "hpath record has no bucket");
+	if (num(r, 1, &bucket))
+		return -1;
+	for (int i = 2; i < r->nf; i++) {
+		if (hex(r, i, &ip))
+			return -1;
+		if (ip == 0)
+			return fail(r, "field %d: return address 0x0", i);
+		ips[i - 2] = (uint64_t)ip;
+	}
+	natsym_add_path(&r->ns, bucket, r->lineno, ips, (size_t)(r->nf - 2));
+	return 0;
 }
 
 /* Field i as a level of the hierarchy. */
@@ -898,6 +947,10 @@ static int record(struct reader *r, char *line, size_t len)
 		return rec_off(r);
 	if (r->version >= 7 && !strcmp(t, "btype"))
 		return rec_btype(r);
+	if (r->version >= 8 && !strcmp(t, "map"))
+		return rec_map(r);
+	if (r->version >= 8 && !strcmp(t, "hpath"))
+		return rec_hpath(r);
 	/* And version 4 records to older dumps. */
 	if (r->version >= 4) {
 		if (!strcmp(t, "twin"))
@@ -937,6 +990,21 @@ static int trace_refs(struct reader *r)
 	return 0;
 }
 
+/* The native engine's locations and heap buckets named (natsym.h). */
+static int native_names(struct reader *r)
+{
+	char why[DC_ERRLEN];
+	uint64_t merged;
+
+	if (natsym_check(&r->ns, why, sizeof why, &r->lineno))
+		return fail(r, "%s", why);
+	r->lineno = 0;
+	if (natsym_apply(&r->ns, r->w->db, &merged))
+		return write_fail(r);
+	r->s->buckets -= merged;
+	return 0;
+}
+
 static int check_dense(struct reader *r, const struct idset *set, const char *what)
 {
 	if (set->count && set->count != (uint64_t)set->max + 1)
@@ -964,7 +1032,7 @@ static int check_end(struct reader *r, bool empty)
 		return fail(r, "block names bucket %lld, which is never declared",
 			    (long long)r->block_bucket_max);
 	}
-	return trace_refs(r) || reuse_bounds(r);
+	return trace_refs(r) || reuse_bounds(r) || native_names(r);
 }
 
 /* Lines of at most RAW_MAX_LINE bytes from a file: getline would grow its
@@ -1076,6 +1144,7 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	r.trec_max[0] = r.trec_max[1] = -1;
 	r.trec_time = -1;
 	r.buckets.max = r.locs.max = -1;
+	natsym_init(&r.ns);
 	in.f = open_regular(&r, path);
 	if (!in.f)
 		return -1;
@@ -1106,6 +1175,7 @@ out:
 	free(in.buf);
 	free(r.buckets.flag);
 	free(r.locs.flag);
+	natsym_release(&r.ns);
 	fclose(in.f);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 7) into a
+/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 8) into a
  * profile.
  *
  * Notes:
@@ -9,7 +9,13 @@
  *    fill, resid) are unknown record types in a version 1 dump, the
  *    version 3 records (rhist, rfirst, rpair) in versions 1 and 2, the
  *    version 4 records (twin, trec, tper, tref, tfn) in versions 1 to 3,
- *    the version 7 records (off, btype) in versions 1 to 6.
+ *    the version 7 records (off, btype) in versions 1 to 6, the version 8
+ *    records (map, hpath) in versions 1 to 7.
+ *  - Version 8: a loc record whose strings are all empty and line 0 is
+ *    the native engine's address-only location, and a heap bucket named
+ *    "-" its unnamed bucket; with the map and hpath records they are
+ *    named once the dump is read (natsym.h).  Every hpath names such a
+ *    bucket, and each of those has exactly one hpath.
  *    twin IDs come in order from 0; a trec belongs to the last twin; tper
  *    and tref name a declared window, tper in order.  A trec's location
  *    and bucket may be declared later (the engine streams accesses); in a
@@ -38,6 +44,9 @@
 /* The longest line a raw dump may have, its '\n' included
  * (docs/raw-dump.md); a longer one is an error. */
 #define RAW_MAX_LINE (16 << 20)
+
+/* The newest raw-dump version this reader reads. */
+#define RAW_VERSION 8
 
 struct raw_summary {
 	int nlevels;

@@ -1,0 +1,405 @@
+/* dwsym.c — code addresses named from ELF symbols and DWARF (see
+ * dwsym.h). */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "store/dwsym.h"
+
+/* The C++ ABI's demangler (libstdc++), the one GNU tools and Valgrind's
+ * share the rules of. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* Inline chains deeper than this are cut (Valgrind's describe_IP has no
+ * limit, but no real chain comes close). */
+#define MAX_FRAMES 64
+
+struct sym {
+	uint64_t lo, hi;        /* [lo, hi) at run time; hi = lo + max(size, 1) */
+	const char *name;       /* demangled (owned) or libdw's */
+	bool owned;
+	int rank;               /* lower wins at one address: global, weak, local */
+};
+
+struct obj {
+	char *path;
+	bool loaded;            /* tried to open it */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct sym *syms;
+	size_t nsyms;
+};
+
+struct map {
+	uint64_t start, end, off;
+	size_t obj;
+};
+
+struct dwsym {
+	struct map *maps;
+	size_t nmaps, map_cap;
+	bool sorted;
+	struct obj *objs;
+	size_t nobjs, obj_cap;
+	struct dwsym_frame frames[MAX_FRAMES];
+	/* Files under a relative directory: libdw's joined name (stable
+	 * while the Dwfl lives) and the name Valgrind gives, made once each. */
+	struct { const char *joined; char *bare; } *rel;
+	size_t nrel, rel_cap;
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+struct dwsym *dwsym_new(void)
+{
+	elf_version(EV_CURRENT);   /* libelf's handshake, before any elf_begin */
+	return xcalloc(1, sizeof(struct dwsym));
+}
+
+void dwsym_free(struct dwsym *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nobjs; i++) {
+		struct obj *o = &d->objs[i];
+		for (size_t k = 0; k < o->nsyms; k++)
+			if (o->syms[k].owned)
+				free((char *)o->syms[k].name);
+		free(o->syms);
+		if (o->dwfl)
+			dwfl_end(o->dwfl);
+		free(o->path);
+	}
+	for (size_t i = 0; i < d->nrel; i++)
+		free(d->rel[i].bare);
+	free(d->rel);
+	free(d->objs);
+	free(d->maps);
+	free(d);
+}
+
+void dwsym_add_map(struct dwsym *d, uint64_t start, uint64_t end, uint64_t off,
+		   const char *path)
+{
+	size_t k;
+
+	for (k = 0; k < d->nobjs && strcmp(d->objs[k].path, path); k++)
+		;
+	if (k == d->nobjs) {
+		if (d->nobjs == d->obj_cap) {
+			d->obj_cap = d->obj_cap ? 2 * d->obj_cap : 16;
+			d->objs = xrealloc(d->objs, d->obj_cap * sizeof *d->objs);
+		}
+		memset(&d->objs[k], 0, sizeof d->objs[k]);
+		d->objs[k].path = xmemdup(path, strlen(path));
+		d->nobjs++;
+	}
+	if (d->nmaps == d->map_cap) {
+		d->map_cap = d->map_cap ? 2 * d->map_cap : 16;
+		d->maps = xrealloc(d->maps, d->map_cap * sizeof *d->maps);
+	}
+	d->maps[d->nmaps++] = (struct map){ start, end, off, k };
+	d->sorted = false;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static const struct map *map_of(struct dwsym *d, uint64_t ip)
+{
+	size_t lo = 0, hi;
+
+	if (!d->sorted) {
+		qsort(d->maps, d->nmaps, sizeof *d->maps, map_cmp);
+		d->sorted = true;
+	}
+	hi = d->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->maps[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && ip < d->maps[lo - 1].end ? &d->maps[lo - 1] : NULL;
+}
+
+/* The load bias of the object m maps: the segment whose file bytes hold
+ * m's offset is at p_vaddr + bias = m->start + (p_offset - m->off).
+ * Returns false when the file has no such segment (or is no ELF file). */
+static bool load_bias(const char *path, const struct map *m, uint64_t *bias)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	size_t n;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &n) == 0) {
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			/* the mapping starts at the page holding p_offset */
+			if (m->off > ph.p_offset || ph.p_offset - m->off >= m->end - m->start)
+				continue;
+			*bias = m->start + (ph.p_offset - m->off) - ph.p_vaddr;
+			found = true;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return (int)strlen(x->name) - (int)strlen(y->name);
+}
+
+/* The functions of the symbol table, sorted by address, the preferred
+ * name first at each address. */
+static void read_syms(struct obj *o)
+{
+	int n = dwfl_module_getsymtab(o->mod);
+
+	if (n <= 0)
+		return;
+	o->syms = xcalloc((size_t)n, sizeof *o->syms);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym s;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(o->mod, i, &s, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(s.st_info), bind = GELF_ST_BIND(s.st_info);
+		struct sym *y;
+
+		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    shndx == SHN_UNDEF)
+			continue;
+		y = &o->syms[o->nsyms++];
+		y->lo = addr;
+		y->hi = addr + (s.st_size ? s.st_size : 1);
+		y->rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+		y->name = name;
+		if (name[0] == '_' && name[1] == 'Z') {
+			int status;
+			char *dm = __cxa_demangle(name, NULL, NULL, &status);
+			if (dm && status == 0) {
+				y->name = dm;
+				y->owned = true;
+			} else {
+				free(dm);
+			}
+		}
+	}
+	qsort(o->syms, o->nsyms, sizeof *o->syms, sym_cmp);
+}
+
+static struct obj *load(struct dwsym *d, const struct map *m)
+{
+	struct obj *o = &d->objs[m->obj];
+	uint64_t bias;
+
+	if (o->loaded)
+		return o;
+	o->loaded = true;
+	if (!load_bias(o->path, m, &bias))
+		return o;
+	o->dwfl = dwfl_begin(&callbacks);
+	if (!o->dwfl)
+		return o;
+	dwfl_report_begin(o->dwfl);
+	o->mod = dwfl_report_elf(o->dwfl, o->path, o->path, -1, bias, true);
+	dwfl_report_end(o->dwfl, NULL, NULL);
+	if (o->mod)
+		read_syms(o);
+	return o;
+}
+
+/* The symbol ip is in: the last one starting at or below ip (the
+ * preferred of those at its address) that covers ip. */
+static const struct sym *sym_at(const struct obj *o, uint64_t ip)
+{
+	size_t lo = 0, hi = o->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->syms[mid].lo <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* back to the preferred symbol at that address */
+	hi = lo - 1;
+	while (hi && o->syms[hi - 1].lo == o->syms[lo - 1].lo)
+		hi--;
+	return ip < o->syms[hi].hi ? &o->syms[hi] : NULL;
+}
+
+/* An inlined subroutine's function name: DW_AT_name of its abstract
+ * origin, through a DW_AT_specification (Valgrind's get_inlFnName). */
+static const char *inlined_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin, spec;
+
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &origin))
+		return "";
+	if (dwarf_attr(&origin, DW_AT_name, &a))
+		return dwarf_formstring(&a) ? dwarf_formstring(&a) : "";
+	if (dwarf_attr(&origin, DW_AT_specification, &a) && dwarf_formref_die(&a, &spec) &&
+	    dwarf_attr(&spec, DW_AT_name, &a))
+		return dwarf_formstring(&a) ? dwarf_formstring(&a) : "";
+	return "";
+}
+
+/* A source file as Valgrind records it: libdw joins every name with its
+ * directory, and a relative result with the CU's compilation directory
+ * as Valgrind does; without one (or under a relative one) Valgrind keeps
+ * only the name, without the directory (the longest of the CU's that
+ * prefixes the joined path). */
+static const char *intern(struct dwsym *d, const char *joined, char *made)
+{
+	if (d->nrel == d->rel_cap) {
+		d->rel_cap = d->rel_cap ? 2 * d->rel_cap : 16;
+		d->rel = xrealloc(d->rel, d->rel_cap * sizeof *d->rel);
+	}
+	d->rel[d->nrel].joined = joined;
+	d->rel[d->nrel].bare = made;
+	return d->rel[d->nrel++].bare;
+}
+
+static const char *valgrind_path(struct dwsym *d, Dwarf_Die *cu, const char *path)
+{
+	const char *const *dirs;
+	const char *comp;
+	size_t ndirs, best = 0;
+	Dwarf_Files *files;
+	Dwarf_Attribute a;
+
+	if (!path)
+		return "";
+	if (path[0] == '/')
+		return path;
+	for (size_t k = 0; k < d->nrel; k++)
+		if (d->rel[k].joined == path)
+			return d->rel[k].bare;
+	comp = dwarf_attr(cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
+	if (comp && comp[0] == '/') {
+		size_t n = strlen(comp) + strlen(path) + 2;
+		char *full = xmalloc(n);
+		snprintf(full, n, "%s/%s", comp, path);
+		return intern(d, path, full);
+	}
+	if (dwarf_getsrcfiles(cu, &files, NULL) != 0 || dwarf_getsrcdirs(files, &dirs, &ndirs) != 0)
+		return path;
+	for (size_t k = 0; k < ndirs; k++) {
+		size_t n = dirs[k] ? strlen(dirs[k]) : 0;
+		if (n > best && !strncmp(path, dirs[k], n) && path[n] == '/')
+			best = n;
+	}
+	if (!best)
+		return path;
+	return intern(d, path, xmemdup(path + best + 1, strlen(path + best + 1)));
+}
+
+/* The file of the call site of inlined subroutine die. */
+static const char *call_file(struct dwsym *d, Dwarf_Die *cu, Dwarf_Die *die,
+			     uint32_t *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word idx = 0, ln = 0;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*line = 0;
+	if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &ln) == 0)
+		*line = (uint32_t)ln;
+	if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &idx) != 0 || idx == 0 ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
+		return "";
+	return valgrind_path(d, cu, dwarf_filesrc(files, idx, NULL, NULL));
+}
+
+size_t dwsym_frames(struct dwsym *d, uint64_t ip, const struct dwsym_frame **frames,
+		    const char **obj, int *entry)
+{
+	const struct map *m = map_of(d, ip);
+	struct obj *o;
+	const struct sym *s;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	size_t n = 0;
+	int nscopes;
+
+	*frames = d->frames;
+	*obj = "";
+	*entry = 0;
+	if (!m)
+		return 0;
+	o = load(d, m);
+	*obj = o->path;
+	s = o->mod ? sym_at(o, ip) : NULL;
+	*entry = s && s->lo == ip;
+	d->frames[0] = (struct dwsym_frame){ "", "", 0 };
+	cu = o->mod ? dwfl_module_addrdie(o->mod, ip, &bias) : NULL;
+	if (cu) {
+		Dwarf_Line *l = dwarf_getsrc_die(cu, ip - bias);
+		int ln = 0;
+		if (l && dwarf_lineno(l, &ln) == 0 && ln > 0) {
+			d->frames[0].file = valgrind_path(d, cu, dwarf_linesrc(l, NULL, NULL));
+			d->frames[0].line = (uint32_t)ln;
+		}
+		/* dwarf_getscopes continues an inlined instance with its
+		 * abstract origin's scopes; the concrete nesting (the functions
+		 * it was inlined into) is dwarf_getscopes_die's */
+		nscopes = dwarf_getscopes(cu, ip - bias, &scopes);
+		for (int k = 0; k < nscopes; k++) {
+			Dwarf_Die *chain = NULL;
+			int nchain;
+
+			if (dwarf_tag(&scopes[k]) != DW_TAG_inlined_subroutine)
+				continue;
+			nchain = dwarf_getscopes_die(&scopes[k], &chain);
+			for (int j = 0; j < nchain && n + 1 < MAX_FRAMES; j++) {
+				if (dwarf_tag(&chain[j]) != DW_TAG_inlined_subroutine)
+					continue;
+				d->frames[n].fn = inlined_name(&chain[j]);
+				n++;
+				d->frames[n].fn = "";
+				d->frames[n].file = call_file(d, cu, &chain[j], &d->frames[n].line);
+			}
+			free(chain);
+			break;
+		}
+		free(scopes);
+	}
+	d->frames[n].fn = s ? s->name : "";
+	return n + 1;
+}
