@@ -180,6 +180,20 @@ static int sym_cmp(const void *a, const void *b)
 	return (int)strlen(x->name) - (int)strlen(y->name);
 }
 
+/* The C library's functions that call main, which Valgrind shows as one
+ * "(below main)" (its --show-below-main=no; m_debuginfo.c). */
+static bool below_main(const char *name)
+{
+	static const char *const exact[] = { "__libc_start_main", "__libc_start_call_main",
+					     "generic_start_main", "_dl_start_user", "_start" };
+
+	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+		if (!strcmp(name, exact[i]))
+			return true;
+	return !strncmp(name, "__libc_start_main@", 18) ||
+	       !strncmp(name, "generic_start_main.", 19);
+}
+
 /* The functions of the symbol table, sorted by address, the preferred
  * name first at each address. */
 static void read_syms(struct obj *o)
@@ -204,7 +218,7 @@ static void read_syms(struct obj *o)
 		y->lo = addr;
 		y->hi = addr + (s.st_size ? s.st_size : 1);
 		y->rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-		y->name = name;
+		y->name = below_main(name) ? "(below main)" : name;
 		if (name[0] == '_' && name[1] == 'Z') {
 			int status;
 			char *dm = __cxa_demangle(name, NULL, NULL, &status);
@@ -369,7 +383,9 @@ size_t dwsym_frames(struct dwsym *d, uint64_t ip, const struct dwsym_frame **fra
 	*entry = s && s->lo == ip;
 	d->frames[0] = (struct dwsym_frame){ "", "", 0 };
 	cu = o->mod ? dwfl_module_addrdie(o->mod, ip, &bias) : NULL;
-	if (cu) {
+	/* no scope: ip is between the CU's ranges (crt code among them) */
+	nscopes = cu ? dwarf_getscopes(cu, ip - bias, &scopes) : 0;
+	if (nscopes > 0) {
 		Dwarf_Line *l = dwarf_getsrc_die(cu, ip - bias);
 		int ln = 0;
 		if (l && dwarf_lineno(l, &ln) == 0 && ln > 0) {
@@ -379,7 +395,6 @@ size_t dwsym_frames(struct dwsym *d, uint64_t ip, const struct dwsym_frame **fra
 		/* dwarf_getscopes continues an inlined instance with its
 		 * abstract origin's scopes; the concrete nesting (the functions
 		 * it was inlined into) is dwarf_getscopes_die's */
-		nscopes = dwarf_getscopes(cu, ip - bias, &scopes);
 		for (int k = 0; k < nscopes; k++) {
 			Dwarf_Die *chain = NULL;
 			int nchain;
@@ -398,8 +413,8 @@ size_t dwsym_frames(struct dwsym *d, uint64_t ip, const struct dwsym_frame **fra
 			free(chain);
 			break;
 		}
-		free(scopes);
 	}
+	free(scopes);
 	d->frames[n].fn = s ? s->name : "";
 	return n + 1;
 }

@@ -194,3 +194,157 @@ class NativeNames(TmpDirTest):
         want = sorted(set(reference_name(binary, p, 1, {"safe_malloc"}) for p in paths))
         self.assertEqual(sorted(got), want)
         self.assertFalse([n for n in got if "safe_malloc" in n], got)
+
+
+class SimulatorAgreement(TmpDirTest):
+    """The same binaries under the simulator engine: its bucket names and
+    its locations for the program's instructions (the simulator runs
+    them at the same addresses: no PIE) are what finalize gives."""
+
+    def compare(self, name):
+        binary = workload(name)
+        r, sim = self.record([binary])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        simnames = set(n for (n,) in rows(sim, "SELECT name FROM bucket WHERE kind = 'heap'"))
+        locs = [l for l in rows(sim, "SELECT ip, object, function, file, line, inlined_into"
+                                " FROM location ORDER BY id") if l[1] == binary]
+        raw = self.path("n.raw")
+        native_dump(raw, binary, paths=alloc_paths(binary), locs=[l[0] for l in locs])
+        db = finalize(self, raw)
+        native = set(n for (n,) in rows(db, "SELECT name FROM bucket"))
+        got = rows(db, "SELECT ip, object, function, file, line, inlined_into FROM location"
+                   " ORDER BY id")
+        self.assertTrue(native)
+        self.assertLessEqual(native, simnames, sorted(simnames))
+        self.assertGreater(len(locs), 30)
+        self.assertEqual(got, locs)
+        return simnames - native - {"<malloc>"}
+
+    def test_heap_names(self):
+        # every heap bucket of the program comes from a direct call
+        self.assertEqual(self.compare("heap_names_nopie"), set())
+
+    def test_inlined(self):
+        # printf's buffer (line 64) is allocated inside libc: not a call
+        # site objdump shows in the program
+        src = os.path.join(os.path.dirname(DCPROF), "..", "..", "tests", "workloads",
+                           "inl_alloc.c")
+        with open(src) as f:
+            printf_line = [i for i, l in enumerate(f, 1) if "printf" in l][0]
+        self.assertEqual(self.compare("inl_alloc_nopie"),
+                         {"main (inl_alloc.c:%d)" % printf_line})
+
+    def test_cxx(self):
+        # and libstdc++'s own start-up allocation
+        self.assertEqual([n for n in self.compare("cxx_new_nopie") if "cxx_new" in n], [])
+
+
+class NativeMerge(TmpDirTest):
+    """Two buckets whose paths name alike are one, as in the simulator.
+
+    Buckets 0 and 1 have the same path.  Blocks (alloc, free sequence):
+    bucket 0: A 24 bytes (1, 3); bucket 1: B 24 bytes (2, 4), C 100 bytes
+    (5, live).  Merged: 3 blocks, 148 bytes, sizes 24..100; live after
+    each event: +A 1/24, +B 2/48, -A 1/24, -B 0/0, +C 1/100, so the peak
+    is 2 blocks and 100 bytes (the parts' own peaks are 1 block each).
+    Costs at one location add up: (10, 5, 1, 0, 100) + (20, 0, 2, 1, 300)."""
+
+    def dump(self, blocks=("A", "B", "C")):
+        binary = workload("heap_names_nopie")
+        path = alloc_paths(binary)[0]
+        raw = self.path("m.raw")
+        rec = {"A": "block 0 0x1000 24 1 3", "B": "block 1 0x2000 24 2 4",
+               "C": "block 1 0x3000 100 5 0"}
+        native_dump(raw, binary, paths=[path, path], locs=[path[0] - 1], extra=[
+            "bstat 0 1 1 24 24 24 24", "bstat 1 2 1 100 124 24 100",
+            "cost 0 0 1 10 5 1 0 100", "cost 1 0 1 20 0 2 1 300"] +
+            [rec[b] for b in blocks])
+        return finalize(self, raw), reference_name(binary, path)
+
+    def test_merged(self):
+        db, name = self.dump()
+        self.assertEqual(rows(db, "SELECT * FROM bucket"),
+                         [(0, name, "heap", 3, 2, 100, 148, 24, 100)])
+        self.assertEqual(rows(db, "SELECT bucket, Dr, Dw, D1mr, D1mw, Lat FROM cost"),
+                         [(0, 30, 5, 3, 1, 400)])
+        self.assertEqual(rows(db, "SELECT DISTINCT bucket FROM block"), [(0,)])
+
+    def test_block_dropped(self):
+        # without C's row the blocks do not cover the bucket: the peak is
+        # the largest of the parts' (a lower bound)
+        db, name = self.dump(blocks=("A", "B"))
+        self.assertEqual(rows(db, "SELECT blocks, max_live_blocks, max_live_bytes FROM bucket"),
+                         [(3, 1, 100)])
+
+
+class NativeBadInput(TmpDirTest):
+    """Objects that are gone or stripped are names, never errors; corrupt
+    records are one line on stderr and exit status 2."""
+
+    def finalize_raw(self, lines):
+        raw = self.path("b.raw")
+        with open(raw, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return run([DCPROF, "finalize", raw, "-o", self.path("b.db")])
+
+    def test_object_gone(self):
+        raw = self.path("g.raw")
+        with open(raw, "w") as f:
+            f.write("dcprof-raw 8\nlevel 1 L1 32768 8 64 4\nmemory 200\n"
+                    "map 0x7f0000000000 0x7f0000010000 0x0 /nonexistent/libgone.so\n"
+                    "bucket 0 heap -\nhpath 0 0x7f0000000100 0x7f0000000200\n"
+                    "loc 0 0x7f0000000100 %- %- %- 0 %-\nloc 1 0x500 %- %- %- 0 %-\nend 1\n")
+        db = finalize(self, raw)
+        # the simulator's rule for a frame without a symbol: ?(object)
+        self.assertEqual(rows(db, "SELECT name FROM bucket"), [("?(libgone.so) < ?(libgone.so)",)])
+        self.assertEqual(rows(db, "SELECT object, function, file, line FROM location ORDER BY id"),
+                         [("/nonexistent/libgone.so", "", "", 0), ("", "", "", 0)])
+        r = run([DCPROF, "report", db, "--by", "function", "--format", "csv"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_stripped(self):
+        if tools_missing() or not shutil.which("strip"):
+            self.skipTest("binutils missing")
+        binary = workload("heap_names_nopie")
+        copy = self.path("hn_stripped")
+        subprocess.run(["strip", "-o", copy, binary], check=True)
+        path = alloc_paths(binary)[0]
+        raw = self.path("s.raw")
+        native_dump(raw, binary, paths=[path], locs=[path[0] - 1])
+        with open(raw) as f:
+            text = f.read().replace(binary, copy)
+        with open(raw, "w") as f:
+            f.write(text)
+        db = finalize(self, raw)
+        # no symbols, no lines: every frame is ?(object) (path: mem_init < main)
+        self.assertEqual(rows(db, "SELECT name FROM bucket"),
+                         [("?(hn_stripped) < ?(hn_stripped)",)])
+        self.assertEqual(rows(db, "SELECT object, function, file FROM location"), [(copy, "", "")])
+
+    HEAD = ["dcprof-raw 8", "level 1 L1 32768 8 64 4", "memory 200"]
+
+    def assertBad(self, lines, message):
+        r = self.finalize_raw(lines)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn(message, r.stderr)
+        self.assertFalse(os.path.exists(self.path("b.db")))
+
+    def test_corrupt(self):
+        H = self.HEAD
+        self.assertBad(H + ["bucket 0 heap x", "hpath 0 0x401000", "end 1"],
+                       "line 5: hpath names bucket 0, which is not a heap bucket named '-'")
+        self.assertBad(H + ["bucket 0 heap -", "end 1"],
+                       "line 4: heap bucket 0 is named '-' but has no hpath record")
+        self.assertBad(H + ["bucket 0 heap -", "hpath 0 0x401000", "hpath 0 0x401000", "end 1"],
+                       "line 6: second hpath record for bucket 0")
+        self.assertBad(H + ["hpath 0 0x40zz", "end 1"], "line 4: field 2: '0x40zz' is not")
+        self.assertBad(H + ["hpath 0 0x0", "end 1"], "line 4: field 2: return address 0x0")
+        self.assertBad(H + ["hpath", "end 1"], "line 4: hpath record has no bucket")
+        self.assertBad(H + ["hpath 0 " + " ".join(["0x401000"] * 65), "end 1"],
+                       "line 4: too many fields")
+        self.assertBad(H + ["map 0x2000 0x1000 0x0 /bin/true", "end 1"],
+                       "line 4: map record: end 0x1000 is not above start 0x2000")
+        self.assertBad(H + ["map 0x1000 0x2000 0x0 %-", "end 1"], "map record without a path")
+        self.assertBad(["dcprof-raw 7"] + H[1:] + ["map 0x1000 0x2000 0x0 /bin/true", "end 1"],
+                       "unknown record type 'map'")
