@@ -5,13 +5,16 @@
 # with sudo.
 #
 #   gcc make binutils     build the tool, the front end and the workloads
-#   g++                   the C++ workload (tests/workloads/cxx_new.cc)
+#   g++                   the C++ workload (tests/workloads/cxx_new.cc); its
+#                         libstdc++ also gives dcprof the C++ demangler
+#                         (__cxa_demangle) finalize names native code with
 #   valgrind              the engine runs inside Valgrind; the package also
 #                         ships the headers and static libraries a tool links
 #   libsqlite3-dev        the front end writes SQLite profiles
 #   sqlite3               to look into profiles by hand (docs/schema.md)
 #   libdw-dev             elfutils' libdw (and libelf): report --by field reads
-#                         the program's DWARF types (src/analysis/dwtype.c)
+#                         the program's DWARF types (src/analysis/dwtype.c) and
+#                         finalize names the native engine's code (src/store/dwsym.c)
 #   python3               the test runner (tests/run.py)
 #   libc6-dbg             symbols of libc and the dynamic loader, which
 #                         Valgrind uses for its redirections and stack traces

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -141,16 +142,12 @@ static const struct map *map_of(struct dwsym *d, uint64_t ip)
 /* The load bias of the object m maps: the segment whose file bytes hold
  * m's offset is at p_vaddr + bias = m->start + (p_offset - m->off).
  * Returns false when the file has no such segment (or is no ELF file). */
-static bool load_bias(const char *path, const struct map *m, uint64_t *bias)
+static bool load_bias(int fd, const struct map *m, uint64_t *bias)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e;
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 	size_t n;
 	bool found = false;
 
-	if (fd < 0)
-		return false;
-	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &n) == 0) {
 		for (size_t i = 0; i < n && !found; i++) {
 			GElf_Phdr ph;
@@ -165,8 +162,21 @@ static bool load_bias(const char *path, const struct map *m, uint64_t *bias)
 	}
 	if (e)
 		elf_end(e);
-	close(fd);
 	return found;
+}
+
+/* A regular file, or -1: a FIFO named by a map record would block, a
+ * device never end. */
+static int open_regular(const char *path)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -237,17 +247,23 @@ static struct obj *load(struct dwsym *d, const struct map *m)
 {
 	struct obj *o = &d->objs[m->obj];
 	uint64_t bias;
+	int fd;
 
 	if (o->loaded)
 		return o;
 	o->loaded = true;
-	if (!load_bias(o->path, m, &bias))
+	fd = open_regular(o->path);
+	if (fd < 0)
 		return o;
-	o->dwfl = dwfl_begin(&callbacks);
-	if (!o->dwfl)
+	if (!load_bias(fd, m, &bias) || !(o->dwfl = dwfl_begin(&callbacks))) {
+		close(fd);
 		return o;
+	}
 	dwfl_report_begin(o->dwfl);
-	o->mod = dwfl_report_elf(o->dwfl, o->path, o->path, -1, bias, true);
+	/* the module takes fd when it is made */
+	o->mod = dwfl_report_elf(o->dwfl, o->path, o->path, fd, bias, true);
+	if (!o->mod)
+		close(fd);
 	dwfl_report_end(o->dwfl, NULL, NULL);
 	if (o->mod)
 		read_syms(o);

@@ -128,12 +128,18 @@ def reference_name(binary, path, depth=3, alloc_fns=()):
     return " < ".join(parts) or "<heap>"
 
 
+def esc(s):
+    """A raw-dump string field (docs/raw-dump.md, "Lexical rules")."""
+    return "".join("%%%02X" % b if b <= 0x20 or b in (0x25, 0x7f) else chr(b)
+                   for b in s.encode()) or "%-"
+
+
 def native_dump(path, binary, paths=(), locs=(), meta=(), extra=()):
     """A version 8 raw dump as the native engine writes one."""
-    lines = ["dcprof-raw 8", "meta program " + binary]
-    lines += ["meta %s %s" % kv for kv in meta]
+    lines = ["dcprof-raw 8", "meta program " + esc(binary)]
+    lines += ["meta %s %s" % (esc(k), esc(v)) for k, v in meta]
     lines += ["level 1 L1 32768 8 64 4", "memory 200"]
-    lines += ["map %#x %#x %#x %s" % (s, e, o, binary) for s, e, o in exec_maps(binary)]
+    lines += ["map %#x %#x %#x %s" % (s, e, o, esc(binary)) for s, e, o in exec_maps(binary)]
     for i, p in enumerate(paths):
         lines.append("bucket %d heap -" % i)
         lines.append(" ".join(["hpath", str(i)] + ["%#x" % ip for ip in p]))
