@@ -14,6 +14,8 @@ DCPROF = os.path.join(BUILD, "bin", "dcprof")
 # What this dcprof writes (docs/schema.md, docs/raw-dump.md).
 SCHEMA_VERSION = 7
 RAW_VERSION = 7
+# What finalize reads: version 8 adds the native engine's records.
+RAW_READ_VERSION = 8
 WORKLOADS = os.path.join(BUILD, "w")
 
 

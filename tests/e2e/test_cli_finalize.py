@@ -5,7 +5,7 @@ import os
 import sqlite3
 import time
 
-from harness import DCPROF, RAW_VERSION, SCHEMA_VERSION, run
+from harness import DCPROF, RAW_READ_VERSION, SCHEMA_VERSION, run
 from test_cli_common import (EVIL, SAMPLED_EVICT, TWO_LEVEL, CliTest, makefile_version,
                              meta, query_bytes)
 
@@ -208,9 +208,9 @@ class FinalizeErrors(DumpErrors):
         self.check(bytes(range(256)) * 4, "NUL byte in line", 1)
 
     def test_newer_version(self):
-        newer = RAW_VERSION + 1
+        newer = RAW_READ_VERSION + 1
         self.check(b"dcprof-raw %d\n" % newer, "raw dump version %d is not supported (this"
-                   " dcprof reads 1 to %d)" % (newer, RAW_VERSION), 1)
+                   " dcprof reads 1 to %d)" % (newer, RAW_READ_VERSION), 1)
 
     def test_truncated_before_levels(self):
         self.check(b"\n".join(self.GOOD[:4]) + b"\n", "no level records")
