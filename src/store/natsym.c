@@ -90,8 +90,12 @@ int natsym_check(struct natsym *ns, char *err, size_t errlen, uint64_t *line)
 {
 	size_t j = 0;
 
-	qsort(ns->paths, ns->npaths, sizeof *ns->paths, path_cmp);
-	qsort(ns->unnamed, ns->nunnamed / 2, 2 * sizeof *ns->unnamed, pair_cmp);
+	if (!ns->npaths && !ns->nunnamed)
+		return 0;
+	if (ns->npaths)
+		qsort(ns->paths, ns->npaths, sizeof *ns->paths, path_cmp);
+	if (ns->nunnamed)
+		qsort(ns->unnamed, ns->nunnamed / 2, 2 * sizeof *ns->unnamed, pair_cmp);
 	for (size_t i = 0; i < ns->npaths; i++) {
 		const struct natsym_path *p = &ns->paths[i];
 
