@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 7) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 8) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -17,8 +17,10 @@
 #include "store/rawread.h"
 #include "store/rhist.h"
 
-/* The widest record: call, with 2 misses per level of at most 4. */
-#define MAXFIELDS (9 + 2 * DC_MAX_LEVELS)
+/* The widest record: hpath with its at most RAW_HPATH_MAX frames (call,
+ * with 2 misses per level of at most 4, has 17 fields). */
+#define RAW_HPATH_MAX 32
+#define MAXFIELDS (2 + RAW_HPATH_MAX)
 
 /* Declared IDs of one kind (bucket or location), indexed by ID. */
 struct idset {
@@ -252,8 +254,8 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 7)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 7)",
+	if (v < 1 || v > 8)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 8)",
 			    (long long)v);
 	r->version = (int)v;
 	r->header = true;
@@ -534,6 +536,58 @@ static int rec_rhist(struct reader *r)
 	}
 	rc = pw_rhist(r->w, bucket, kind, bin, count, sum);
 	return rc ? sql_fail(r, rc, "rhist record (same kind, bucket and bin)") : 0;
+}
+
+/* ftouch BUCKET LOC THREAD PAGES (version 8). */
+static int rec_ftouch(struct reader *r)
+{
+	int64_t bucket, loc, thread, pages;
+	int rc;
+
+	if (want_fields(r, 5) || ref(r, &r->buckets, 1, "bucket", &bucket) ||
+	    ref(r, &r->locs, 2, "location", &loc) || num(r, 3, &thread) || num(r, 4, &pages))
+		return -1;
+	rc = pw_ftouch(r->w, bucket, loc, thread, pages);
+	return rc ? sql_fail(r, rc, "ftouch record (same bucket, location and thread)") : 0;
+}
+
+/* ipsamp LOC THREAD COUNT (version 8). */
+static int rec_ipsamp(struct reader *r)
+{
+	int64_t loc, thread, count;
+	int rc;
+
+	if (want_fields(r, 4) || ref(r, &r->locs, 1, "location", &loc) || num(r, 2, &thread) ||
+	    num(r, 3, &count))
+		return -1;
+	rc = pw_ipsamp(r->w, loc, thread, count);
+	return rc ? sql_fail(r, rc, "ipsamp record (same location and thread)") : 0;
+}
+
+/* map START END OFFSET PATH and hpath BUCKET IP... (version 8): the native
+ * engine's records for symbolisation at finalize, checked here and used
+ * by the symboliser. */
+static int rec_map(struct reader *r)
+{
+	int64_t v;
+
+	if (want_fields(r, 5) || hex(r, 1, &v) || hex(r, 2, &v) || hex(r, 3, &v) || str(r, 4))
+		return -1;
+	return 0;
+}
+
+static int rec_hpath(struct reader *r)
+{
+	int64_t bucket, ip;
+
+	if (r->nf < 3)
+		return fail(r, "hpath record has no frames");
+	if (ref(r, &r->buckets, 1, "bucket", &bucket))
+		return -1;
+	for (int i = 2; i < r->nf; i++)
+		if (hex(r, i, &ip))
+			return -1;
+	return 0;
 }
 
 /* rfirst and runseen: BUCKET COUNT. */
@@ -898,6 +952,16 @@ static int record(struct reader *r, char *line, size_t len)
 		return rec_off(r);
 	if (r->version >= 7 && !strcmp(t, "btype"))
 		return rec_btype(r);
+	if (r->version >= 8) {
+		if (!strcmp(t, "ftouch"))
+			return rec_ftouch(r);
+		if (!strcmp(t, "ipsamp"))
+			return rec_ipsamp(r);
+		if (!strcmp(t, "map"))
+			return rec_map(r);
+		if (!strcmp(t, "hpath"))
+			return rec_hpath(r);
+	}
 	/* And version 4 records to older dumps. */
 	if (r->version >= 4) {
 		if (!strcmp(t, "twin"))

@@ -67,7 +67,7 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 7);
+	CHECK_EQ(DC_RAW_VERSION, 8);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
