@@ -49,6 +49,8 @@ TOOL_OBJ  := $(patsubst src/%.c,$(B)/tool/%.o,$(CORE_SRC) $(TOOL_SRC))
 # A preload left by an older build would be loaded into every program.
 STALE_PRELOAD := $(TOOLDIR)/vgpreload_dcprof-amd64-linux.so
 
+.DEFAULT_GOAL := all
+
 # ---- the native engine's runtime (src/engine/native) --------------------------
 # A shared object dcprof record --engine=native preloads into the program:
 # the core and the runtime compiled position-independent, with libunwind

@@ -61,10 +61,11 @@ static uint32_t call_path(uint64_t *out)
 	return k;
 }
 
-static void track(void *p, size_t size)
+/* Records the block at p; bucket UINT32_MAX: the bucket of its call path. */
+static void track_in(void *p, size_t size, uint32_t bucket)
 {
 	uint64_t path[NAT_MAX_FRAMES];
-	uint32_t n = call_path(path);
+	uint32_t n = bucket == UINT32_MAX ? call_path(path) : 0;
 	struct dc_obj *o;
 
 	nat_lock();
@@ -80,7 +81,7 @@ static void track(void *p, size_t size)
 	o->alloc_seq = ++nat.alloc_seq;
 	o->kind = NAT_K_HEAP;
 	o->live = 1;
-	o->bucket = nat_bucket_path(path, n);
+	o->bucket = bucket == UINT32_MAX ? nat_bucket_path(path, n) : bucket;
 	/* a block the program freed behind the wrappers' back is gone */
 	if (dc_objmap_insert(&nat.objs, o) == DC_EINVAL) {
 		dc_objmap_remove_in(&nat.objs, o->lo - (o->lo >= 4096 ? 4096 : 0), o->hi, NULL,
@@ -95,16 +96,25 @@ out:
 	nat_unlock();
 }
 
-/* Ends the block at p; lock held. */
-static void untrack(void *p)
+static void track(void *p, size_t size)
+{
+	track_in(p, size, UINT32_MAX);
+}
+
+/* Ends the block at p and returns its bucket (UINT32_MAX: not a block);
+ * lock held. */
+static uint32_t untrack(void *p)
 {
 	struct dc_obj *o = dc_objmap_find(&nat.objs, (uint64_t)(uintptr_t)p);
+	uint32_t bucket;
 
 	if (!o || o->lo != (uint64_t)(uintptr_t)p || o->kind != NAT_K_HEAP)
-		return;
+		return UINT32_MAX;
+	bucket = o->bucket;
 	nat_dump_block(o, ++nat.alloc_seq);
 	nat_bucket_drop_block(o->bucket, o->alloc_size);
 	dc_objmap_remove(&nat.objs, o);
+	return bucket;
 }
 
 static void *tracked(void *p, size_t size)
@@ -155,8 +165,11 @@ void free(void *p)
 	release(p);
 }
 
+/* realloc frees the old block and records the new one in its bucket, as
+ * the simulator engine does (both count in the statistics). */
 void *realloc(void *p, size_t n)
 {
+	uint32_t bucket = UINT32_MAX;
 	void *q;
 
 	if (nat_busy())
@@ -172,11 +185,11 @@ void *realloc(void *p, size_t n)
 	q = __libc_realloc(p, n);
 	if (q && !nat.off) {
 		nat_perf_drain_all();
-		untrack(p);
+		bucket = untrack(p);
 	}
 	nat_unlock();
 	if (q)
-		track(q, n);
+		track_in(q, n, bucket);
 	nat_busy_set(false);
 	return q;
 }

@@ -328,6 +328,8 @@ __attribute__((destructor)) static void nat_fini(void)
 static void fork_prepare(void)
 {
 	nat_lock();
+	if (!nat.off)
+		nat_perf_drain_all();
 }
 
 static void fork_parent(void)
@@ -340,18 +342,18 @@ static void fork_child(void)
 	if (!nat.off) {
 		struct nat_thread *me = self;
 
-		nat_perf_drain_all();
+		/* the rings are not mapped in the child (perf maps them
+		 * VM_DONTCOPY); the events are the parent's threads' */
 		for (uint32_t i = 0; i < nat.nthreads; i++) {
 			struct nat_thread *t = nat.threads[i];
-			if (t != me) {
-				nat_perf_close(t);
-				t->done = true;
-			}
+			if (t->fd >= 0)
+				close(t->fd);
+			t->fd = -1;
+			t->ring = NULL;
+			t->done = t != me;
 		}
-		if (me) {
-			nat_perf_close(me);
+		if (me)
 			me->tid = (pid_t)syscall(SYS_gettid);
-		}
 		nat_dump_child();
 		if (me)
 			nat_perf_open(me);
