@@ -49,6 +49,26 @@ TOOL_OBJ  := $(patsubst src/%.c,$(B)/tool/%.o,$(CORE_SRC) $(TOOL_SRC))
 # A preload left by an older build would be loaded into every program.
 STALE_PRELOAD := $(TOOLDIR)/vgpreload_dcprof-amd64-linux.so
 
+.DEFAULT_GOAL := all
+
+# ---- the native engine's runtime (src/engine/native) --------------------------
+# A shared object dcprof record --engine=native preloads into the program:
+# the core and the runtime compiled position-independent, with libunwind
+# (Debian's static archive is not position-independent) for call paths.
+NATIVE_SRC := $(wildcard src/engine/native/*.c)
+NATIVE     := $(TOOLDIR)/dcprof-native.so
+NATIVE_OBJ := $(patsubst src/%.c,$(B)/native/%.o,$(CORE_SRC) $(NATIVE_SRC))
+NATIVEFLAGS := -std=gnu11 -O2 -g -fPIC -fvisibility=default $(WARN) -D_GNU_SOURCE -Isrc -Iinclude
+
+$(B)/native/core/%.o: NATIVEFLAGS += -ffreestanding
+$(B)/native/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(NATIVEFLAGS) -c $< -o $@
+
+$(NATIVE): $(NATIVE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(NATIVE_OBJ) -lunwind -ldl -lpthread
+
 # ---- host objects (dcprof front end) ---------------------------------------
 HOST_CORE_OBJ := $(patsubst src/%.c,$(B)/host/%.o,$(CORE_SRC))
 CLI_OBJ       := $(patsubst src/%.c,$(B)/host/%.o,$(CLI_SRC))
@@ -81,7 +101,7 @@ WORKLOADS += $(B)/w/mpi_stencil
 endif
 
 .PHONY: no-stale-preload all check unit e2e demo bench clean deps tool install uninstall fuzz fuzz-check
-all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(TOOLDIR)/.links no-stale-preload $(WORKLOADS)
+all: $(DCPROF) $(SAN_DCPROF) $(TOOL) $(NATIVE) $(TOOLDIR)/.links no-stale-preload $(WORKLOADS)
 
 $(B)/tool/%.o: src/%.c $(HEADERS) include/dcprof.h
 	@mkdir -p $(dir $@)

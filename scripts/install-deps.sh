@@ -15,6 +15,8 @@
 #   libdw-dev             elfutils' libdw (and libelf): report --by field reads
 #                         the program's DWARF types (src/analysis/dwtype.c) and
 #                         finalize names the native engine's code (src/store/dwsym.c)
+#   libunwind-dev         the native engine's runtime unwinds allocation call
+#                         paths with libunwind (src/engine/native/nat_heap.c)
 #   python3               the test runner (tests/run.py)
 #   libc6-dbg             symbols of libc and the dynamic loader, which
 #                         Valgrind uses for its redirections and stack traces
@@ -36,7 +38,7 @@
 # browser (it drives Debian's /usr/bin/chromium).
 set -eu
 
-PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 libdw-dev python3 libc6-dbg time binutils clang libclang-rt-14-dev openmpi-bin libopenmpi-dev chromium nodejs"
+PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 libdw-dev libunwind-dev python3 libc6-dbg time binutils clang libclang-rt-14-dev openmpi-bin libopenmpi-dev chromium nodejs"
 BROWSER_DIR=$(cd "$(dirname "$0")/../tests/browser" && pwd)
 
 # playwright-core for the browser tests: only what the lock file names.

@@ -8,6 +8,7 @@
 #   base                      errors, allocation, sbuf, escaping, numbers
 #   store < analysis < report < cli   the front end, each above the last
 #   engine/valgrind           the simulator engine: core only
+#   engine/native             the native engine's runtime: core only
 #
 # Prints every include that points up or sideways and exits 1; 0 when none.
 set -eu
@@ -23,6 +24,7 @@ allowed() {
 	report) echo "core host base store analysis report" ;;
 	cli) echo "core host base store analysis report cli" ;;
 	engine/valgrind) echo "core engine/valgrind" ;;
+	engine/native) echo "core engine/native" ;;
 	*) echo "" ;;
 	esac
 }

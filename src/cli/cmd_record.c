@@ -23,6 +23,7 @@
 #include "cli/cli.h"
 #include "cli/debuginfo.h"
 #include "cli/opts.h"
+#include "cli/record_native.h"
 #include "cli/spawn.h"
 #include "core/cacheuse.h"
 #include "core/hier.h"
@@ -48,7 +49,8 @@ enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_FOLLOW_EXEC, OPT_CACHE
        OPT_REUSE_WATCH, OPT_REUSE_REPLACE, OPT_REUSE_ATTRIB, OPT_CACHE_USE,
        OPT_CACHE_USE_GRAN, OPT_CALLS, OPT_TRACE_WINDOW, OPT_TRACE_PERIOD, OPT_TRACE_SEED,
        OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT, OPT_CHECKPOINT,
-       OPT_CHECKPOINT_BUDGET, OPT_OFFSETS, OPT_OFFSET_WINDOW, OPT_OFFSET_CELLS };
+       OPT_CHECKPOINT_BUDGET, OPT_OFFSETS, OPT_OFFSET_WINDOW, OPT_OFFSET_CELLS,
+       OPT_ENGINE, OPT_EVENT, OPT_PERIOD, OPT_REPLAY };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -60,6 +62,10 @@ static const struct opt_def record_opts[] = {
 	{ OPT_QUIET, 'q', "quiet", OPT_NOARG },
 	{ OPT_KEEP_RAW, 0, "keep-raw", OPT_NOARG },
 	{ OPT_FOLLOW_EXEC, 0, "follow-exec", OPT_OPTIONAL },
+	{ OPT_ENGINE, 0, "engine", OPT_REQUIRED },
+	{ OPT_EVENT, 0, "event", OPT_REQUIRED },
+	{ OPT_PERIOD, 0, "period", OPT_REQUIRED },
+	{ OPT_REPLAY, 0, "replay", OPT_REQUIRED },
 	{ OPT_CACHE, 0, "cache", OPT_REQUIRED },
 	{ OPT_LATENCY, 0, "latency", OPT_REQUIRED },
 	{ OPT_COMPAT, 0, "cachegrind-compat", OPT_OPTIONAL },
@@ -101,9 +107,28 @@ void cmd_record_usage(FILE *f)
 	fprintf(f,
 		"usage: dcprof record [options] [--] PROGRAM [ARGS]\n"
 		"\n"
-		"Run PROGRAM under the dcprof simulator engine (Valgrind) and write a\n"
-		"profile per process.  Exits with PROGRAM's exit status (128 + signal if\n"
-		"it was killed), or 2 if dcprof itself fails.\n"
+		"Run PROGRAM under the dcprof simulator engine (Valgrind), or natively\n"
+		"with the native engine (perf_event sampling), and write a profile per\n"
+		"process.  Exits with PROGRAM's exit status (128 + signal if it was\n"
+		"killed), or 2 if dcprof itself fails.\n"
+		"\n"
+		"  --engine=simulator|native  simulator: every access through a simulated\n"
+		"                             cache (exact, 20-100x slower); native: the\n"
+		"                             program at native speed, sampled with\n"
+		"                             perf_event_open by a preloaded runtime\n"
+		"                             (default: simulator; docs/engine-native.md)\n"
+		"  --event=EVENT              native: what to sample: mem-loads, mem-stores\n"
+		"                             (Intel PEBS), ibs-op (AMD), spe (Arm): data\n"
+		"                             addresses; pagefault: pages first touched per\n"
+		"                             object, code location and thread (any Linux);\n"
+		"                             cpu-clock: IP-only samples (default: the best\n"
+		"                             data-address event of this machine)\n"
+		"  --period=N                 native: one sample every N events (default:\n"
+		"                             1 for pagefault, 1000000 ns for cpu-clock)\n"
+		"  --replay=FILE              native: attribute the samples in FILE (format:\n"
+		"                             docs/engine-native.md) instead of sampling\n"
+		"  native takes --cache, --latency, --heap-names=fn:N, --alloc-fn,\n"
+		"  --checkpoint and --max-block-records of the options below.\n"
 		"\n"
 		"  -o, --output FILE          profile of PROGRAM's process (of the last\n"
 		"                             program it exec'd); processes it forks get\n"
@@ -243,6 +268,8 @@ struct record {
 	char *engine_args[MAX_ENGINE_ARGS];
 	int nengine;
 	char **prog;            /* the program and its arguments, NULL-terminated */
+	bool native;            /* --engine=native */
+	struct native_opts nat; /* its --event, --period, --replay */
 };
 
 static int add_engine_arg(struct record *r, const char *name, const char *value)
@@ -572,6 +599,28 @@ static int parse(struct record *r, int argc, char **argv)
 			}
 			r->no_follow = it.arg && opt_parse_yesno(it.arg) == 0;
 			break;
+		case OPT_ENGINE:
+			if (strcmp(it.arg, "simulator") && strcmp(it.arg, "native")) {
+				err_msg("invalid --engine value '%s' (simulator or native)", it.arg);
+				return -1;
+			}
+			r->native = !strcmp(it.arg, "native");
+			break;
+		case OPT_EVENT:
+			r->nat.event = it.arg;
+			break;
+		case OPT_PERIOD: {
+			uint64_t n;
+			if (num_parse_u64(it.arg, 1ULL << 40, &n) || n == 0) {
+				err_msg("invalid --period value '%s' (1 to 2^40)", it.arg);
+				return -1;
+			}
+			r->nat.period = it.arg;
+			break;
+		}
+		case OPT_REPLAY:
+			r->nat.replay = it.arg;
+			break;
 		default:
 			for (const struct opt_def *d = record_opts; d->id; d++)
 				if (d->id == id && engine_option(r, id, d->long_name, it.arg))
@@ -583,6 +632,11 @@ static int parse(struct record *r, int argc, char **argv)
 		return -1;
 	}
 	r->prog = argv + it.i;
+	if (!r->native && (r->nat.event || r->nat.period || r->nat.replay)) {
+		err_msg("%s needs --engine=native", r->nat.event ? "--event"
+			: r->nat.period ? "--period" : "--replay");
+		return -1;
+	}
 	if (r->seed_given && !r->sample && !r->reuse_sample) {
 		err_msg("--sample-seed needs --sample or --reuse-sample");
 		return -1;
@@ -1157,6 +1211,50 @@ static char **engine_argv(const struct record *r, const char *valgrind, const ch
 	return v;
 }
 
+/* --engine=native: the program itself, preloaded with the runtime. */
+static int run_native(struct record *r, const char *tmpdir, pid_t *pid, int *status)
+{
+	struct sbuf so, prog, out;
+	char **argv;
+	size_t n = 0;
+	int err, rc = -1;
+
+	sbuf_init(&so);
+	sbuf_init(&prog);
+	sbuf_init(&out);
+	if (native_find(&so))
+		goto out;
+	r->nat.so = so.buf;
+	err = spawn_lookup(r->prog[0], &prog);
+	if (err) {
+		if (err == ENOENT && !strchr(r->prog[0], '/'))
+			err_msg("cannot find program '%s' in PATH", r->prog[0]);
+		else
+			err_msg("cannot run program '%s': %s", r->prog[0], strerror(err));
+		goto out;
+	}
+	if (native_setup(&r->nat, r->engine_args, r->nengine))
+		goto out;
+	while (r->prog[n])
+		n++;
+	argv = xcalloc(n + 1, sizeof *argv);
+	argv[0] = prog.buf;
+	for (size_t i = 1; i < n; i++)
+		argv[i] = r->prog[i];
+	sbuf_addf(&out, "%s/raw.%%p", tmpdir);
+	err = spawn_wait(argv, "DCPROF_NATIVE_OUT", out.buf, NULL, pid, status);
+	free(argv);
+	if (err)
+		err_msg("cannot run program '%s': %s", prog.buf, strerror(err));
+	else
+		rc = 0;
+out:
+	sbuf_release(&so);
+	sbuf_release(&prog);
+	sbuf_release(&out);
+	return rc;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record r = { 0 };
@@ -1180,6 +1278,14 @@ int cmd_record(int argc, char **argv)
 		rc = err > 0 ? 0 : DC_EXIT_ERROR;
 		goto out;
 	}
+	if (r.native) {
+		if (native_check_event(r.nat.event, r.nat.replay) || expand_output(&r) ||
+		    check_outputs(&r) || make_tmpdir(&tmpdir))
+			goto out;
+		if (run_native(&r, tmpdir.buf, &pid, &status))
+			goto out_tmp;
+		goto ran;
+	}
 	if (expand_output(&r) || find_tooldir(&tooldir) || find_programs(&r, &valgrind) ||
 	    check_outputs(&r) || make_tmpdir(&tmpdir))
 		goto out;
@@ -1194,6 +1300,7 @@ int cmd_record(int argc, char **argv)
 		err_msg("cannot run valgrind '%s': %s", valgrind.buf, strerror(err));
 		goto out_tmp;
 	}
+ran:
 	if (WIFSIGNALED(status)) {
 		ex.how = EXIT_SIGNAL;
 		ex.value = WTERMSIG(status);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "analysis/fields.h"
+#include "analysis/ftouch.h"
 #include "analysis/spread.h"
 #include "analysis/view.h"
 #include "base/fmt.h"
@@ -14,7 +15,8 @@
 #include "store/sample.h"
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
-       OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_SPREAD, OPT_FORMAT, OPT_SHOW, OPT_HIDE };
+       OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_SPREAD, OPT_FORMAT, OPT_SHOW, OPT_HIDE,
+       OPT_FIRST_TOUCH };
 
 static const struct opt_def report_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -26,6 +28,7 @@ static const struct opt_def report_opts[] = {
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
 	{ OPT_STATS, 0, "stats", OPT_NOARG },
 	{ OPT_SAMPLED, 0, "sampled", OPT_NOARG },
+	{ OPT_FIRST_TOUCH, 0, "first-touch", OPT_NOARG },
 	{ OPT_INCLUSIVE, 0, "inclusive", OPT_NOARG },
 	{ OPT_SPREAD, 0, "spread", OPT_OPTIONAL },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
@@ -62,6 +65,10 @@ void cmd_report_usage(FILE *f)
 	      "                             level when recorded with --evictions=yes)\n"
 	      "  --sampled                  the sampled estimates (record --sample) instead\n"
 	      "                             of the exact counts (default: exact)\n"
+	      "  --first-touch              pages of each object first touched, the thread\n"
+	      "                             and the code that touched most of them (a\n"
+	      "                             profile of record --engine=native\n"
+	      "                             --event=pagefault); with --thread per thread\n"
 	      "  --inclusive                per function (implies --by function), also the\n"
 	      "                             calls into it and its inclusive costs (its\n"
 	      "                             callees' included), and a <root> row for the\n"
@@ -84,6 +91,7 @@ struct report {
 	const char *path;
 	struct view_opts view;
 	bool by_given, stats;
+	bool first_touch;         /* --first-touch */
 	bool fields;              /* --by offset|field */
 	enum fields_by fby;
 	const char *spread;       /* --spread's metric, or NULL */
@@ -134,6 +142,9 @@ static int parse(struct report *r, int argc, char **argv)
 		case OPT_STATS:
 			r->stats = true;
 			break;
+		case OPT_FIRST_TOUCH:
+			r->first_touch = true;
+			break;
 		case OPT_SAMPLED:
 			r->view.sampled = true;
 			break;
@@ -177,6 +188,12 @@ static int parse(struct report *r, int argc, char **argv)
 			  r->view.sampled || r->view.inclusive || r->spread)) {
 		err_msg("--by offset and --by field need --object and cannot be combined with"
 			" --function, --thread, --stats, --sampled, --inclusive or --spread");
+		return -1;
+	}
+	if (r->first_touch && (r->by_given || r->stats || r->view.sampled || r->view.inclusive ||
+				r->spread || r->view.object || r->view.function)) {
+		err_msg("--first-touch cannot be combined with --by, --stats, --sampled,"
+			" --inclusive, --spread, --object or --function");
 		return -1;
 	}
 	if (r->show && r->hide) {
@@ -281,6 +298,13 @@ static void print_text_header(const struct report *r, struct profile *p,
 
 	sbuf_init(&out);
 	header_text(&out, p, &sm->h);
+	if (r->first_touch) {
+		sbuf_addf(&out, "%-10spages first touched, by object%s\n\n", "view:",
+			  r->view.thread ? ", per thread" : "");
+		fwrite(out.buf, 1, out.len, stdout);
+		sbuf_release(&out);
+		return;
+	}
 	if (r->view.sampled) {
 		sbuf_addf(&out, "%-10sestimates from ", "sampled:");
 		sample_describe(&out, &sm->si);
@@ -448,13 +472,16 @@ int cmd_report(int argc, char **argv)
 	rc = DC_EXIT_ERROR;
 	if (view_check_filters(&p, &r.view, err, sizeof err) ||
 	    summary_read(&r, &p, &sm, err, sizeof err) ||
-	    (r.fields ? fields_build(&p, r.view.object, r.fby, &t, &fi, err, sizeof err) :
+	    (r.first_touch ? ftouch_build(&p, r.view.thread, &t, err, sizeof err) :
+	     r.fields ? fields_build(&p, r.view.object, r.fby, &t, &fi, err, sizeof err) :
 	     r.spread ? spread_build(&p, r.spread, r.view.object, &t, err, sizeof err) :
 			view_build(&p, &r.view, &t, err, sizeof err))) {
 		err_msg("%s", err);
 		goto out;
 	}
-	if (sort_rows(&r, &t) || pick_columns(&r, &t))
+	if ((!r.first_touch || r.sort) && sort_rows(&r, &t))
+		goto out;
+	if (pick_columns(&r, &t))
 		goto out;
 	switch (r.format) {
 	case FMT_TEXT:

@@ -32,6 +32,10 @@
  *   tfn FUNCTION A ACONST F FSTR FIRR                       (version 4)
  *   off BUCKET OFFSET SIZE DR DW M1 ... MN LAT              (version 7)
  *   btype BUCKET TYPE                                       (version 7)
+ *   map START END OFFSET PATH                               (version 8)
+ *   hpath BUCKET IP1 ... IPn                                (version 8)
+ *   ftouch BUCKET LOC THREAD PAGES                          (version 8)
+ *   ipsamp LOC THREAD COUNT                                 (version 8)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -519,6 +523,46 @@ void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r)
 	put_u64(o, r->time);
 	put_hex(o, r->ip);
 	put_access(o, r);
+}
+
+void dc_raw_map(struct dc_rawout *o, uint64_t start, uint64_t end, uint64_t offset,
+		const char *path)
+{
+	put_str(o, "map");
+	put_hex(o, start);
+	put_hex(o, end);
+	put_hex(o, offset);
+	put_field(o, path);
+	put(o, '\n');
+}
+
+void dc_raw_hpath(struct dc_rawout *o, uint32_t bucket, const uint64_t *ips, unsigned n)
+{
+	put_str(o, "hpath");
+	put_u64(o, bucket);
+	for (unsigned i = 0; i < n; i++)
+		put_hex(o, ips[i]);
+	put(o, '\n');
+}
+
+void dc_raw_ftouch(struct dc_rawout *o, uint32_t bucket, uint32_t loc, uint32_t thread,
+		   uint64_t pages)
+{
+	put_str(o, "ftouch");
+	put_u64(o, bucket);
+	put_u64(o, loc);
+	put_u64(o, thread);
+	put_u64(o, pages);
+	put(o, '\n');
+}
+
+void dc_raw_ipsamp(struct dc_rawout *o, uint32_t loc, uint32_t thread, uint64_t count)
+{
+	put_str(o, "ipsamp");
+	put_u64(o, loc);
+	put_u64(o, thread);
+	put_u64(o, count);
+	put(o, '\n');
 }
 
 void dc_raw_end(struct dc_rawout *o, bool complete)

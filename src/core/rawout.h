@@ -14,7 +14,7 @@
 #include "core/trace.h"
 #include "core/offtab.h"
 
-#define DC_RAW_VERSION 7
+#define DC_RAW_VERSION 8
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -87,6 +87,17 @@ void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r);
  * gave a user bucket, btype BUCKET TYPE. */
 void dc_raw_off(struct dc_rawout *o, const struct dc_offcell *c, int nlevels);
 void dc_raw_btype(struct dc_rawout *o, uint32_t bucket, const char *type);
+/* The native engine (version 8): an executable mapping of an ELF object
+ * (map START END OFFSET PATH); the allocation call path of a heap bucket
+ * whose name finalize makes (hpath BUCKET IP1 ... IPn, innermost first);
+ * pages first touched by code location LOC on THREAD in BUCKET (ftouch
+ * BUCKET LOC THREAD PAGES); IP-only samples (ipsamp LOC THREAD COUNT). */
+void dc_raw_map(struct dc_rawout *o, uint64_t start, uint64_t end, uint64_t offset,
+		const char *path);
+void dc_raw_hpath(struct dc_rawout *o, uint32_t bucket, const uint64_t *ips, unsigned n);
+void dc_raw_ftouch(struct dc_rawout *o, uint32_t bucket, uint32_t loc, uint32_t thread,
+		   uint64_t pages);
+void dc_raw_ipsamp(struct dc_rawout *o, uint32_t loc, uint32_t thread, uint64_t count);
 void dc_raw_end(struct dc_rawout *o, bool complete);
 
 #endif

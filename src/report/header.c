@@ -5,7 +5,7 @@
 #include "base/fmt.h"
 #include "report/header.h"
 
-#define NVALUES 10
+#define NVALUES 13
 
 static void values(struct header *h, struct sbuf *v[NVALUES])
 {
@@ -19,6 +19,9 @@ static void values(struct header *h, struct sbuf *v[NVALUES])
 	v[7] = &h->omp_policy;
 	v[8] = &h->rank;
 	v[9] = &h->host;
+	v[10] = &h->engine;
+	v[11] = &h->event;
+	v[12] = &h->period;
 }
 
 void header_init(struct header *h)
@@ -62,10 +65,12 @@ int header_read(struct profile *p, struct header *h, char *err, size_t errlen)
 	static const char *const keys[NVALUES] = {
 		"program", "command", "complete", "incomplete_reason", "exit_status",
 		"cache_source", "cache_reason", "omp_wait_policy", "rank", "host",
+		"engine", "sample_event", "sample_period",
 	};
 	bool *present[NVALUES] = { NULL, NULL, NULL, &h->has_reason, &h->has_exit,
 				   &h->has_source, &h->has_cache_reason, &h->has_omp_policy,
-				   &h->has_rank, &h->has_host };
+				   &h->has_rank, &h->has_host, &h->has_engine, &h->has_event,
+				   &h->has_period };
 	struct sbuf *v[NVALUES];
 
 	values(h, v);
@@ -155,6 +160,20 @@ void header_text(struct sbuf *out, const struct profile *p, const struct header 
 		}
 		sbuf_addc(out, '\n');
 	}
+	if (h->has_engine) {
+		/* the native engine samples: say which event and period made it */
+		sbuf_addf(out, "%-10s", "engine:");
+		fmt_text(out, h->engine.buf, h->engine.len);
+		if (h->has_event) {
+			sbuf_adds(out, ", event ");
+			fmt_text(out, h->event.buf, h->event.len);
+		}
+		if (h->has_period) {
+			sbuf_adds(out, ", period ");
+			fmt_text(out, h->period.buf, h->period.len);
+		}
+		sbuf_addc(out, '\n');
+	}
 	if (h->has_omp_policy) {
 		sbuf_addf(out, "%-10sOMP_WAIT_POLICY=", "runtime:");
 		fmt_text(out, h->omp_policy.buf, h->omp_policy.len);
@@ -186,4 +205,6 @@ void header_json(struct sbuf *out, const struct profile *p, const struct header 
 	json_meta(out, "omp_wait_policy", &h->omp_policy, h->has_omp_policy);
 	json_meta(out, "rank", &h->rank, h->has_rank);
 	json_meta(out, "host", &h->host, h->has_host);
+	if (h->has_engine)
+		json_meta(out, "engine", &h->engine, true);
 }

@@ -19,6 +19,9 @@ struct header {
 	bool has_reason, has_exit, has_source, has_cache_reason;
 	bool has_omp_policy;       /* ... and the program ran a spinning runtime */
 	bool has_rank, has_host;
+	/* meta engine (absent: the simulator), sample_event, sample_period */
+	struct sbuf engine, event, period;
+	bool has_engine, has_event, has_period;
 };
 
 void header_init(struct header *h);

@@ -114,7 +114,11 @@ static const char schema_sql[] =
 	"CREATE TABLE offset_cost(bucket INTEGER, offset INTEGER, size INTEGER, Dr INTEGER,"
 	" Dw INTEGER, D1m INTEGER, D2m INTEGER, D3m INTEGER, D4m INTEGER, Lat INTEGER,"
 	" PRIMARY KEY(bucket, offset));"
-	"CREATE TABLE bucket_type(bucket INTEGER PRIMARY KEY, type TEXT NOT NULL);";
+	"CREATE TABLE bucket_type(bucket INTEGER PRIMARY KEY, type TEXT NOT NULL);"
+	"CREATE TABLE first_touch(bucket INTEGER, location INTEGER, thread INTEGER,"
+	" pages INTEGER, PRIMARY KEY(bucket, location, thread));"
+	"CREATE TABLE ip_sample(location INTEGER, thread INTEGER, count INTEGER,"
+	" PRIMARY KEY(location, thread));";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -185,6 +189,8 @@ static const struct {
 	{ offsetof(struct profile_writer, offset),
 	  "INSERT INTO offset_cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
 	{ offsetof(struct profile_writer, btype), "INSERT INTO bucket_type VALUES(?1, ?2)" },
+	{ offsetof(struct profile_writer, ftouch), "INSERT INTO first_touch VALUES(?1, ?2, ?3, ?4)" },
+	{ offsetof(struct profile_writer, ipsamp), "INSERT INTO ip_sample VALUES(?1, ?2, ?3)" },
 };
 
 /* SQLite's message, with the system's reason for an I/O error ("disk I/O
@@ -391,6 +397,24 @@ int pw_rhist(struct profile_writer *w, int64_t bucket, const char *kind, int64_t
 	else
 		sqlite3_bind_null(w->rhist, 5);
 	return step(w->rhist);
+}
+
+int pw_ftouch(struct profile_writer *w, int64_t bucket, int64_t loc, int64_t thread,
+	      int64_t pages)
+{
+	sqlite3_bind_int64(w->ftouch, 1, bucket);
+	sqlite3_bind_int64(w->ftouch, 2, loc);
+	sqlite3_bind_int64(w->ftouch, 3, thread);
+	sqlite3_bind_int64(w->ftouch, 4, pages);
+	return step(w->ftouch);
+}
+
+int pw_ipsamp(struct profile_writer *w, int64_t loc, int64_t thread, int64_t count)
+{
+	sqlite3_bind_int64(w->ipsamp, 1, loc);
+	sqlite3_bind_int64(w->ipsamp, 2, thread);
+	sqlite3_bind_int64(w->ipsamp, 3, count);
+	return step(w->ipsamp);
 }
 
 int pw_rfirst(struct profile_writer *w, int64_t bucket, int64_t count)

@@ -20,7 +20,7 @@
 #include "base/sbuf.h"
 #include "core/hier.h"
 
-#define PROFILE_SCHEMA_VERSION 7
+#define PROFILE_SCHEMA_VERSION 8
 #define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
 
 /* Cost columns in the order the writer takes them and the schema stores
@@ -31,7 +31,7 @@ struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
 		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *srpair, *use, *call, *calluse, *twin,
-		*tper, *tref, *trec, *tfn, *offset, *btype;
+		*tper, *tref, *trec, *tfn, *offset, *btype, *ftouch, *ipsamp;
 	char msg[256];          /* profile_writer_errmsg's text */
 };
 
@@ -73,6 +73,11 @@ int pw_residency(struct profile_writer *w, int64_t bucket, int level, int64_t mi
 int pw_rhist(struct profile_writer *w, int64_t bucket, const char *kind, int64_t bin,
 	     int64_t count, int64_t sum);
 int pw_rfirst(struct profile_writer *w, int64_t bucket, int64_t count);
+/* Schema 8: pages of bucket first touched by location on thread (the
+ * native engine's --event=pagefault), and IP-only samples. */
+int pw_ftouch(struct profile_writer *w, int64_t bucket, int64_t loc, int64_t thread,
+	      int64_t pages);
+int pw_ipsamp(struct profile_writer *w, int64_t loc, int64_t thread, int64_t count);
 int pw_runseen(struct profile_writer *w, int64_t bucket, int64_t count);
 /* Stored as mean_stack = sumstack / count, mean_time = sumtime / count;
  * count > 0. */

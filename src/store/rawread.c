@@ -585,6 +585,32 @@ static int rec_rhist(struct reader *r)
 	return rc ? sql_fail(r, rc, "rhist record (same kind, bucket and bin)") : 0;
 }
 
+/* ftouch BUCKET LOC THREAD PAGES (version 8). */
+static int rec_ftouch(struct reader *r)
+{
+	int64_t bucket, loc, thread, pages;
+	int rc;
+
+	if (want_fields(r, 5) || ref(r, &r->buckets, 1, "bucket", &bucket) ||
+	    ref(r, &r->locs, 2, "location", &loc) || num(r, 3, &thread) || num(r, 4, &pages))
+		return -1;
+	rc = pw_ftouch(r->w, bucket, loc, thread, pages);
+	return rc ? sql_fail(r, rc, "ftouch record (same bucket, location and thread)") : 0;
+}
+
+/* ipsamp LOC THREAD COUNT (version 8). */
+static int rec_ipsamp(struct reader *r)
+{
+	int64_t loc, thread, count;
+	int rc;
+
+	if (want_fields(r, 4) || ref(r, &r->locs, 1, "location", &loc) || num(r, 2, &thread) ||
+	    num(r, 3, &count))
+		return -1;
+	rc = pw_ipsamp(r->w, loc, thread, count);
+	return rc ? sql_fail(r, rc, "ipsamp record (same location and thread)") : 0;
+}
+
 /* rfirst and runseen: BUCKET COUNT. */
 static int rec_bucket_count(struct reader *r,
 			    int (*put)(struct profile_writer *, int64_t, int64_t),
@@ -947,10 +973,16 @@ static int record(struct reader *r, char *line, size_t len)
 		return rec_off(r);
 	if (r->version >= 7 && !strcmp(t, "btype"))
 		return rec_btype(r);
-	if (r->version >= 8 && !strcmp(t, "map"))
-		return rec_map(r);
-	if (r->version >= 8 && !strcmp(t, "hpath"))
-		return rec_hpath(r);
+	if (r->version >= 8) {
+		if (!strcmp(t, "ftouch"))
+			return rec_ftouch(r);
+		if (!strcmp(t, "ipsamp"))
+			return rec_ipsamp(r);
+		if (!strcmp(t, "map"))
+			return rec_map(r);
+		if (!strcmp(t, "hpath"))
+			return rec_hpath(r);
+	}
 	/* And version 4 records to older dumps. */
 	if (r->version >= 4) {
 		if (!strcmp(t, "twin"))

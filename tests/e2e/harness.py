@@ -12,9 +12,9 @@ BUILD = os.path.join(ROOT, "build")
 DCPROF = os.path.join(BUILD, "bin", "dcprof")
 
 # What this dcprof writes (docs/schema.md, docs/raw-dump.md).
-SCHEMA_VERSION = 7
-RAW_VERSION = 7
-# What finalize reads: version 8 adds the native engine's records.
+SCHEMA_VERSION = 8
+RAW_VERSION = 8
+# What finalize reads.
 RAW_READ_VERSION = 8
 WORKLOADS = os.path.join(BUILD, "w")
 

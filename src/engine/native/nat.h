@@ -1,0 +1,190 @@
+/* nat.h — the native engine's runtime: shared state of its files.
+ *
+ * The runtime is a shared object `dcprof record --engine=native` preloads
+ * into the program (docs/engine-native.md).  It feeds the core's object
+ * map, tables and raw-dump writer from perf_event_open samples and from
+ * the allocation calls it wraps.  Everything here runs inside the
+ * program, so: one lock (nat.lock) guards all of the state below; the
+ * runtime's own memory comes from glibc's allocator entry points
+ * (__libc_malloc), never from the wrapped ones; and a thread-local flag
+ * turns the wrappers into plain forwards while the runtime itself runs.
+ */
+#ifndef DC_NAT_H
+#define DC_NAT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "core/hier.h"
+#include "core/objmap.h"
+#include "core/blockset.h"
+#include "core/costtab.h"
+#include "core/rectab.h"
+#include "core/rawout.h"
+
+#define NAT_MAX_FRAMES 24     /* allocation call path kept per block */
+
+/* glibc's allocator entry points: the runtime's own memory, and what the
+ * wrappers forward to. */
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t n);
+void *__libc_memalign(size_t align, size_t n);
+void __libc_free(void *p);
+
+enum nat_event {
+	NAT_EV_PAGEFAULT,     /* software page faults: first touches */
+	NAT_EV_CPUCLOCK,      /* cpu-clock: IP-only samples */
+	NAT_EV_REPLAY,        /* samples read from a file (nat_replay.c) */
+};
+
+enum nat_kind { NAT_K_GLOBAL, NAT_K_HEAP, NAT_K_STACK, NAT_K_UNKNOWN, NAT_K_TLS };
+
+struct nat_bucket {
+	char *name;               /* "-" for heap buckets finalize names */
+	uint8_t kind;             /* enum nat_kind */
+	uint32_t npath;           /* heap: the call path, innermost first */
+	uint64_t *path;
+	uint64_t blocks, live, live_bytes, max_live, max_live_bytes, total_bytes;
+	uint64_t min_size, max_size;
+};
+
+/* One thread the runtime follows. */
+struct nat_thread {
+	pid_t tid;
+	uint32_t num;             /* 1 = the process's first thread, then in order */
+	int fd;                   /* perf event, -1 when none */
+	void *ring;               /* its mmap'ed ring: header page + data */
+	uint64_t stack_lo, stack_hi;
+	bool done;                /* exited: drained and closed */
+};
+
+/* (bucket, location, thread) -> pages first touched. */
+struct nat_ftouch {
+	uint32_t bucket, loc, thread;
+	uint32_t pad;
+	uint64_t pages;
+};
+
+/* (location, thread) -> samples x period, for IP-only samples. */
+struct nat_ipsamp {
+	uint32_t loc, thread;
+	uint64_t count;
+};
+
+struct nat_state {
+	pthread_mutex_t lock;
+	bool ready;               /* the constructor has run */
+	bool off;                 /* no configuration: the runtime does nothing */
+	/* configuration (environment of the process, set by dcprof record) */
+	char *out;                /* dump path template (%p = pid) */
+	enum nat_event event;
+	const char *event_name;
+	uint64_t period;
+	char *replay;             /* --replay file */
+	unsigned depth;           /* frames of a call path kept (alloc_depth) */
+	char *alloc_fns;          /* --alloc-fn names, comma-separated */
+	uint64_t ckpt_ms;         /* checkpoint interval, 0 = none */
+	struct dc_hier hier;
+	uint32_t lat[DC_MAX_LEVELS + 2];
+	/* the dump */
+	char path[4096];
+	int fd;
+	struct dc_rawout *raw;
+	uint64_t block_records, block_records_dropped, max_block_records;
+	/* objects */
+	struct dc_objmap objs;
+	struct nat_bucket *buckets;
+	uint32_t nbuckets, bucket_cap;
+	uint32_t *bucket_slots;   /* hash of names/paths -> id + 1 */
+	uint32_t bucket_slot_cap;
+	uint32_t stack_bucket, unknown_bucket;
+	uint64_t alloc_seq;       /* allocation events so far */
+	/* code locations */
+	uint64_t *loc_ip;
+	uint32_t nlocs, loc_cap;
+	uint32_t *loc_slots;
+	uint32_t loc_slot_cap;
+	/* threads */
+	struct nat_thread **threads;
+	uint32_t nthreads, thread_cap;
+	uint32_t next_num;
+	/* results */
+	struct dc_blockset touched;     /* (page, object) pairs seen */
+	struct dc_rectab ftouch;        /* struct nat_ftouch */
+	struct dc_rectab ipsamp;        /* struct nat_ipsamp */
+	struct dc_costtab scosts;       /* data-address samples (replay, PEBS) */
+	uint64_t samples, lost, runtime_samples, unattributed;
+	/* the runtime's own text, whose samples and frames are skipped */
+	uint64_t self_lo, self_hi;
+	uint64_t start_ms, ckpt_next_ms, checkpoints;
+	bool exited;
+	int exit_code;
+};
+
+extern struct nat_state nat;
+extern const struct dc_env nat_env;
+
+/* nat_main.c */
+void nat_lock(void);
+void nat_unlock(void);
+uint64_t nat_now_ms(void);
+/* The calling thread's record, made (and its event opened) on first use;
+ * NULL while the runtime is off.  Call with the lock held. */
+struct nat_thread *nat_self(void);
+/* True while the calling thread runs the runtime's own code: wrappers
+ * forward without recording. */
+bool nat_busy(void);
+void nat_busy_set(bool on);
+
+/* nat_perf.c */
+int nat_perf_open(struct nat_thread *t);
+void nat_perf_close(struct nat_thread *t);
+/* Reads every thread's ring; lock held. */
+void nat_perf_drain_all(void);
+/* One sample as the decoders give it. */
+struct nat_smp {
+	uint32_t thread;          /* nat_thread.num */
+	uint64_t ip;
+	bool has_addr;            /* false: IP-only (cpu-clock) */
+	uint64_t addr;
+	bool is_write;
+	int served;               /* level that served the access, 1..N+1; 0: unknown */
+	uint64_t weight;          /* events the sample stands for (the period) */
+};
+/* Attributes one sample; lock held. */
+void nat_sample(const struct nat_smp *s);
+
+/* nat_objs.c */
+void nat_objs_init(void);
+uint32_t nat_bucket_get(const char *name, enum nat_kind kind);
+uint32_t nat_bucket_path(const uint64_t *path, uint32_t n);
+void nat_bucket_add_block(uint32_t b, uint64_t size);
+void nat_bucket_drop_block(uint32_t b, uint64_t size);
+uint32_t nat_loc_get(uint64_t ip);
+/* The bucket holding addr (objects, thread stacks, else <unknown>) and
+ * the object, NULL when none. */
+uint32_t nat_bucket_at(uint64_t addr, struct dc_obj **obj);
+void nat_globals_scan(void);
+
+/* nat_heap.c */
+void nat_heap_init(void);
+
+/* nat_dump.c */
+void nat_dump_open(void);
+void nat_dump_block(const struct dc_obj *o, uint64_t free_seq);
+/* Writes the rest of the dump and closes it (complete: normal exit). */
+void nat_dump_finish(bool complete);
+void nat_dump_checkpoint(void);
+/* A forked child's own dump, counts from zero. */
+void nat_dump_child(void);
+/* Before an exec: the image's dump, whole, renamed PATH.N. */
+void nat_dump_exec(const char *path);
+void nat_dump_exec_failed(void);
+
+/* nat_replay.c */
+int nat_replay_run(const char *path);
+
+#endif

@@ -1,0 +1,308 @@
+/* nat_heap.c — the native runtime's allocation wrappers and call paths.
+ *
+ * Notes:
+ *  - malloc, calloc, realloc, reallocarray, free, memalign, posix_memalign,
+ *    aligned_alloc, valloc, pvalloc and every operator new and delete are
+ *    defined here; the preload's definitions come before libc's, so the
+ *    program's calls (and its libraries', libc's own included) land here
+ *    and go on to glibc's allocator (__libc_malloc, ...).  A program that
+ *    defines malloc in its executable keeps its own: its blocks are not
+ *    objects.
+ *  - Each block is an object of the heap bucket of its call path: the
+ *    return addresses from the allocation call outwards (the wrapper
+ *    excluded), unwound with libunwind, which reads .eh_frame and so works
+ *    on -O2 code without frame pointers; its cache of unwind information
+ *    per instruction (UNW_CACHE_PER_THREAD) keeps the cost per allocation
+ *    to a walk of the frames (docs/performance.md, "Native engine").  The
+ *    path keeps alloc_depth + 4 frames, or 4 more with --alloc-fn, so the
+ *    naming at finalize (depth, inlined frames, skipped allocation
+ *    wrappers) has the frames it needs.
+ *  - Sequence numbers count allocation events (each malloc, free,
+ *    realloc, ...) from 1, as the simulator engine counts them.
+ *  - Every free and realloc drains the rings first (nat_main.c): samples
+ *    in the block are attributed while it exists.
+ *  - Recursion: while the runtime runs (unwinding, its own tables) the
+ *    wrappers only forward (nat_busy).
+ */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <libunwind.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/native/nat.h"
+
+static unsigned path_frames;
+
+void nat_heap_init(void)
+{
+	path_frames = nat.depth + (nat.alloc_fns ? 8 : 4);
+	if (path_frames > NAT_MAX_FRAMES)
+		path_frames = NAT_MAX_FRAMES;
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
+
+/* The call path of the allocation being made: return addresses outside
+ * the runtime, innermost first. */
+static uint32_t call_path(uint64_t *out)
+{
+	void *ips[NAT_MAX_FRAMES + 8];
+	int n = unw_backtrace(ips, NAT_MAX_FRAMES + 8);
+	uint32_t k = 0;
+	int i = 0;
+
+	while (i < n && (uint64_t)(uintptr_t)ips[i] >= nat.self_lo &&
+	       (uint64_t)(uintptr_t)ips[i] < nat.self_hi)
+		i++;
+	for (; i < n && k < path_frames; i++)
+		out[k++] = (uint64_t)(uintptr_t)ips[i];
+	return k;
+}
+
+/* Records the block at p; bucket UINT32_MAX: the bucket of its call path. */
+static void track_in(void *p, size_t size, uint32_t bucket)
+{
+	uint64_t path[NAT_MAX_FRAMES];
+	uint32_t n = bucket == UINT32_MAX ? call_path(path) : 0;
+	struct dc_obj *o;
+
+	nat_lock();
+	if (nat.off)
+		goto out;
+	nat_self();
+	o = dc_objmap_new(&nat.objs);
+	if (!o)
+		goto out;
+	o->lo = (uint64_t)(uintptr_t)p;
+	o->hi = o->lo + (size ? size : 1);
+	o->alloc_size = size;
+	o->alloc_seq = ++nat.alloc_seq;
+	o->kind = NAT_K_HEAP;
+	o->live = 1;
+	o->bucket = bucket == UINT32_MAX ? nat_bucket_path(path, n) : bucket;
+	/* a block the program freed behind the wrappers' back is gone */
+	if (dc_objmap_insert(&nat.objs, o) == DC_EINVAL) {
+		dc_objmap_remove_in(&nat.objs, o->lo - (o->lo >= 4096 ? 4096 : 0), o->hi, NULL,
+				    NULL);
+		if (dc_objmap_find(&nat.objs, o->lo) || dc_objmap_insert(&nat.objs, o)) {
+			dc_objmap_discard(&nat.objs, o);
+			goto out;
+		}
+	}
+	nat_bucket_add_block(o->bucket, size);
+out:
+	nat_unlock();
+}
+
+static void track(void *p, size_t size)
+{
+	track_in(p, size, UINT32_MAX);
+}
+
+/* Ends the block at p and returns its bucket (UINT32_MAX: not a block);
+ * lock held. */
+static uint32_t untrack(void *p)
+{
+	struct dc_obj *o = dc_objmap_find(&nat.objs, (uint64_t)(uintptr_t)p);
+	uint32_t bucket;
+
+	if (!o || o->lo != (uint64_t)(uintptr_t)p || o->kind != NAT_K_HEAP)
+		return UINT32_MAX;
+	bucket = o->bucket;
+	nat_dump_block(o, ++nat.alloc_seq);
+	nat_bucket_drop_block(o->bucket, o->alloc_size);
+	dc_objmap_remove(&nat.objs, o);
+	return bucket;
+}
+
+static void *tracked(void *p, size_t size)
+{
+	if (p) {
+		nat_busy_set(true);
+		track(p, size);
+		nat_busy_set(false);
+	}
+	return p;
+}
+
+void *malloc(size_t n)
+{
+	if (nat_busy())
+		return __libc_malloc(n);
+	return tracked(__libc_malloc(n), n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	if (nat_busy())
+		return __libc_calloc(n, size);
+	return tracked(__libc_calloc(n, size), n * size);
+}
+
+static void release(void *p)
+{
+	if (!p)
+		return;
+	if (nat_busy()) {
+		__libc_free(p);
+		return;
+	}
+	nat_busy_set(true);
+	nat_lock();
+	if (!nat.off) {
+		nat_perf_drain_all();
+		untrack(p);
+	}
+	__libc_free(p);
+	nat_unlock();
+	nat_busy_set(false);
+}
+
+void free(void *p)
+{
+	release(p);
+}
+
+/* realloc frees the old block and records the new one in its bucket, as
+ * the simulator engine does (both count in the statistics). */
+void *realloc(void *p, size_t n)
+{
+	uint32_t bucket = UINT32_MAX;
+	void *q;
+
+	if (nat_busy())
+		return __libc_realloc(p, n);
+	if (!p)
+		return malloc(n);
+	if (!n) {
+		release(p);
+		return NULL;
+	}
+	nat_busy_set(true);
+	nat_lock();
+	q = __libc_realloc(p, n);
+	if (q && !nat.off) {
+		nat_perf_drain_all();
+		bucket = untrack(p);
+	}
+	nat_unlock();
+	if (q)
+		track_in(q, n, bucket);
+	nat_busy_set(false);
+	return q;
+}
+
+void *reallocarray(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, bytes);
+}
+
+static void *aligned(size_t align, size_t n)
+{
+	if (nat_busy())
+		return __libc_memalign(align, n);
+	return tracked(__libc_memalign(align, n), n);
+}
+
+void *memalign(size_t align, size_t n)
+{
+	return aligned(align, n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	return aligned(align, n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+	void *p;
+
+	if (align < sizeof(void *) || (align & (align - 1)))
+		return EINVAL;
+	p = aligned(align, n);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+void *valloc(size_t n)
+{
+	return aligned((size_t)sysconf(_SC_PAGESIZE), n);
+}
+
+void *pvalloc(size_t n)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+
+	return aligned(ps, (n + ps - 1) & ~(ps - 1));
+}
+
+/* ---- C++ operator new and delete ------------------------------------------- */
+
+/* operator new throws std::bad_alloc when memory runs out; C cannot, so
+ * the rare failure is handed to the next definition (libstdc++'s), which
+ * runs the new-handler and throws. */
+static void *new_failed(const char *sym, size_t n, size_t align)
+{
+	void *next;
+
+	nat_busy_set(true);
+	next = dlsym(RTLD_NEXT, sym);
+	nat_busy_set(false);
+	if (!next)
+		abort();
+	if (align)
+		return ((void *(*)(size_t, size_t))next)(n, align);
+	return ((void *(*)(size_t))next)(n);
+}
+
+#define NEW(sym, nothrow)                                                         \
+	void *sym(size_t n)                                                           \
+	{                                                                             \
+		void *p = malloc(n);                                                  \
+		return p || (nothrow) ? p : new_failed(#sym, n, 0);                 \
+	}
+#define NEW_ALIGNED(sym, nothrow)                                                 \
+	void *sym(size_t n, size_t al)                                                \
+	{                                                                             \
+		void *p = aligned(al, n);                                             \
+		return p || (nothrow) ? p : new_failed(#sym, n, al);                \
+	}
+/* The sized, aligned and nothrow forms take more arguments, which the
+ * calling convention lets a definition ignore. */
+#define DELETE(sym)                                                               \
+	void sym(void *p)                                                             \
+	{                                                                             \
+		release(p);                                                           \
+	}
+
+NEW(_Znwm, 0)
+NEW(_Znam, 0)
+NEW(_ZnwmRKSt9nothrow_t, 1)
+NEW(_ZnamRKSt9nothrow_t, 1)
+NEW_ALIGNED(_ZnwmSt11align_val_t, 0)
+NEW_ALIGNED(_ZnamSt11align_val_t, 0)
+NEW_ALIGNED(_ZnwmSt11align_val_tRKSt9nothrow_t, 1)
+NEW_ALIGNED(_ZnamSt11align_val_tRKSt9nothrow_t, 1)
+DELETE(_ZdlPv)
+DELETE(_ZdaPv)
+DELETE(_ZdlPvm)
+DELETE(_ZdaPvm)
+DELETE(_ZdlPvRKSt9nothrow_t)
+DELETE(_ZdaPvRKSt9nothrow_t)
+DELETE(_ZdlPvSt11align_val_t)
+DELETE(_ZdaPvSt11align_val_t)
+DELETE(_ZdlPvmSt11align_val_t)
+DELETE(_ZdaPvmSt11align_val_t)
+DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t)
+DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t)

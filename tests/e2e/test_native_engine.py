@@ -1,0 +1,223 @@
+"""The native engine (dcprof record --engine=native, docs/engine-native.md):
+first touches by page faults, heap blocks, threads, fork, a crash, the
+"no PMU" line.  Expected numbers are derived in the workloads' comments and
+below; software page faults work on any Linux, so only the PMU line and
+the comparison with the simulator engine probe and skip."""
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from test_engine_common import query, record, run, workload
+from harness import DCPROF
+
+PAGE = 4096
+
+
+def perf_ok():
+    """Software page-fault sampling is allowed here (perf_event_paranoid
+    <= 2 lets a process sample its own threads' user-space events)."""
+    try:
+        with open("/proc/sys/kernel/perf_event_paranoid") as f:
+            return int(f.read()) <= 2
+    except OSError:
+        return False
+
+
+def native(db, prog_args, opts=("--event=pagefault",)):
+    return record(db, prog_args, ["--engine=native"] + list(opts))
+
+
+def pages(db, name, thread=None):
+    sql = ("SELECT COALESCE(SUM(f.pages), 0) FROM first_touch f JOIN bucket b"
+           " ON b.id = f.bucket WHERE b.name = ?")
+    params = [name]
+    if thread is not None:
+        sql += " AND f.thread = ?"
+        params.append(thread)
+    return query(db, sql, *params)[0][0]
+
+
+def threads_of(db, name):
+    return [r[0] for r in query(db, "SELECT DISTINCT f.thread FROM first_touch f JOIN bucket b"
+                                " ON b.id = f.bucket WHERE b.name = ?", name)]
+
+
+def meta(db, key):
+    rows = query(db, "SELECT value FROM meta WHERE key = ?", key)
+    return rows[0][0] if rows else None
+
+
+@unittest.skipUnless(perf_ok(), "perf_event_paranoid > 2: no software sampling")
+class NativeCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="dcprof-native-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def db(self, name="p.db"):
+        return os.path.join(self.tmp, name)
+
+
+class FirstTouch(NativeCase):
+    def test_globals(self):
+        # first_touch.c: a and b are page-aligned 8 MiB globals, 8 MiB /
+        # 4 KiB = 2048 pages each, written once per page; table is one
+        # page-aligned page.  Each page faults once for its first touch
+        # (a read of .bss would map the zero page and the write fault again,
+        # but the engine counts a page once per object).
+        db = self.db()
+        r = native(db, [workload("first_touch")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(pages(db, "a"), 2048)
+        self.assertEqual(pages(db, "b"), 2048)
+        self.assertEqual(pages(db, "table"), 1)
+        self.assertEqual(meta(db, "engine"), "native")
+        self.assertEqual(meta(db, "sample_event"), "pagefault")
+        self.assertEqual(meta(db, "samples_lost"), "0")
+        out = run([DCPROF, "report", db, "--first-touch"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("engine:   native, event pagefault, period 1", out.stdout)
+        self.assertRegex(out.stdout, r"\na +global +2,048 ")
+
+    def test_heap(self):
+        # With "heap" the arrays are malloc'ed: 8 MiB is above glibc's mmap
+        # threshold, so each is its own mapping, the block 16 bytes past its
+        # page start (the chunk header): it overlaps 2049 pages.  malloc
+        # writes the header, so page 0 is touched by libc at an address
+        # outside the block; the init loop's last store is at offset
+        # 8 MiB - 64, 48 bytes before the end of page 2047, so page 2048
+        # (the block's last 16 bytes) is never touched: 2047 pages each.
+        db = self.db()
+        r = native(db, [workload("first_touch"), "heap"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = query(db, "SELECT b.id, SUM(f.pages) FROM first_touch f JOIN bucket b"
+                     " ON b.id = f.bucket WHERE b.kind = 'heap' GROUP BY b.id")
+        self.assertEqual(sorted(p for _, p in rows), [2047, 2047])
+        self.assertEqual(pages(db, "a"), 0)
+
+    def test_agrees_with_simulator(self):
+        # The simulator engine's first touches per 4 KiB block
+        # (--reuse=yes --reuse-block=4096) on the same binary: every page of
+        # a, b and table is first touched by the program's own access in
+        # both engines, and THP is off for the arrays (MADV_NOHUGEPAGE), so
+        # the counts agree exactly.
+        if not os.path.exists(os.path.join(os.path.dirname(DCPROF), "..", "lib", "dcprof",
+                                           "dcprof-amd64-linux")):
+            self.skipTest("the simulator engine is not built")
+        nat, sim = self.db("n.db"), self.db("s.db")
+        self.assertEqual(native(nat, [workload("first_touch")]).returncode, 0)
+        r = record(sim, [workload("first_touch")], ["--reuse=yes", "--reuse-block=4096"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for name in ("a", "b", "table"):
+            first = query(sim, "SELECT f.count FROM reuse_first f JOIN bucket b"
+                          " ON b.id = f.bucket WHERE b.name = ?", name)[0][0]
+            self.assertEqual(pages(nat, name), first, name)
+
+
+class Heap(NativeCase):
+    def test_block_statistics_equal_the_simulators(self):
+        # heap_names.c derives each bucket's statistics; the native engine
+        # must find the same blocks.  Its buckets are keyed by call path
+        # (named at finalize), so the statistics are compared as a multiset.
+        db = self.db()
+        r = native(db, [workload("heap_names")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = sorted(query(db, "SELECT blocks, total_bytes, max_live_blocks, max_live_bytes,"
+                           " min_size, max_size FROM bucket WHERE kind = 'heap'"
+                           " AND blocks > 0"))
+        # from heap_names.c's header: mem_init's three lines, c's block and
+        # its realloc to 64 KiB (one bucket, two blocks), safe_malloc's 50
+        # nodes, make_zeroed, the three aligned blocks, reuse_a and reuse_b
+        want = sorted([(60, 1440, 60, 1440, 24, 24), (40, 960, 40, 960, 24, 24),
+                       (1, 1000, 1, 1000, 1000, 1000), (2, 64 + 65536, 1, 65536, 64, 65536),
+                       (50, 800, 50, 800, 16, 16), (1, 1000, 1, 1000, 1000, 1000),
+                       (1, 256, 1, 256, 256, 256), (1, 512, 1, 512, 512, 512),
+                       (1, 100, 1, 100, 100, 100), (1, 4096, 1, 4096, 4096, 4096),
+                       (1, 4096, 1, 4096, 4096, 4096)])
+        self.assertEqual(got, want)
+        n = query(db, "SELECT COUNT(*) FROM block b JOIN bucket k ON k.id = b.bucket"
+                  " WHERE k.kind = 'heap'")[0][0]
+        self.assertEqual(n, 60 + 40 + 1 + 2 + 50 + 1 + 3 + 2)
+
+
+class Processes(NativeCase):
+    def test_threads(self):
+        # threads.c: thr_a and thr_b (1 MiB, 64-byte aligned: 256 pages, or
+        # 257 when not page-aligned) are read by one thread each; the pages
+        # are first touched on that thread, not main (1), and not the same.
+        # A page an array shares with a neighbour main touched first counts
+        # for the neighbour: 255 to 257.
+        db = self.db()
+        r = native(db, [workload("threads")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ta, tb = threads_of(db, "thr_a"), threads_of(db, "thr_b")
+        self.assertEqual(len(ta), 1)
+        self.assertEqual(len(tb), 1)
+        self.assertNotIn(1, ta + tb)
+        self.assertNotEqual(ta, tb)
+        self.assertIn(pages(db, "thr_a"), (255, 256, 257))
+        self.assertIn(pages(db, "thr_b"), (255, 256, 257))
+
+    def test_fork(self):
+        # fork_counts.c: the parent reads parent_data (64 KiB: 16 or 17
+        # pages), forks; the child reads child_data (32 KiB: 8 or 9 pages)
+        # and _exits.  The child's profile counts from the fork.
+        db = self.db()
+        r = native(db, [workload("fork_counts")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        children = [f for f in os.listdir(self.tmp) if f.startswith("p.") and f != "p.db"]
+        self.assertEqual(len(children), 1, os.listdir(self.tmp))
+        child = os.path.join(self.tmp, children[0])
+        self.assertIn(pages(db, "parent_data"), (16, 17))
+        self.assertEqual(pages(db, "child_data"), 0)
+        self.assertIn(pages(child, "child_data"), (8, 9))
+        self.assertEqual(pages(child, "parent_data"), 0)
+
+    def test_crash(self):
+        # segv.c reads crash_arr (1 MiB: 256 or 257 pages), then stores
+        # through NULL: the profile is written at the signal, incomplete,
+        # and record exits 128 + 11.
+        db = self.db()
+        r = native(db, [workload("segv")])
+        self.assertEqual(r.returncode, 139, r.stderr)
+        self.assertIn(pages(db, "crash_arr"), (256, 257))
+        self.assertEqual(meta(db, "complete"), "0")
+
+
+class Errors(unittest.TestCase):
+    def test_no_pmu(self):
+        if os.path.exists("/sys/bus/event_source/devices/cpu") or \
+           os.path.exists("/sys/bus/event_source/devices/ibs_op") or \
+           os.path.exists("/sys/bus/event_source/devices/arm_spe_0"):
+            self.skipTest("this machine has a PMU")
+        tmp = tempfile.mkdtemp(prefix="dcprof-native-")
+        try:
+            db = os.path.join(tmp, "p.db")
+            r = record(db, [workload("first_touch")], ["--engine=native"])
+            self.assertEqual(r.returncode, 2)
+            lines = r.stderr.splitlines()
+            self.assertEqual(len(lines), 1, r.stderr)
+            self.assertRegex(lines[0], r"^dcprof record: no PMU with data-address sampling on"
+                             r" this machine \(perf_event_open: .+\); try --event=pagefault"
+                             r" or the simulator engine$")
+            self.assertFalse(os.path.exists(db))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_simulator_options_refused(self):
+        r = record("/tmp/never.db", [workload("first_touch")],
+                   ["--engine=native", "--event=pagefault", "--reuse=yes"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--reuse is an option of the simulator engine", r.stderr)
+
+    def test_event_needs_native(self):
+        r = record("/tmp/never.db", [workload("first_touch")], ["--event=pagefault"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--event needs --engine=native", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
