@@ -4,6 +4,7 @@
 
 #include "analysis/fields.h"
 #include "analysis/ftouch.h"
+#include "analysis/ipsamp.h"
 #include "analysis/spread.h"
 #include "analysis/view.h"
 #include "base/fmt.h"
@@ -16,7 +17,7 @@
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
        OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_SPREAD, OPT_FORMAT, OPT_SHOW, OPT_HIDE,
-       OPT_FIRST_TOUCH };
+       OPT_FIRST_TOUCH, OPT_IP_SAMPLES };
 
 static const struct opt_def report_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -29,6 +30,7 @@ static const struct opt_def report_opts[] = {
 	{ OPT_STATS, 0, "stats", OPT_NOARG },
 	{ OPT_SAMPLED, 0, "sampled", OPT_NOARG },
 	{ OPT_FIRST_TOUCH, 0, "first-touch", OPT_NOARG },
+	{ OPT_IP_SAMPLES, 0, "ip-samples", OPT_NOARG },
 	{ OPT_INCLUSIVE, 0, "inclusive", OPT_NOARG },
 	{ OPT_SPREAD, 0, "spread", OPT_OPTIONAL },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
@@ -69,6 +71,12 @@ void cmd_report_usage(FILE *f)
 	      "                             and the code that touched most of them (a\n"
 	      "                             profile of record --engine=native\n"
 	      "                             --event=pagefault); with --thread per thread\n"
+	      "  --ip-samples               the IP-only samples (record --sample-ip-only)\n"
+	      "                             per function or, with --by line, per line:\n"
+	      "                             where the (skidded) samples landed, as perf\n"
+	      "                             report shows cpu-clock samples; not with\n"
+	      "                             --object, --by object, --stats, --sampled,\n"
+	      "                             --inclusive or --spread\n"
 	      "  --inclusive                per function (implies --by function), also the\n"
 	      "                             calls into it and its inclusive costs (its\n"
 	      "                             callees' included), and a <root> row for the\n"
@@ -92,6 +100,7 @@ struct report {
 	struct view_opts view;
 	bool by_given, stats;
 	bool first_touch;         /* --first-touch */
+	bool ip_samples;          /* --ip-samples */
 	bool fields;              /* --by offset|field */
 	enum fields_by fby;
 	const char *spread;       /* --spread's metric, or NULL */
@@ -148,6 +157,9 @@ static int parse(struct report *r, int argc, char **argv)
 		case OPT_SAMPLED:
 			r->view.sampled = true;
 			break;
+		case OPT_IP_SAMPLES:
+			r->ip_samples = true;
+			break;
 		case OPT_INCLUSIVE:
 			r->view.inclusive = true;
 			break;
@@ -191,11 +203,21 @@ static int parse(struct report *r, int argc, char **argv)
 		return -1;
 	}
 	if (r->first_touch && (r->by_given || r->stats || r->view.sampled || r->view.inclusive ||
-				r->spread || r->view.object || r->view.function)) {
+				r->spread || r->view.object || r->view.function || r->ip_samples)) {
 		err_msg("--first-touch cannot be combined with --by, --stats, --sampled,"
-			" --inclusive, --spread, --object or --function");
+			" --inclusive, --spread, --object, --function or --ip-samples");
 		return -1;
 	}
+	/* IP-only samples have no data address: no bucket to show them by. */
+	if (r->ip_samples && (r->view.object || r->stats || r->view.sampled ||
+			      r->view.inclusive || r->spread || r->fields ||
+			      (r->by_given && r->view.kind == VIEW_OBJECT))) {
+		err_msg("--ip-samples is per function or line: it cannot be combined with"
+			" --object, --by object, --stats, --sampled, --inclusive or --spread");
+		return -1;
+	}
+	if (r->ip_samples && !r->by_given)
+		r->view.kind = VIEW_FUNCTION;
 	if (r->show && r->hide) {
 		err_msg("--show and --hide cannot be combined");
 		return -1;
@@ -216,7 +238,8 @@ static int sort_rows(const struct report *r, struct table *t)
 	if (r->fields && !r->sort)
 		return 0;     /* offset order */
 	int col = r->sort ? table_find_metric(t, r->sort) :
-		  r->spread ? table_find_metric(t, "max") : view_default_sort(t, &r->view);
+		  r->spread ? table_find_metric(t, "max") :
+		  r->ip_samples ? table_find_metric(t, "samples") : view_default_sort(t, &r->view);
 	struct sbuf valid;
 
 	if (col >= 0) {
@@ -281,6 +304,9 @@ static int summary_read(const struct report *r, struct profile *p, struct summar
 {
 	if (r->view.sampled && sample_info_read(p, &sm->si, err, errlen))
 		return -1;
+	if (r->ip_samples)
+		return sample_info_read_ip(p, &sm->si, err, errlen) ||
+		       (r->format != FMT_CSV && header_read(p, &sm->h, err, errlen)) ? -1 : 0;
 	/* CSV has no header: spare it the scan of the whole cost table. */
 	if (r->format == FMT_CSV)
 		return 0;
@@ -301,6 +327,16 @@ static void print_text_header(const struct report *r, struct profile *p,
 	if (r->first_touch) {
 		sbuf_addf(&out, "%-10spages first touched, by object%s\n\n", "view:",
 			  r->view.thread ? ", per thread" : "");
+		fwrite(out.buf, 1, out.len, stdout);
+		sbuf_release(&out);
+		return;
+	}
+	if (r->ip_samples) {
+		sbuf_addf(&out, "%-10s", "samples:");
+		sample_describe_ip(&out, &sm->si);
+		sbuf_addf(&out, "\n%-10s", "view:");
+		view_describe(&out, &r->view);
+		sbuf_adds(&out, r->view.thread ? ", per thread\n\n" : "\n\n");
 		fwrite(out.buf, 1, out.len, stdout);
 		sbuf_release(&out);
 		return;
@@ -419,6 +455,13 @@ static void print_json(const struct report *r, struct profile *p, const struct s
 
 	sbuf_init(&out);
 	header_json(&out, p, &sm->h);
+	if (r->ip_samples) {
+		sbuf_adds(&out, ",\"ip_samples\":");
+		sample_json(&out, &sm->si);
+		sbuf_addf(&out, ",\"view\":\"%s\"", view_name(r->view.kind));
+		view_json_filters(&out, &r->view);
+		goto rows;
+	}
 	sbuf_addf(&out, ",\"sampled\":%s,\"sample\":", r->view.sampled ? "true" : "false");
 	if (r->view.sampled)
 		sample_json(&out, &sm->si);
@@ -442,6 +485,7 @@ static void print_json(const struct report *r, struct profile *p, const struct s
 		json_fields(&out, r, fi);
 	else
 		view_json_filters(&out, &r->view);
+rows:
 	sbuf_adds(&out, ",\"totals\":");
 	render_table_json_totals(&out, t);
 	sbuf_addf(&out, ",\"total_rows\":%zu,\"rows\":", t->nrows);
@@ -473,6 +517,7 @@ int cmd_report(int argc, char **argv)
 	if (view_check_filters(&p, &r.view, err, sizeof err) ||
 	    summary_read(&r, &p, &sm, err, sizeof err) ||
 	    (r.first_touch ? ftouch_build(&p, r.view.thread, &t, err, sizeof err) :
+	     r.ip_samples ? ipsamp_build(&p, &r.view, &sm.si, &t, err, sizeof err) :
 	     r.fields ? fields_build(&p, r.view.object, r.fby, &t, &fi, err, sizeof err) :
 	     r.spread ? spread_build(&p, r.spread, r.view.object, &t, err, sizeof err) :
 			view_build(&p, &r.view, &t, err, sizeof err))) {

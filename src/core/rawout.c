@@ -373,6 +373,15 @@ void dc_raw_btype(struct dc_rawout *o, uint32_t bucket, const char *type)
 	put(o, '\n');
 }
 
+void dc_raw_ipsamp(struct dc_rawout *o, uint32_t loc, uint32_t thread, uint64_t count)
+{
+	put_str(o, "ipsamp");
+	put_u64(o, loc);
+	put_u64(o, thread);
+	put_u64(o, count);
+	put(o, '\n');
+}
+
 void dc_raw_resid(struct dc_rawout *o, uint32_t bucket, uint32_t level, uint64_t millilines)
 {
 	put_str(o, "resid");
@@ -553,15 +562,6 @@ void dc_raw_ftouch(struct dc_rawout *o, uint32_t bucket, uint32_t loc, uint32_t 
 	put_u64(o, loc);
 	put_u64(o, thread);
 	put_u64(o, pages);
-	put(o, '\n');
-}
-
-void dc_raw_ipsamp(struct dc_rawout *o, uint32_t loc, uint32_t thread, uint64_t count)
-{
-	put_str(o, "ipsamp");
-	put_u64(o, loc);
-	put_u64(o, thread);
-	put_u64(o, count);
 	put(o, '\n');
 }
 

@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 7 (docs/schema.md):
+ * Schema version 8 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -40,9 +40,11 @@
  *   offset_cost   bucket, offset, size, Dr, Dw, D1m, D2m, D3m, D4m, Lat;
  *                 PRIMARY KEY(bucket, offset) (version 7)
  *   bucket_type   bucket INTEGER PRIMARY KEY, type TEXT NOT NULL (version 7)
+ *   ip_sample     location, thread, count; PRIMARY KEY(location, thread) (version 8)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 7.
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 8.
+ *   Version 7 is version 8 without the table marked (version 8).
  *   Version 6 is version 7 without the tables marked (version 7).
  *   Version 5 is version 6 without the columns marked (version 6); version 4
  *   also lacks the columns marked (version 5); version 3
@@ -409,14 +411,6 @@ int pw_ftouch(struct profile_writer *w, int64_t bucket, int64_t loc, int64_t thr
 	return step(w->ftouch);
 }
 
-int pw_ipsamp(struct profile_writer *w, int64_t loc, int64_t thread, int64_t count)
-{
-	sqlite3_bind_int64(w->ipsamp, 1, loc);
-	sqlite3_bind_int64(w->ipsamp, 2, thread);
-	sqlite3_bind_int64(w->ipsamp, 3, count);
-	return step(w->ipsamp);
-}
-
 int pw_rfirst(struct profile_writer *w, int64_t bucket, int64_t count)
 {
 	sqlite3_bind_int64(w->rfirst, 1, bucket);
@@ -597,6 +591,14 @@ int pw_btype(struct profile_writer *w, int64_t bucket, const char *type, size_t 
 	return step(w->btype);
 }
 
+int pw_ipsamp(struct profile_writer *w, int64_t loc, int64_t thread, int64_t count)
+{
+	sqlite3_bind_int64(w->ipsamp, 1, loc);
+	sqlite3_bind_int64(w->ipsamp, 2, thread);
+	sqlite3_bind_int64(w->ipsamp, 3, count);
+	return step(w->ipsamp);
+}
+
 int pw_trace_prune(struct profile_writer *w, int64_t locs, int64_t buckets)
 {
 	char sql[512];
@@ -721,6 +723,8 @@ static const struct {
 	{ "trace_function_ref", 4, "*function accesses const_loads f f_str f_irr" },
 	{ "offset_cost", 7, "*bucket *offset size Dr Dw D1m D2m D3m D4m Lat" },
 	{ "bucket_type", 7, "*bucket type" },
+	{ "first_touch", 8, "*bucket *location *thread pages" },
+	{ "ip_sample", 8, "*location *thread count" },
 };
 
 /* Is column `want` (its primary-key place pk, 0 if none) in table_xinfo's

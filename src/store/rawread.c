@@ -509,6 +509,19 @@ static int rec_btype(struct reader *r)
 	return rc ? sql_fail(r, rc, "btype record (same bucket)") : 0;
 }
 
+/* ipsamp LOC THREAD COUNT (version 8). */
+static int rec_ipsamp(struct reader *r)
+{
+	int64_t loc, thread, count;
+	int rc;
+
+	if (want_fields(r, 4) || ref(r, &r->locs, 1, "location", &loc) || num(r, 2, &thread) ||
+	    num(r, 3, &count))
+		return -1;
+	rc = pw_ipsamp(r->w, loc, thread, count);
+	return rc ? sql_fail(r, rc, "ipsamp record (same location and thread)") : 0;
+}
+
 /* evict, or sevict (sampled): LEVEL EVICTOR VICTIM LOC COUNT. */
 static int rec_evict(struct reader *r, bool sampled)
 {
@@ -596,19 +609,6 @@ static int rec_ftouch(struct reader *r)
 		return -1;
 	rc = pw_ftouch(r->w, bucket, loc, thread, pages);
 	return rc ? sql_fail(r, rc, "ftouch record (same bucket, location and thread)") : 0;
-}
-
-/* ipsamp LOC THREAD COUNT (version 8). */
-static int rec_ipsamp(struct reader *r)
-{
-	int64_t loc, thread, count;
-	int rc;
-
-	if (want_fields(r, 4) || ref(r, &r->locs, 1, "location", &loc) || num(r, 2, &thread) ||
-	    num(r, 3, &count))
-		return -1;
-	rc = pw_ipsamp(r->w, loc, thread, count);
-	return rc ? sql_fail(r, rc, "ipsamp record (same location and thread)") : 0;
 }
 
 /* rfirst and runseen: BUCKET COUNT. */

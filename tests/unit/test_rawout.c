@@ -557,3 +557,14 @@ DC_TEST(rawout, off_and_btype)
 	finish_expect(o, &m, "off 3 8 16 5 2 4 1 900\noff 3 - 16 5 2 4 900\n"
 			     "btype 3 struct%20node\n");
 }
+
+/* Version 8: an IP-only sample count, ipsamp LOC THREAD COUNT. */
+DC_TEST(rawout, ipsamp)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+
+	dc_raw_ipsamp(o, 7, 1, 30000);
+	dc_raw_ipsamp(o, 0, 4294967295u, 18446744073709551615ull);
+	finish_expect(o, &m, "ipsamp 7 1 30000\nipsamp 0 4294967295 18446744073709551615\n");
+}
