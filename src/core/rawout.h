@@ -14,7 +14,7 @@
 #include "core/trace.h"
 #include "core/offtab.h"
 
-#define DC_RAW_VERSION 7
+#define DC_RAW_VERSION 8
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -86,6 +86,11 @@ void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r);
  * LAT (OFFSET "-" for the bucket's beyond cell), and the type a program
  * gave a user bucket, btype BUCKET TYPE. */
 void dc_raw_off(struct dc_rawout *o, const struct dc_offcell *c, int nlevels);
+/* --offsets with --cache-use (version 8): every byte at offsets [OFFSET,
+ * END) of BUCKET's objects left level k unused u[k] times; OFFSET
+ * DC_OFF_BEYOND (written "- -"): u[k] bytes beyond the window or cap. */
+void dc_raw_offu(struct dc_rawout *o, uint32_t bucket, uint64_t off, uint64_t end,
+		 const uint64_t *u, int nlevels);
 void dc_raw_btype(struct dc_rawout *o, uint32_t bucket, const char *type);
 void dc_raw_end(struct dc_rawout *o, bool complete);
 

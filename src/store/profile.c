@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 7 (docs/schema.md):
+ * Schema version 8 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -40,9 +40,12 @@
  *   offset_cost   bucket, offset, size, Dr, Dw, D1m, D2m, D3m, D4m, Lat;
  *                 PRIMARY KEY(bucket, offset) (version 7)
  *   bucket_type   bucket INTEGER PRIMARY KEY, type TEXT NOT NULL (version 7)
+ *   offset_unused bucket, offset, end_offset, Unused1, ... Unused4;
+ *                 PRIMARY KEY(bucket, offset, end_offset) (version 8)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 7.
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 8.
+ *   Version 7 is version 8 without the table marked (version 8).
  *   Version 6 is version 7 without the tables marked (version 7).
  *   Version 5 is version 6 without the columns marked (version 6); version 4
  *   also lacks the columns marked (version 5); version 3
@@ -114,7 +117,10 @@ static const char schema_sql[] =
 	"CREATE TABLE offset_cost(bucket INTEGER, offset INTEGER, size INTEGER, Dr INTEGER,"
 	" Dw INTEGER, D1m INTEGER, D2m INTEGER, D3m INTEGER, D4m INTEGER, Lat INTEGER,"
 	" PRIMARY KEY(bucket, offset));"
-	"CREATE TABLE bucket_type(bucket INTEGER PRIMARY KEY, type TEXT NOT NULL);";
+	"CREATE TABLE bucket_type(bucket INTEGER PRIMARY KEY, type TEXT NOT NULL);"
+	"CREATE TABLE offset_unused(bucket INTEGER, offset INTEGER, end_offset INTEGER,"
+	" Unused1 INTEGER, Unused2 INTEGER, Unused3 INTEGER, Unused4 INTEGER,"
+	" PRIMARY KEY(bucket, offset, end_offset));";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -185,6 +191,8 @@ static const struct {
 	{ offsetof(struct profile_writer, offset),
 	  "INSERT INTO offset_cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
 	{ offsetof(struct profile_writer, btype), "INSERT INTO bucket_type VALUES(?1, ?2)" },
+	{ offsetof(struct profile_writer, offu),
+	  "INSERT INTO offset_unused VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
 };
 
 /* SQLite's message, with the system's reason for an I/O error ("disk I/O
@@ -566,6 +574,17 @@ int pw_offset(struct profile_writer *w, int64_t bucket, int64_t offset, int64_t 
 	return step(w->offset);
 }
 
+int pw_offu(struct profile_writer *w, int64_t bucket, int64_t offset, int64_t end,
+	    const int64_t *u, int nlevels)
+{
+	sqlite3_bind_int64(w->offu, 1, bucket);
+	sqlite3_bind_int64(w->offu, 2, offset);
+	sqlite3_bind_int64(w->offu, 3, end);
+	for (int k = 0; k < DC_MAX_LEVELS; k++)
+		sqlite3_bind_int64(w->offu, 4 + k, k < nlevels ? u[k] : 0);
+	return step(w->offu);
+}
+
 int pw_btype(struct profile_writer *w, int64_t bucket, const char *type, size_t len)
 {
 	sqlite3_bind_int64(w->btype, 1, bucket);
@@ -697,6 +716,7 @@ static const struct {
 	{ "trace_function_ref", 4, "*function accesses const_loads f f_str f_irr" },
 	{ "offset_cost", 7, "*bucket *offset size Dr Dw D1m D2m D3m D4m Lat" },
 	{ "bucket_type", 7, "*bucket type" },
+	{ "offset_unused", 8, "*bucket *offset *end_offset Unused1 Unused2 Unused3 Unused4" },
 };
 
 /* Is column `want` (its primary-key place pk, 0 if none) in table_xinfo's

@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 7) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 8) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "core/rawout.h"
 #include "store/rawread.h"
 #include "store/rhist.h"
 
@@ -252,9 +253,9 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 7)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 7)",
-			    (long long)v);
+	if (v < 1 || v > DC_RAW_VERSION)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to %d)",
+			    (long long)v, DC_RAW_VERSION);
 	r->version = (int)v;
 	r->header = true;
 	return 0;
@@ -446,6 +447,33 @@ static int rec_off(struct reader *r)
 			return -1;
 	rc = pw_offset(r->w, bucket, off, v[0], v + 1, n);
 	return rc ? sql_fail(r, rc, "off record (same bucket and offset)") : 0;
+}
+
+/* offu BUCKET OFFSET END U1 ... UN (version 8); OFFSET and END "-" are
+ * the bucket's beyond bytes, stored as -1. */
+static int rec_offu(struct reader *r)
+{
+	int n = r->s->nlevels;
+	int64_t bucket, off = -1, end = -1, u[DC_MAX_LEVELS];
+	bool beyond;
+	int rc;
+
+	if (n == 0)
+		return fail(r, "offu record before any level record");
+	if (want_fields(r, 4 + n) || ref(r, &r->buckets, 1, "bucket", &bucket))
+		return -1;
+	beyond = !strcmp(r->f[2], "-");
+	if (beyond != !strcmp(r->f[3], "-"))
+		return fail(r, "offu record with one of OFFSET and END '-'");
+	if (!beyond && (num(r, 2, &off) || num(r, 3, &end)))
+		return -1;
+	if (!beyond && (off < 0 || end <= off))
+		return fail(r, "offu record with an empty or negative range");
+	for (int i = 0; i < n; i++)
+		if (num(r, 4 + i, &u[i]))
+			return -1;
+	rc = pw_offu(r->w, bucket, off, end, u, n);
+	return rc ? sql_fail(r, rc, "offu record (same bucket and range)") : 0;
 }
 
 /* btype BUCKET TYPE (version 7). */
@@ -898,6 +926,8 @@ static int record(struct reader *r, char *line, size_t len)
 		return rec_off(r);
 	if (r->version >= 7 && !strcmp(t, "btype"))
 		return rec_btype(r);
+	if (r->version >= 8 && !strcmp(t, "offu"))
+		return rec_offu(r);
 	/* And version 4 records to older dumps. */
 	if (r->version >= 4) {
 		if (!strcmp(t, "twin"))

@@ -179,6 +179,64 @@ class LinkedList(Recorded):
         self.assertRegex(r.stdout, r"fields:   struct node: (key|next) \d+\.\d\d % of L1 misses")
 
 
+class UnusedBytes(Recorded):
+    """--cache-use with --offsets: bytes loaded and never used, by offset
+    and field (derived in fields_array.c's header)."""
+    WORKLOAD = "fields_array"
+    OPTS = (CACHE_2, LAT, "--offsets", "--cache-use")
+
+    def test_fields_hold_the_unused_bytes(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        doc, rows = fields(self.db, recs)
+        self.assertEqual({f: (r["Unused1"], r["UnusedL"]) for f, r in rows.items()},
+                         {"id": (8 * (R + 1) * N, 8 * N), "val": (0, 0),
+                          "pad[48]": (48 * (R + 1) * N, 48 * N)})
+        self.assertIn("pad[48] 85.71 % of L1 unused bytes, id 14.29 %", doc["summary"])
+
+    def test_offsets_hold_the_unused_bytes(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        doc, rows = fields(self.db, recs, "offset")
+        # a row starts each unused range; its bytes run to the next row
+        self.assertEqual({o: (r["field"], r["Dr"], r["Unused1"]) for o, r in rows.items()},
+                         {0: ("id", 0, 8 * (R + 1) * N), 8: ("val", R * N, 0),
+                          16: ("pad[48]", 0, 48 * (R + 1) * N)})
+
+    def test_raw_ranges_per_element(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        got = query(self.db, "SELECT o.offset, o.end_offset, o.Unused1, o.Unused2"
+                    " FROM offset_unused o JOIN bucket b ON b.id = o.bucket WHERE b.name = ?"
+                    " ORDER BY o.offset", recs)
+        # [0, 8), then [64 i + 16, 64 i + 72) joined with the next id
+        want = [(0, 8, R + 1, 1)] + [(64 * i + 16, 64 * i + 72, R + 1, 1) for i in range(N - 1)]
+        want.append((64 * (N - 1) + 16, 64 * N, R + 1, 1))
+        self.assertEqual(got, want)
+
+    def test_unused_bytes_are_part_of_sploss(self):
+        """Bytes found in objects are some of the bytes SpLoss counts."""
+        for lv in (1, 2):
+            (unused,), = query(self.db, "SELECT SUM(CASE WHEN offset < 0 THEN Unused%d ELSE"
+                               " (end_offset - offset) * Unused%d END) FROM offset_unused"
+                               % (lv, lv))
+            (sploss,), = query(self.db, "SELECT SUM(SpLoss) FROM cache_use WHERE level = ?", lv)
+            self.assertGreater(unused, 0)
+            self.assertLessEqual(unused, sploss)
+
+
+class UnusedPayload(Recorded):
+    """C++ list: the payload is loaded with every node and never read."""
+    WORKLOAD = "fields_list"
+    OPTS = (CACHE_2, LAT, "--offsets", "--cache-use")
+    P, N = 8, 2048
+
+    def test_payload_is_the_unused_field(self):
+        node = heap_bucket(self.db, "fields_list.cc", "SITE:node")
+        doc, rows = fields(self.db, node)
+        self.assertGreaterEqual(rows["payload[40]"]["Unused1"], 40 * (self.P - 1) * self.N)
+        self.assertRegex(doc["summary"], r"; payload\[40\] \d+\.\d\d % of L1 unused bytes")
+        self.assertGreater(rows["payload[40]"]["Unused1"],
+                           rows["next"]["Unused1"] + rows["key"]["Unused1"])
+
+
 class GlobalStruct(Recorded):
     """Two threads read a global's fields in known proportions."""
     WORKLOAD = "fields_global"
