@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/allocsite.h"
 #include "analysis/dwtype.h"
 #include "analysis/fields.h"
 #include "analysis/view.h"
@@ -80,6 +81,92 @@ static int global_file(struct profile *p, const char *soname, const char *progra
 	return rc == SQLITE_ROW;
 }
 
+/* The statement ending at line `line` of the source whose base name is
+ * file_base, as the profile's locations name it: the line and those before
+ * it while they do not end one (';', '{', '}'), at most 8.  1, or 0 when
+ * no such file can be read. */
+static int statement_at(struct profile *p, const char *file_base, int64_t line,
+			struct sbuf *out)
+{
+	sqlite3_stmt *st;
+	char *lines[8] = { NULL };
+	int found = 0;
+
+	if (sqlite3_prepare_v2(p->db, "SELECT DISTINCT file FROM location WHERE file = ?1 OR"
+			       " file LIKE '%/' || ?1", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, file_base, -1, SQLITE_STATIC);
+	while (!found && sqlite3_step(st) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(st, 0);
+		FILE *f = path ? fopen(path, "r") : NULL;
+		char buf[4096];
+		int64_t n = 0;
+
+		if (!f)
+			continue;
+		while (fgets(buf, sizeof buf, f) && ++n <= line)
+			if (n > line - 8) {
+				free(lines[n % 8]);
+				lines[n % 8] = xmemdup(buf, strlen(buf));
+			}
+		fclose(f);
+		found = n >= line;
+	}
+	sqlite3_finalize(st);
+	if (found) {
+		int64_t first = line;
+		/* back while the line before does not end a statement */
+		while (first > 1 && first > line - 7) {
+			const char *prev = lines[(first - 1) % 8];
+			size_t k = prev ? strlen(prev) : 0;
+			while (k && (prev[k - 1] == '\n' || prev[k - 1] == ' ' || prev[k - 1] == '\t'))
+				k--;
+			if (!prev || !k || strchr(";{}", prev[k - 1]) || prev[0] == '#')
+				break;
+			first--;
+		}
+		for (int64_t i = first; i <= line; i++)
+			if (lines[i % 8])
+				sbuf_adds(out, lines[i % 8]);
+	}
+	for (int i = 0; i < 8; i++)
+		free(lines[i]);
+	return found;
+}
+
+/* A heap bucket whose allocation is not a declaration: what its source
+ * line assigns the block to (allocsite.h), typed from DWARF. */
+static int heap_by_source(struct profile *p, const char *prog, const char *fn,
+			  const char *file_base, int64_t line, struct dw_type *t, char *why,
+			  size_t whylen)
+{
+	struct sbuf text;
+	char target[256];
+	int rc = 0;
+
+	sbuf_init(&text);
+	if (!statement_at(p, file_base, line, &text)) {
+		snprintf(why + strlen(why), whylen - strlen(why), "; the source of %s:%lld cannot"
+			 " be read to see what the block is assigned to", file_base, (long long)line);
+		goto out;
+	}
+	switch (allocsite_parse(text.buf, target, sizeof target)) {
+	case ALLOCSITE_TYPE:
+		rc = dwtype_named(prog, target, t, why, whylen);
+		break;
+	case ALLOCSITE_LVALUE:
+		rc = dwtype_heap_lvalue(prog, fn, file_base, line, target, t, why, whylen);
+		break;
+	default:
+		snprintf(why, whylen, "%s:%lld assigns the block to no variable, member or cast"
+			 " (name its type with DCPROF_NAME_BLOCK_TYPED)", file_base, (long long)line);
+		break;
+	}
+out:
+	sbuf_release(&text);
+	return rc;
+}
+
 /* The element type of bucket id (kind, name): 1 with t, 0 with fi->why. */
 static int find_type(struct profile *p, int64_t id, const char *kind, const char *name,
 		     struct dw_type *t, struct fields_info *fi)
@@ -126,6 +213,9 @@ static int find_type(struct profile *p, int64_t id, const char *kind, const char
 		sbuf_add(&file, open + 2, (size_t)(colon - open - 2));
 		rc = dwtype_heap_site(prog.buf, sym.buf, file.buf, strtoll(colon + 1, NULL, 10), t,
 				      why, sizeof why);
+		if (rc == 0)
+			rc = heap_by_source(p, prog.buf, sym.buf, file.buf,
+					    strtoll(colon + 1, NULL, 10), t, why, sizeof why);
 	} else if (!strcmp(kind, "user")) {
 		sqlite3_stmt *st;
 		rc = 0;

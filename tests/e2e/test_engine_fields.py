@@ -237,6 +237,60 @@ class UnusedPayload(Recorded):
                            rows["next"]["Unused1"] + rows["key"]["Unused1"])
 
 
+class HeapTypes(Recorded):
+    """Heap types from what the allocation is assigned to (C, -O2 -g): the
+    expected names are the source's, listed in fields_heaptypes.c."""
+    WORKLOAD = "fields_heaptypes"
+    OPTS = (CACHE_2, LAT, "--offsets")
+    SRC = "fields_heaptypes.c"
+
+    def type_at(self, tag):
+        doc, _ = fields(self.db, heap_bucket(self.db, self.SRC, tag))
+        return doc["type"]
+
+    def test_each_assignment_gives_the_type(self):
+        want = {"SITE:assign": "struct node", "SITE:member": "struct item",
+                "SITE:global": "struct particle", "SITE:cast": "struct cell",
+                "SITE:memalign": "struct item", "SITE:inlined": "struct particle",
+                "SITE:caller": "char"}
+        self.assertEqual({tag: self.type_at(tag) for tag in want}, want)
+
+    def test_fields_of_an_assigned_block(self):
+        _, rows = fields(self.db, heap_bucket(self.db, self.SRC, "SITE:member"))
+        # 64 items, each id written once by vec_init and item 3's read by main
+        self.assertEqual((rows["id"]["Dw"], rows["id"]["Dr"]), (64, 1))
+        self.assertEqual(rows["flags"]["note"], "never accessed")
+
+    def test_unresolved_names_its_reason(self):
+        # printf's buffer: main's printf line assigns nothing
+        rows = query(self.db, "SELECT name FROM bucket WHERE kind = 'heap' AND name LIKE"
+                     " 'main (fields_heaptypes.c:%' AND name NOT LIKE ?",
+                     "%%:%d)%%" % marker_line(self.SRC, "SITE:caller"))
+        self.assertTrue(rows)
+        r = run([DCPROF, "report", self.db, "--object", rows[0][0], "--by", "field"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("assigns the block to no variable, member or cast (name its type with"
+                      " DCPROF_NAME_BLOCK_TYPED)", r.stderr)
+
+
+class HeapTypesCxx(Recorded):
+    """The same in C++: new T[n], new T, a member of this (-O2 -g)."""
+    WORKLOAD = "fields_heaptypes_cxx"
+    OPTS = (CACHE_2, LAT, "--offsets")
+    SRC = "fields_heaptypes_cxx.cc"
+    type_at = HeapTypes.type_at
+
+    def test_each_assignment_gives_the_type(self):
+        want = {"SITE:newarr": "struct Body", "SITE:member": "struct Item",
+                "SITE:newobj": "class Grid"}
+        self.assertEqual({tag: self.type_at(tag) for tag in want}, want)
+
+    def test_fields_of_an_assigned_block(self):
+        _, rows = fields(self.db, heap_bucket(self.db, self.SRC, "SITE:newarr"))
+        self.assertEqual((rows["mass"]["Dw"], rows["mass"]["Dr"]), (64, 1))
+        self.assertEqual(rows["pos[3]"]["note"], "never accessed")
+
+
 class GlobalStruct(Recorded):
     """Two threads read a global's fields in known proportions."""
     WORKLOAD = "fields_global"
