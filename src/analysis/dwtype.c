@@ -535,6 +535,21 @@ static int lvalue_done(struct walk *w)
 	return found(q, &pointee);
 }
 
+/* A template type parameter of function fn (`T` of `Allocate<double>`). */
+static int visit_tparam(struct walk *w, Dwarf_Die *die, const char *fn)
+{
+	struct query *q = w->ud;
+	const char *n;
+	Dwarf_Die type;
+
+	if (dwarf_tag(die) != DW_TAG_template_type_parameter || !fn || strcmp(fn, fn_want(q->fn)))
+		return 0;
+	n = dwarf_diename(die);
+	if (!n || strcmp(n, q->tag_name) || !type_of(die, &type) || size_of(&type) <= 0)
+		return 0;
+	return found(q, &type);
+}
+
 static int run(const char *elf, struct query *q,
 	       int (*visit)(struct walk *, Dwarf_Die *, const char *), char *why, size_t whylen)
 {
@@ -601,6 +616,18 @@ int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, i
 		snprintf(why, whylen, "%s", q.why);
 		return 0;
 	}
+	return rc;
+}
+
+int dwtype_template_param(const char *elf, const char *fn, const char *name,
+			  struct dw_type *t, char *why, size_t whylen)
+{
+	struct query q = { .fn = fn, .tag_name = name, .t = t };
+	int rc = run(elf, &q, visit_tparam, why, whylen);
+
+	if (rc == 0 && !q.why[0])
+		snprintf(why, whylen, "no type '%s', nor a template parameter '%s' of %s, in the"
+			 " debug information of '%s'", name, name, fn, elf);
 	return rc;
 }
 

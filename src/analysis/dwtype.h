@@ -58,6 +58,10 @@ int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int
 		     struct dw_type *t, char *why, size_t whylen);
 int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, int64_t line,
 		       const char *lvalue, struct dw_type *t, char *why, size_t whylen);
+/* The type a template type parameter `name` of function fn (its DWARF
+ * name, `Allocate<double>`) stands for: a cast to `T *` in a template. */
+int dwtype_template_param(const char *elf, const char *fn, const char *name,
+			  struct dw_type *t, char *why, size_t whylen);
 int dwtype_named(const char *elf, const char *type_name, struct dw_type *t, char *why,
 		 size_t whylen);
 void dw_type_release(struct dw_type *t);

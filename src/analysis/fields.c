@@ -153,6 +153,8 @@ static int heap_by_source(struct profile *p, const char *prog, const char *fn,
 	switch (allocsite_parse(text.buf, target, sizeof target)) {
 	case ALLOCSITE_TYPE:
 		rc = dwtype_named(prog, target, t, why, whylen);
+		if (rc == 0)   /* T * in a template: T of this instance */
+			rc = dwtype_template_param(prog, fn, target, t, why, whylen);
 		break;
 	case ALLOCSITE_LVALUE:
 		rc = dwtype_heap_lvalue(prog, fn, file_base, line, target, t, why, whylen);

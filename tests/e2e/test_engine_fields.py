@@ -282,7 +282,7 @@ class HeapTypesCxx(Recorded):
 
     def test_each_assignment_gives_the_type(self):
         want = {"SITE:newarr": "struct Body", "SITE:member": "struct Item",
-                "SITE:newobj": "class Grid"}
+                "SITE:newobj": "class Grid", "SITE:template": "struct Item"}
         self.assertEqual({tag: self.type_at(tag) for tag in want}, want)
 
     def test_fields_of_an_assigned_block(self):

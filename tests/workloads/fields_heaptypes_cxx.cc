@@ -5,6 +5,10 @@
 //   SITE:member   posix_memalign((void **)&cells, ...) in a method: the
 //                 member of `this`                                 Item
 //   SITE:newobj   grid = new Grid, grid declared earlier           Grid
+//   SITE:template static_cast<T *>(malloc(...)) in Allocate<T>, as LULESH
+//                 allocates (a template allocator, inlined: its inlined
+//                 frame names the block; not inlined, `return malloc` is a
+//                 tail call named at the caller): Allocate<Item>'s T  Item
 // Body and Item are trivially destructible, so new[] adds no cookie and the
 // blocks hold the elements from offset 0.
 #include <cstdio>
@@ -35,6 +39,12 @@ public:
 	}
 };
 
+template <typename T>
+static inline __attribute__((always_inline)) T *Allocate(size_t n)
+{
+	return static_cast<T *>(std::malloc(sizeof(T) * n));   /* SITE:template */
+}
+
 static __attribute__((noipa)) Body *make_bodies(long n)
 {
 	Body *bodies = nullptr;
@@ -50,9 +60,12 @@ int main()
 {
 	Grid *grid;
 	Body *b = make_bodies(64);
+	Item *it = Allocate<Item>(64);
 
 	grid = new Grid;                                 /* SITE:newobj */
 	grid->init(64);
+	for (long i = 0; it && i < 64; i++)
+		it[i].w = 1.0;
 	std::printf("%g %ld %ld\n", b[3].mass, grid->cells[5].id, grid->n);
 	return 0;
 }
