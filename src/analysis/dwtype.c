@@ -550,10 +550,13 @@ static int visit_tparam(struct walk *w, Dwarf_Die *die, const char *fn)
 	return found(q, &type);
 }
 
-static int run(const char *elf, struct query *q,
-	       int (*visit)(struct walk *, Dwarf_Die *, const char *), char *why, size_t whylen)
+/* Walks elf with visit (and done, may be NULL) for q: 1 found, 0 not
+ * (why set when found unusable), -1 the file cannot be read. */
+static int run_done(const char *elf, struct query *q,
+		    int (*visit)(struct walk *, Dwarf_Die *, const char *),
+		    int (*done)(struct walk *), char *why, size_t whylen)
 {
-	struct walk w = { visit, q, NULL };
+	struct walk w = { visit, q, done };
 	int rc = walk_file(elf, &w, why, whylen);
 
 	if (rc < 0)
@@ -563,6 +566,12 @@ static int run(const char *elf, struct query *q,
 		return 0;
 	}
 	return rc;
+}
+
+static int run(const char *elf, struct query *q,
+	       int (*visit)(struct walk *, Dwarf_Die *, const char *), char *why, size_t whylen)
+{
+	return run_done(elf, q, visit, NULL, why, whylen);
 }
 
 int dwtype_global(const char *elf, const char *symbol, const char *file_base,
@@ -600,23 +609,14 @@ int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, i
 {
 	struct query q = { .fn = fn, .file_base = file_base, .line = line, .t = t,
 			   .lvalue = lvalue };
-	struct walk w = { visit_lvalue, &q, lvalue_done };
 	size_t n = 0;
-	int rc;
 
 	while (lvalue[n] && (isalnum((unsigned char)lvalue[n]) || lvalue[n] == '_') &&
 	       n + 1 < sizeof q.first)
 		n++;
 	memcpy(q.first, lvalue, n);
 	q.first[n] = '\0';
-	rc = walk_file(elf, &w, why, whylen);
-	if (rc < 0)
-		return -1;
-	if (rc == 2) {
-		snprintf(why, whylen, "%s", q.why);
-		return 0;
-	}
-	return rc;
+	return run_done(elf, &q, visit_lvalue, lvalue_done, why, whylen);
 }
 
 int dwtype_template_param(const char *elf, const char *fn, const char *name,
