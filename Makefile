@@ -169,7 +169,8 @@ $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -Iinclude -o $@ $< -lpthread
 # Workloads written since STYLE rule 12 are built as users build theirs.
-O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail fields_array fields_global)
+O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail fields_array fields_global \
+	fields_heaptypes)
 $(O2_WORKLOADS): $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Iinclude -o $@ $<
@@ -241,6 +242,9 @@ $(B)/w/mpi_stencil: tests/workloads/mpi/mpi_stencil.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -O2 -g -Iinclude -o $@ $<
 $(B)/w/fields_list: tests/workloads/fields_list.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
+$(B)/w/fields_heaptypes_cxx: tests/workloads/fields_heaptypes_cxx.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -o $@ $<
 # Agreement workloads written as users build (STYLE rule 12).

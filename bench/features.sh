@@ -15,6 +15,9 @@
 #   use        --cache-use=yes
 #   calls      --calls=yes
 #   use-calls  --cache-use=yes --calls=yes
+#   offs       --offsets=yes
+#   use-offs   --cache-use=yes --offsets=yes (unused bytes by offset: its
+#              cost is the ratio of this column to `use`'s)
 #   trace      --trace-window=1000 (1 % of loads in windows)
 #   trace-full --trace-window=1000 --trace-full=yes
 #   ckpt       --checkpoint=0.1 (--checkpoint-ms=100 with -e): a checkpoint
@@ -62,6 +65,8 @@ opts() {
 	use) echo "--cache-use=yes" ;;
 	calls) echo "--calls=yes" ;;
 	use-calls) echo "--cache-use=yes --calls=yes" ;;
+	offs) echo "--offsets=yes" ;;
+	use-offs) echo "--cache-use=yes --offsets=yes" ;;
 	trace) echo "--trace-window=1000" ;;
 	trace-full) echo "--trace-window=1000 --trace-full=yes" ;;
 	ckpt) if [ -n "$ENGINE" ]; then echo "--checkpoint-ms=100"; else echo "--checkpoint=0.1"; fi ;;

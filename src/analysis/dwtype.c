@@ -1,6 +1,7 @@
 /* dwtype.c — the element type of a data object, from DWARF (see dwtype.h). */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -227,6 +228,8 @@ static void element_of(Dwarf_Die *type, Dwarf_Die *out)
 struct walk {
 	int (*visit)(struct walk *w, Dwarf_Die *die, const char *fn);
 	void *ud;
+	/* optional: after a walk visit never stopped, while the file is open */
+	int (*done)(struct walk *w);
 };
 
 /* Depth first; fn is the innermost function's name around die.  Stops when
@@ -275,6 +278,8 @@ static int walk_file(const char *elf, struct walk *w, char *why, size_t whylen)
 	}
 	while (!rc && dwarf_get_units(dbg, cu, &cu, NULL, NULL, &cudie, NULL) == 0)
 		rc = walk_die(w, &cudie, NULL, 0);
+	if (!rc && w->done)
+		rc = w->done(w);
 	dwarf_end(dbg);
 	close(fd);
 	return rc;
@@ -296,6 +301,14 @@ struct query {
 	 * none inside one comes */
 	bool have_other;
 	struct dw_type other;
+	/* dwtype_heap_lvalue: the lvalue, and the best variable named by its
+	 * first identifier so far (in fn: declared closest before the line;
+	 * else a global), and fn's `this` */
+	const char *lvalue;
+	char first[128];
+	Dwarf_Die var, global, self;
+	int var_line;
+	bool have_var, have_global, have_self;
 };
 
 /* Fills q->t from an element type: 1, or 2 with q->why. */
@@ -378,10 +391,172 @@ static int visit_named(struct walk *w, Dwarf_Die *die, const char *fn)
 	return found(q, die);
 }
 
-static int run(const char *elf, struct query *q,
-	       int (*visit)(struct walk *, Dwarf_Die *, const char *), char *why, size_t whylen)
+/* The name wanted for fn: C++ frames name methods Class::method, DWARF
+ * names them method. */
+static const char *fn_want(const char *fn)
 {
-	struct walk w = { visit, q };
+	const char *colon = fn ? strrchr(fn, ':') : NULL;
+
+	return colon ? colon + 1 : fn;
+}
+
+static int visit_lvalue(struct walk *w, Dwarf_Die *die, const char *fn)
+{
+	struct query *q = w->ud;
+	int tag = dwarf_tag(die), line = 0;
+	const char *n, *want = fn_want(q->fn);
+	bool in_fn = want && fn && !strcmp(fn, want);
+
+	if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
+		return 0;
+	n = dwarf_diename(die);
+	if (!n)
+		return 0;
+	if (in_fn && !strcmp(n, "this")) {
+		q->self = *die;
+		q->have_self = true;
+	}
+	if (strcmp(n, q->first))
+		return 0;
+	if (!fn) {
+		if (!q->have_global || !dwarf_hasattr(die, DW_AT_declaration)) {
+			q->global = *die;
+			q->have_global = true;
+		}
+		return 0;
+	}
+	if (!in_fn)
+		return 0;
+	/* in fn's file: declared at or before the line, the closest wins */
+	if (dwarf_decl_line(die, &line) == 0 &&
+	    (line > q->line || strcmp(base_name(dwarf_decl_file(die)), q->file_base)))
+		return 0;
+	if (!q->have_var || line >= q->var_line) {
+		q->var = *die;
+		q->var_line = line;
+		q->have_var = true;
+	}
+	return 0;
+}
+
+/* The member `name` of aggregate agg (peeled), base classes and anonymous
+ * members searched too. */
+static bool member_named(Dwarf_Die *agg, const char *name, size_t len, Dwarf_Die *out)
+{
+	Dwarf_Die m;
+
+	if (dwarf_child(agg, &m) != 0)
+		return false;
+	do {
+		const char *n = dwarf_diename(&m);
+		Dwarf_Die mt, pt;
+		int tag = dwarf_tag(&m);
+
+		if (tag != DW_TAG_member && tag != DW_TAG_inheritance && tag != DW_TAG_variable)
+			continue;
+		if (n && tag != DW_TAG_inheritance && strlen(n) == len && !strncmp(n, name, len) &&
+		    type_of(&m, out))
+			return true;
+		if ((!n || tag == DW_TAG_inheritance) && type_of(&m, &mt) &&
+		    dwarf_peel_type(&mt, &pt) == 0 && is_aggregate(dwarf_tag(&pt)) &&
+		    member_named(&pt, name, len, out))
+			return true;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
+/* Follows the steps of the lvalue after its first identifier (`->m`,
+ * `.m`, `[]`) from type *t: false with q->why when one does not apply. */
+static bool follow(struct query *q, const char *p, Dwarf_Die *t)
+{
+	Dwarf_Die pt, inner;
+
+	while (*p) {
+		bool arrow = p[0] == '-' && p[1] == '>';
+		if (dwarf_peel_type(t, &pt) != 0)
+			pt = *t;
+		if (*p == '[') {
+			if ((dwarf_tag(&pt) != DW_TAG_array_type &&
+			     dwarf_tag(&pt) != DW_TAG_pointer_type) || !type_of(&pt, &inner))
+				goto bad;
+			*t = inner;
+			p += 2;
+			continue;
+		}
+		if (arrow || *p == '.') {
+			const char *m = p + (arrow ? 2 : 1), *e = m;
+			if (arrow) {
+				if (dwarf_tag(&pt) != DW_TAG_pointer_type || !type_of(&pt, &inner) ||
+				    dwarf_peel_type(&inner, &pt) != 0)
+					goto bad;
+			}
+			while (*e && *e != '-' && *e != '.' && *e != '[')
+				e++;
+			if (!is_aggregate(dwarf_tag(&pt)) || !member_named(&pt, m, (size_t)(e - m), t))
+				goto bad;
+			p = e;
+			continue;
+		}
+		goto bad;
+	}
+	return true;
+bad:
+	snprintf(q->why, sizeof q->why, "cannot follow '%.100s' in the type of '%.100s'", p, q->first);
+	return false;
+}
+
+static int lvalue_done(struct walk *w)
+{
+	struct query *q = w->ud;
+	const char *rest = q->lvalue + strlen(q->first);
+	char steps[300];
+	Dwarf_Die type, pt, pointee;
+
+	if (q->have_var || q->have_global) {
+		if (!type_of(q->have_var ? &q->var : &q->global, &type))
+			return 0;
+	} else if (q->have_self && type_of(&q->self, &type)) {
+		/* a member of the method's object: this->lvalue */
+		snprintf(steps, sizeof steps, "->%.200s", q->lvalue);
+		rest = steps;
+	} else {
+		snprintf(q->why, sizeof q->why, "the allocation is assigned to '%s', which names no"
+			 " variable of %s", q->lvalue, q->fn);
+		return 2;
+	}
+	if (!follow(q, rest, &type))
+		return 2;
+	if (dwarf_peel_type(&type, &pt) != 0 || dwarf_tag(&pt) != DW_TAG_pointer_type ||
+	    !type_of(&pt, &pointee) || size_of(&pointee) <= 0) {
+		snprintf(q->why, sizeof q->why, "the allocation is assigned to '%s', which is not"
+			 " a pointer to a type with a size", q->lvalue);
+		return 2;
+	}
+	return found(q, &pointee);
+}
+
+/* A template type parameter of function fn (`T` of `Allocate<double>`). */
+static int visit_tparam(struct walk *w, Dwarf_Die *die, const char *fn)
+{
+	struct query *q = w->ud;
+	const char *n;
+	Dwarf_Die type;
+
+	if (dwarf_tag(die) != DW_TAG_template_type_parameter || !fn || strcmp(fn, fn_want(q->fn)))
+		return 0;
+	n = dwarf_diename(die);
+	if (!n || strcmp(n, q->tag_name) || !type_of(die, &type) || size_of(&type) <= 0)
+		return 0;
+	return found(q, &type);
+}
+
+/* Walks elf with visit (and done, may be NULL) for q: 1 found, 0 not
+ * (why set when found unusable), -1 the file cannot be read. */
+static int run_done(const char *elf, struct query *q,
+		    int (*visit)(struct walk *, Dwarf_Die *, const char *),
+		    int (*done)(struct walk *), char *why, size_t whylen)
+{
+	struct walk w = { visit, q, done };
 	int rc = walk_file(elf, &w, why, whylen);
 
 	if (rc < 0)
@@ -391,6 +566,12 @@ static int run(const char *elf, struct query *q,
 		return 0;
 	}
 	return rc;
+}
+
+static int run(const char *elf, struct query *q,
+	       int (*visit)(struct walk *, Dwarf_Die *, const char *), char *why, size_t whylen)
+{
+	return run_done(elf, q, visit, NULL, why, whylen);
 }
 
 int dwtype_global(const char *elf, const char *symbol, const char *file_base,
@@ -420,6 +601,33 @@ int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int
 	if (rc == 0 && !q.why[0])
 		snprintf(why, whylen, "no pointer variable is declared at %s:%lld, where the"
 			 " blocks are allocated", file_base, (long long)line);
+	return rc;
+}
+
+int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, int64_t line,
+		       const char *lvalue, struct dw_type *t, char *why, size_t whylen)
+{
+	struct query q = { .fn = fn, .file_base = file_base, .line = line, .t = t,
+			   .lvalue = lvalue };
+	size_t n = 0;
+
+	while (lvalue[n] && (isalnum((unsigned char)lvalue[n]) || lvalue[n] == '_') &&
+	       n + 1 < sizeof q.first)
+		n++;
+	memcpy(q.first, lvalue, n);
+	q.first[n] = '\0';
+	return run_done(elf, &q, visit_lvalue, lvalue_done, why, whylen);
+}
+
+int dwtype_template_param(const char *elf, const char *fn, const char *name,
+			  struct dw_type *t, char *why, size_t whylen)
+{
+	struct query q = { .fn = fn, .tag_name = name, .t = t };
+	int rc = run(elf, &q, visit_tparam, why, whylen);
+
+	if (rc == 0 && !q.why[0])
+		snprintf(why, whylen, "no type '%s', nor a template parameter '%s' of %s, in the"
+			 " debug information of '%s'", name, name, fn, elf);
 	return rc;
 }
 

@@ -11,8 +11,15 @@
  *    parameter whose DW_AT_decl_file has that base name and whose
  *    DW_AT_decl_line is that line, preferring one inside a function of the
  *    frame's name.  An allocation assigned to a variable declared
- *    elsewhere (`p = malloc(...)`), to a struct member or returned at once
- *    has no such declaration: the type stays unknown.
+ *    elsewhere (`p = malloc(...)`), to a struct member or a global has no
+ *    such declaration: dwtype_heap_lvalue then takes the lvalue the source
+ *    line assigns (allocsite.h) and types it from DWARF: its first
+ *    identifier is a variable or parameter of the frame's function
+ *    declared at or before the line (the closest), else a global, else a
+ *    member of the method's `this`; `->m`, `.m` and `[]` steps follow the
+ *    declared types; the result must be a pointer, whose pointee is the
+ *    element type.  Declared types survive -O2 (variables' location lists
+ *    do not always: this does not need them).
  *  - A user bucket's type is the name given with DCPROF_NAME_BLOCK_TYPED:
  *    `struct X`, `union X`, `class X`, `enum X`, or a typedef or base type
  *    name, of a complete type (one with a size).
@@ -49,6 +56,12 @@ int dwtype_global(const char *elf, const char *symbol, const char *file_base,
 		  struct dw_type *t, char *why, size_t whylen);
 int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int64_t line,
 		     struct dw_type *t, char *why, size_t whylen);
+int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, int64_t line,
+		       const char *lvalue, struct dw_type *t, char *why, size_t whylen);
+/* The type a template type parameter `name` of function fn (its DWARF
+ * name, `Allocate<double>`) stands for: a cast to `T *` in a template. */
+int dwtype_template_param(const char *elf, const char *fn, const char *name,
+			  struct dw_type *t, char *why, size_t whylen);
 int dwtype_named(const char *elf, const char *type_name, struct dw_type *t, char *why,
 		 size_t whylen);
 void dw_type_release(struct dw_type *t);

@@ -3,14 +3,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/allocsite.h"
 #include "analysis/dwtype.h"
 #include "analysis/fields.h"
 #include "analysis/view.h"
 #include "base/err.h"
 #include "base/num.h"
 
-/* Counts of one (folded) offset: Dr, Dw, misses at levels 1..4, Lat. */
-enum { V_DR, V_DW, V_M1, V_LAT = V_M1 + DC_MAX_LEVELS, V_N };
+/* Counts of one (folded) offset: Dr, Dw, misses at levels 1..4, Lat, and
+ * unused bytes at levels 1..4 (from this offset to the next row's). */
+enum { V_DR, V_DW, V_M1, V_LAT = V_M1 + DC_MAX_LEVELS, V_U1, V_N = V_U1 + DC_MAX_LEVELS };
+
+/* An unused-bytes range: every byte in [lo, hi) u[k] times at level k+1. */
+struct urange {
+	int64_t lo, hi;
+	int64_t u[DC_MAX_LEVELS];
+};
+
+/* A change of the per-byte unused counts at `off` (a range's edge). */
+struct uedge {
+	int64_t off;
+	int64_t d[DC_MAX_LEVELS];
+};
 
 struct orow {
 	int64_t off, size;
@@ -67,6 +81,94 @@ static int global_file(struct profile *p, const char *soname, const char *progra
 	return rc == SQLITE_ROW;
 }
 
+/* The statement ending at line `line` of the source whose base name is
+ * file_base, as the profile's locations name it: the line and those before
+ * it while they do not end one (';', '{', '}'), at most 8.  1, or 0 when
+ * no such file can be read. */
+static int statement_at(struct profile *p, const char *file_base, int64_t line,
+			struct sbuf *out)
+{
+	sqlite3_stmt *st;
+	char *lines[8] = { NULL };
+	int found = 0;
+
+	if (sqlite3_prepare_v2(p->db, "SELECT DISTINCT file FROM location WHERE file = ?1 OR"
+			       " file LIKE '%/' || ?1", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, file_base, -1, SQLITE_STATIC);
+	while (!found && sqlite3_step(st) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(st, 0);
+		FILE *f = path ? fopen(path, "r") : NULL;
+		char buf[4096];
+		int64_t n = 0;
+
+		if (!f)
+			continue;
+		while (fgets(buf, sizeof buf, f) && ++n <= line)
+			if (n > line - 8) {
+				free(lines[n % 8]);
+				lines[n % 8] = xmemdup(buf, strlen(buf));
+			}
+		fclose(f);
+		found = n >= line;
+	}
+	sqlite3_finalize(st);
+	if (found) {
+		int64_t first = line;
+		/* back while the line before does not end a statement */
+		while (first > 1 && first > line - 7) {
+			const char *prev = lines[(first - 1) % 8];
+			size_t k = prev ? strlen(prev) : 0;
+			while (k && (prev[k - 1] == '\n' || prev[k - 1] == ' ' || prev[k - 1] == '\t'))
+				k--;
+			if (!prev || !k || strchr(";{}", prev[k - 1]) || prev[0] == '#')
+				break;
+			first--;
+		}
+		for (int64_t i = first; i <= line; i++)
+			if (lines[i % 8])
+				sbuf_adds(out, lines[i % 8]);
+	}
+	for (int i = 0; i < 8; i++)
+		free(lines[i]);
+	return found;
+}
+
+/* A heap bucket whose allocation is not a declaration: what its source
+ * line assigns the block to (allocsite.h), typed from DWARF. */
+static int heap_by_source(struct profile *p, const char *prog, const char *fn,
+			  const char *file_base, int64_t line, struct dw_type *t, char *why,
+			  size_t whylen)
+{
+	struct sbuf text;
+	char target[256];
+	int rc = 0;
+
+	sbuf_init(&text);
+	if (!statement_at(p, file_base, line, &text)) {
+		snprintf(why + strlen(why), whylen - strlen(why), "; the source of %s:%lld cannot"
+			 " be read to see what the block is assigned to", file_base, (long long)line);
+		goto out;
+	}
+	switch (allocsite_parse(text.buf, target, sizeof target)) {
+	case ALLOCSITE_TYPE:
+		rc = dwtype_named(prog, target, t, why, whylen);
+		if (rc == 0)   /* T * in a template: T of this instance */
+			rc = dwtype_template_param(prog, fn, target, t, why, whylen);
+		break;
+	case ALLOCSITE_LVALUE:
+		rc = dwtype_heap_lvalue(prog, fn, file_base, line, target, t, why, whylen);
+		break;
+	default:
+		snprintf(why, whylen, "%s:%lld assigns the block to no variable, member or cast"
+			 " (name its type with DCPROF_NAME_BLOCK_TYPED)", file_base, (long long)line);
+		break;
+	}
+out:
+	sbuf_release(&text);
+	return rc;
+}
+
 /* The element type of bucket id (kind, name): 1 with t, 0 with fi->why. */
 static int find_type(struct profile *p, int64_t id, const char *kind, const char *name,
 		     struct dw_type *t, struct fields_info *fi)
@@ -113,6 +215,9 @@ static int find_type(struct profile *p, int64_t id, const char *kind, const char
 		sbuf_add(&file, open + 2, (size_t)(colon - open - 2));
 		rc = dwtype_heap_site(prog.buf, sym.buf, file.buf, strtoll(colon + 1, NULL, 10), t,
 				      why, sizeof why);
+		if (rc == 0)
+			rc = heap_by_source(p, prog.buf, sym.buf, file.buf,
+					    strtoll(colon + 1, NULL, 10), t, why, sizeof why);
 	} else if (!strcmp(kind, "user")) {
 		sqlite3_stmt *st;
 		rc = 0;
@@ -174,13 +279,106 @@ static size_t fold(struct orow *r, size_t n, int64_t size)
 	return m;
 }
 
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct uedge *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off ? 1 : 0;
+}
+
+static void add_edge(struct uedge **e, size_t *n, size_t *cap, int64_t off, const int64_t *u,
+		     int sign)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*e = xrealloc(*e, *cap * sizeof **e);
+	}
+	(*e)[*n].off = off;
+	for (int k = 0; k < DC_MAX_LEVELS; k++)
+		(*e)[*n].d[k] = sign * u[k];
+	(*n)++;
+}
+
+/* Folds unused ranges by size (when > 0: a range covering whole elements
+ * adds to every byte of one) into disjoint ranges in offset order, which
+ * replace u[0..*n); returns the new array. */
+static struct urange *fold_unused(struct urange *u, size_t *n, int64_t size)
+{
+	struct uedge *e = NULL;
+	struct urange *out = NULL;
+	size_t ne = 0, cape = 0, m = 0, capo = 0;
+	int64_t cov[DC_MAX_LEVELS] = { 0 };
+
+	for (size_t i = 0; i < *n; i++) {
+		int64_t lo = u[i].lo, hi = u[i].hi;
+		if (size > 0) {
+			int64_t whole = (hi - lo) / size, w[DC_MAX_LEVELS];
+			for (int k = 0; k < DC_MAX_LEVELS; k++)
+				w[k] = num_mul(u[i].u[k], whole, NULL);
+			if (whole) {
+				add_edge(&e, &ne, &cape, 0, w, 1);
+				add_edge(&e, &ne, &cape, size, w, -1);
+			}
+			lo += whole * size;
+			if (lo == hi)
+				continue;
+			hi = hi - lo + lo % size;
+			lo %= size;
+			if (hi > size) {
+				add_edge(&e, &ne, &cape, 0, u[i].u, 1);
+				add_edge(&e, &ne, &cape, hi - size, u[i].u, -1);
+				hi = size;
+			}
+		}
+		add_edge(&e, &ne, &cape, lo, u[i].u, 1);
+		add_edge(&e, &ne, &cape, hi, u[i].u, -1);
+	}
+	qsort(e, ne, sizeof *e, cmp_edge);
+	for (size_t i = 0; i < ne; i++) {
+		bool any = false;
+		for (int k = 0; k < DC_MAX_LEVELS; k++) {
+			cov[k] += e[i].d[k];
+			any |= cov[k] != 0;
+		}
+		if (!any || (i + 1 < ne && e[i + 1].off == e[i].off) || i + 1 == ne)
+			continue;
+		if (m == capo) {
+			capo = capo ? 2 * capo : 64;
+			out = xrealloc(out, capo * sizeof *out);
+		}
+		out[m].lo = e[i].off;
+		out[m].hi = e[i + 1].off;
+		memcpy(out[m].u, cov, sizeof cov);
+		m++;
+	}
+	free(e);
+	free(u);
+	*n = m;
+	return out;
+}
+
+/* Adds to to[V_U1 + k] the unused bytes of ranges u[0..n) in [lo, hi). */
+static void add_unused(int64_t *to, const struct urange *u, size_t n, int64_t lo, int64_t hi)
+{
+	for (size_t i = 0; i < n; i++) {
+		int64_t a = u[i].lo > lo ? u[i].lo : lo, b = u[i].hi < hi ? u[i].hi : hi;
+		if (a >= b)
+			continue;
+		for (int k = 0; k < DC_MAX_LEVELS; k++)
+			to[V_U1 + k] = num_add(to[V_U1 + k], num_mul(u[i].u[k], b - a, NULL), NULL);
+	}
+}
+
 struct cols {
 	int key, field, off, size, v[V_N], misslat, accpct, misspct, note;
 };
 
-static void add_cols(struct table *t, struct profile *p, enum fields_by by, struct cols *c)
+static void add_cols(struct table *t, struct profile *p, enum fields_by by, struct cols *c,
+		     bool unused)
 {
 	static const char *const names[DC_MAX_LEVELS] = { "D1m", "D2m", "D3m", "D4m" };
+	static const char *const unames[DC_MAX_LEVELS] = { "Unused1", "Unused2", "Unused3",
+							   "Unused4" };
 
 	memset(c, -1, sizeof *c);
 	if (by == FIELDS_FIELD) {
@@ -201,6 +399,9 @@ static void add_cols(struct table *t, struct profile *p, enum fields_by by, stru
 	c->misslat = table_add_col(t, "MissLat", NULL, COL_INT, false);
 	c->accpct = table_add_col(t, "AccPct", "Acc%", COL_PCT, false);
 	c->misspct = table_add_col(t, "MissPct", "Miss%", COL_PCT, false);
+	for (int k = 0; unused && k < p->nlevels; k++)
+		c->v[V_U1 + k] = table_add_col(t, k == p->nlevels - 1 && k ? "UnusedL" : unames[k],
+					       NULL, COL_INT, false);
 	if (by == FIELDS_FIELD)
 		c->note = table_add_col(t, "note", NULL, COL_STR, false);
 }
@@ -235,7 +436,7 @@ static void set_str(struct cell *c, const char *s)
 /* "struct node: next 48.00 % of L1 misses, key 47.00 %; payload[40] never
  * read" from the field rows. */
 static void summarize(struct fields_info *fi, const struct dw_type *ty, int64_t (*fv)[V_N],
-		      const int64_t *tot)
+		      const int64_t *tot, bool unused)
 {
 	size_t *order = xcalloc(ty->nfields ? ty->nfields : 1, sizeof *order), n = 0;
 	bool first = true;
@@ -267,6 +468,20 @@ static void summarize(struct fields_info *fi, const struct dw_type *ty, int64_t 
 			  fv[i][V_DW] ? "read" : "accessed");
 		first = false;
 	}
+	/* the fields holding most of level 1's unused bytes */
+	n = 0;
+	for (size_t i = 0; unused && i < ty->nfields; i++)
+		if (fv[i][V_U1] > 0)
+			order[n++] = i;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && fv[order[j]][V_U1] > fv[order[j - 1]][V_U1]; j--) {
+			size_t x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	for (size_t i = 0; i < n && i < 3; i++)
+		sbuf_addf(&fi->summary, "%s %s %.2f %%%s", i ? "," : ";", ty->fields[order[i]].name,
+			  pct(fv[order[i]][V_U1], tot[V_U1]), i ? "" : " of L1 unused bytes");
 	free(order);
 }
 
@@ -275,7 +490,9 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 {
 	sqlite3_stmt *st = NULL;
 	struct orow *rows = NULL, beyond = { 0 };
-	size_t n = 0, cap = 0;
+	struct urange *ur = NULL;
+	size_t n = 0, cap = 0, nu = 0, capu = 0;
+	bool unused = false;
 	int64_t id = -1, tot[V_N] = { 0 };
 	int64_t (*fv)[V_N] = NULL;
 	char kind[16] = "";
@@ -352,6 +569,43 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 	sqlite3_finalize(st);
 	st = NULL;
 
+	/* unused bytes: --cache-use with --offsets, schema version 8 */
+	sbuf_reset(&val);
+	rc = profile_meta(p, "cache_use", &val);
+	if (rc < 0)
+		goto sql_error;
+	unused = p->version >= 8 && rc == 1 && !strcmp(val.buf, "yes");
+	if (unused) {
+		rc = sqlite3_prepare_v2(p->db, "SELECT o.offset, o.end_offset, o.Unused1, o.Unused2,"
+					" o.Unused3, o.Unused4 FROM offset_unused o JOIN bucket b"
+					" ON b.id = o.bucket WHERE b.name = ?1", -1, &st, NULL);
+		if (rc != SQLITE_OK)
+			goto sql_error;
+		sqlite3_bind_text(st, 1, object, -1, SQLITE_STATIC);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct urange u;
+			u.lo = sqlite3_column_int64(st, 0);
+			u.hi = sqlite3_column_int64(st, 1);
+			for (int k = 0; k < DC_MAX_LEVELS; k++)
+				u.u[k] = sqlite3_column_int64(st, 2 + k);
+			if (u.lo < 0 || u.hi <= u.lo) {
+				for (int k = 0; k < DC_MAX_LEVELS; k++)
+					beyond.v[V_U1 + k] = num_add(beyond.v[V_U1 + k], u.u[k], NULL);
+				have_beyond = true;
+				continue;
+			}
+			if (nu == capu) {
+				capu = capu ? 2 * capu : 64;
+				ur = xrealloc(ur, capu * sizeof *ur);
+			}
+			ur[nu++] = u;
+		}
+		if (rc != SQLITE_DONE)
+			goto sql_error;
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+
 	have_type = find_type(p, id, kind, object, &ty, fi);
 	if (have_type) {
 		sbuf_adds(&fi->type, ty.name);
@@ -362,13 +616,32 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 		goto out;
 	}
 	n = fold(rows, n, have_type ? ty.size : 0);
+	if (unused) {
+		ur = fold_unused(ur, &nu, have_type ? ty.size : 0);
+		/* by offset, a row starts each unused range too */
+		if (by == FIELDS_OFFSET) {
+			for (size_t i = 0; i < nu; i++) {
+				if (n == cap) {
+					cap = cap ? 2 * cap : 64;
+					rows = xrealloc(rows, cap * sizeof *rows);
+				}
+				memset(&rows[n], 0, sizeof rows[n]);
+				rows[n++].off = ur[i].lo;
+			}
+			n = fold(rows, n, 0);
+			for (size_t i = 0; i < n; i++)
+				add_unused(rows[i].v, ur, nu, rows[i].off,
+					   i + 1 < n ? rows[i + 1].off : INT64_MAX);
+		}
+		add_unused(tot, ur, nu, 0, INT64_MAX);
+	}
 	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < V_N; k++)
+		for (int k = 0; k < V_U1; k++)
 			tot[k] = num_add(tot[k], rows[i].v[k], NULL);
 	fi->counted = num_add(tot[V_DR], tot[V_DW], NULL);
 	fi->beyond = num_add(beyond.v[V_DR], beyond.v[V_DW], NULL);
 
-	add_cols(t, p, by, &c);
+	add_cols(t, p, by, &c, unused);
 	if (by == FIELDS_OFFSET) {
 		for (size_t i = 0; i < n; i++) {
 			struct cell *row = table_add_row(t);
@@ -389,9 +662,20 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 			const struct dw_field *f = dw_type_field_at(&ty, rows[i].off);
 			int64_t *to = f ? fv[f - ty.fields] : pad;
 			any_pad |= !f;
-			for (int k = 0; k < V_N; k++)
+			for (int k = 0; k < V_U1; k++)
 				to[k] = num_add(to[k], rows[i].v[k], NULL);
 		}
+		for (size_t i = 0; i < ty.nfields; i++)
+			add_unused(fv[i], ur, nu, ty.fields[i].off,
+				   ty.fields[i].off + ty.fields[i].size);
+		/* bytes in no field (folded ranges lie within one element) */
+		for (size_t i = 0; i < nu; i++)
+			for (int64_t o = ur[i].lo; o < ur[i].hi; o++) {
+				if (dw_type_field_at(&ty, o))
+					continue;
+				any_pad = true;
+				add_unused(pad, ur + i, 1, o, o + 1);
+			}
 		for (size_t i = 0; i < ty.nfields; i++) {
 			struct cell *row = table_add_row(t);
 			set_str(&row[c.field], ty.fields[i].name);
@@ -407,7 +691,7 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 			set_metrics(t, p, &c, row, pad, tot, true);
 			set_str(&row[c.note], "");
 		}
-		summarize(fi, &ty, fv, tot);
+		summarize(fi, &ty, fv, tot, unused);
 	}
 	if (have_beyond) {
 		struct cell *row = table_add_row(t);
@@ -431,6 +715,7 @@ sql_error:
 out:
 	sqlite3_finalize(st);
 	free(rows);
+	free(ur);
 	free(fv);
 	if (have_type)
 		dw_type_release(&ty);

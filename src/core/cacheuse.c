@@ -160,13 +160,15 @@ static void pass_on(struct dc_cacheuse *u, struct dc_use_l1 *r1, uint64_t block,
 
 /* Ends a residency, by eviction or not: its loader and its tree node get
  * SpLoss, AcCost and Evicted. */
-static inline void charge(struct dc_cacheuse *u, int k, uint64_t mask, uint32_t count,
-		   struct dc_cost *c, struct dc_bdnode *node, bool evicted)
+static inline void charge(struct dc_cacheuse *u, int k, uint64_t block, uint64_t mask,
+			  uint32_t count, struct dc_cost *c, struct dc_bdnode *node, bool evicted)
 {
 	uint64_t sp = 0, ac = 0, ev = 0;
 
 	if (c && count) {
 		sp = (uint64_t)(u->lv[k].nbits - dc_popcount64(u->hw_popcnt, mask)) << u->lv[k].unit_bits;
+		if (sp && u->unused)
+			u->unused(u->unused_ud, k, block, mask);
 		ac = 1000 / count;
 		ev = evicted && u->evictions;
 		c->sploss[k] += sp;
@@ -193,7 +195,7 @@ static void l1_start(struct dc_cacheuse *u, struct dc_use_l1 *r, uint64_t block,
 {
 	if (victim != DC_EMPTY_TAG) {
 		pass_on(u, r, victim, -1, NULL);
-		charge(u, 0, r->mask, r->count, r->loader, r->node, true);
+		charge(u, 0, victim, r->mask, r->count, r->loader, r->node, true);
 		(*l1f(u, victim))--;
 	}
 	(*l1f(u, block))++;
@@ -217,7 +219,7 @@ static void deep_start(struct dc_cacheuse *u, int k, struct dc_use_line *r, uint
 			pass_on(u, r1, victim, k, r);
 			r1->dep[k] = NULL;
 		}
-		charge(u, k, r->mask, r->count, r->loader, r->node, true);
+		charge(u, k, victim, r->mask, r->count, r->loader, r->node, true);
 	}
 	r->next = r->prev = 0;
 	r->loader = loader;
@@ -370,14 +372,14 @@ void dc_cacheuse_finish(struct dc_cacheuse *u)
 			if (k == 0) {
 				struct dc_use_l1 *r1 = (struct dc_use_l1 *)u->lv[0].rec + r;
 				pass_on(u, r1, block, -1, NULL);
-				charge(u, 0, r1->mask, r1->count, r1->loader, r1->node, false);
+				charge(u, 0, block, r1->mask, r1->count, r1->loader, r1->node, false);
 				r1->loader = NULL;
 				r1->node = NULL;
 				r1->count = r1->passed = 0;
 				r1->mask = r1->pmask = 0;
 			} else {
 				struct dc_use_line *rd = (struct dc_use_line *)u->lv[k].rec + r;
-				charge(u, k, rd->mask, rd->count, rd->loader, rd->node, false);
+				charge(u, k, block, rd->mask, rd->count, rd->loader, rd->node, false);
 				rd->loader = NULL;
 				rd->node = NULL;
 				rd->count = 0;

@@ -68,6 +68,12 @@
  *    Evicted += 1 (the lines the loader lost at that level, the eviction
  *    matrix's victims charged to who loaded them); so does the
  *    back-dating tree node the line references, if any.
+ *  - When `unused` is set, a residency charged that way (a loader, a
+ *    count not 0) whose mask is not full also calls
+ *    unused(unused_ud, k, block, mask): the engine attributes the line's
+ *    bytes that no access touched to the objects holding them
+ *    (--offsets with --cache-use).  So the bytes it is given add up to
+ *    the SpLoss charged.
  *  - Instruction fetches (through the I1) reach the last level, when
  *    there are two or more, through dc_cacheuse_ifetch; the lines they
  *    load have no loader.
@@ -127,6 +133,9 @@ struct dc_cacheuse {
 	struct dc_calls *calls;
 	struct dc_bdnode *node;
 	bool evictions;           /* count Evicted (--evictions) */
+	/* Called for each charged residency with bytes left unused (Notes) */
+	void (*unused)(void *ud, int k, uint64_t block, uint64_t mask);
+	void *unused_ud;
 	/* Level 1's lines counted by a hash of their block (l1f_bits bits):
 	 * a deeper level's victim whose count is 0 is not in level 1, with no
 	 * search of its set (most are not: the line left level 1 first). */

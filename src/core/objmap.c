@@ -265,6 +265,28 @@ const struct dc_objmap_ent *dc_objmap_lookup(const struct dc_objmap *m, uint64_t
 	return NULL;
 }
 
+const struct dc_objmap_ent *dc_objmap_lookup_from(const struct dc_objmap *m, uint64_t addr,
+						  uint64_t limit)
+{
+	const struct dc_objmap_ent *e = dc_objmap_lookup(m, addr), *best = NULL;
+	const struct dc_objmap_page *p;
+	int64_t i;
+
+	if (e)
+		return e;
+	/* objects starting in addr's page after addr (limit is in that page) */
+	p = page_find(m, addr >> PAGE_BITS);
+	if (p) {
+		i = bisect(p->starts, p->n, addr) + 1;
+		if ((uint64_t)i < p->n && p->starts[i].lo < limit)
+			best = &p->starts[i];
+	}
+	i = bisect(m->large, m->nlarge, addr) + 1;
+	if ((uint64_t)i < m->nlarge && m->large[i].lo < limit && (!best || m->large[i].lo < best->lo))
+		best = &m->large[i];
+	return best;
+}
+
 struct dc_obj *dc_objmap_find(const struct dc_objmap *m, uint64_t addr)
 {
 	const struct dc_objmap_ent *e = dc_objmap_lookup(m, addr);

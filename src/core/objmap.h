@@ -78,6 +78,13 @@ struct dc_obj *dc_objmap_find(const struct dc_objmap *m, uint64_t addr);
  * changes. */
 const struct dc_objmap_ent *dc_objmap_lookup(const struct dc_objmap *m, uint64_t addr);
 
+/* The entry of the object containing addr, or else of the object with
+ * the lowest start in (addr, limit), or NULL; limit must not pass the end
+ * of addr's 4 KiB page (a cache line's bytes: the engine walks the unused
+ * bytes of an evicted line object by object). */
+const struct dc_objmap_ent *dc_objmap_lookup_from(const struct dc_objmap *m, uint64_t addr,
+						  uint64_t limit);
+
 /* Moves an inserted object to another bucket and increments its gen, so
  * cached resolutions of it go stale. */
 void dc_objmap_rebucket(struct dc_objmap *m, struct dc_obj *o, uint32_t bucket);

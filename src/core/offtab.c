@@ -2,15 +2,16 @@
 #include "core/offtab.h"
 
 int dc_offtab_init(struct dc_offtab *t, const struct dc_env *env, uint64_t window,
-		   uint64_t max_cells)
+		   uint64_t max_cells, bool unused)
 {
 	memset(t, 0, sizeof *t);
 	if (window == 0 || window > DC_OFF_WINDOW_MAX || max_cells == 0)
 		return DC_EINVAL;
 	t->window = window;
 	t->max_cells = max_cells;
-	return dc_rectab_init(&t->r, env, sizeof(struct dc_offcell), 2 * sizeof(uint32_t),
-			      "offtab");
+	t->unused = unused;
+	return dc_rectab_init(&t->r, env, unused ? sizeof(struct dc_offcell) : DC_OFFCELL_PLAIN,
+			      2 * sizeof(uint32_t), "offtab");
 }
 
 void dc_offtab_release(struct dc_offtab *t)
@@ -52,21 +53,53 @@ struct dc_offcell *dc_offtab_cell_slow(struct dc_offtab *t, uint32_t bucket, uin
 	return c;
 }
 
+void dc_offtab_unused(struct dc_offtab *t, uint32_t bucket, uint64_t a, uint64_t b, int k)
+{
+	struct dc_offcell *s, *e = NULL, *bey;
+
+	if (b > t->window) {
+		uint64_t from = a > t->window ? a : t->window;
+		bey = dc_offtab_cell(t, bucket, t->window);
+		if (bey)
+			bey->ubeg[k] += b - from;
+		if (a >= t->window)
+			return;
+		b = t->window;
+	}
+	s = dc_offtab_cell(t, bucket, a);
+	if (s && s->off != DC_OFF_BEYOND && b < t->window)
+		e = dc_offtab_cell(t, bucket, b);
+	if (!s || (b < t->window && !e))
+		return;
+	if (s->off == DC_OFF_BEYOND || (e && e->off == DC_OFF_BEYOND)) {
+		bey = s->off == DC_OFF_BEYOND ? s : e;
+		bey->ubeg[k] += b - a;
+		return;
+	}
+	s->ubeg[k]++;
+	if (e)
+		e->uend[k]++;
+}
+
 static int zero_cb(void *ud, void *rec)
 {
 	struct dc_offcell *c = rec;
+	const struct dc_offtab *t = ud;
 
-	(void)ud;
 	c->size = 0;
 	memset(c->acc, 0, sizeof c->acc);
 	memset(c->miss, 0, sizeof c->miss);
 	c->lat = 0;
+	if (t->unused) {
+		memset(c->ubeg, 0, sizeof c->ubeg);
+		memset(c->uend, 0, sizeof c->uend);
+	}
 	return 0;
 }
 
 void dc_offtab_zero(struct dc_offtab *t)
 {
-	dc_rectab_each(&t->r, zero_cb, NULL);
+	dc_rectab_each(&t->r, zero_cb, t);
 }
 
 struct each {

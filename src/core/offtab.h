@@ -12,6 +12,18 @@
  *    counted in the bucket's *beyond* cell (offset DC_OFF_BEYOND) instead.
  *    The table never holds more than max_cells cells plus one beyond cell
  *    per bucket.
+ *  - Unused bytes (--cache-use, dc_offtab_unused): a run of bytes
+ *    [a, b) of an object that a line held and no access touched while a
+ *    residency at level k lasted is counted as a run boundary pair, not
+ *    byte by byte: ubeg[k]++ in the cell of offset a and uend[k]++ in the
+ *    cell of offset b (none when b is the window, where every run ends).
+ *    The times byte o was loaded and left unused at level k is then the
+ *    sum of ubeg[k] - uend[k] over the cells at offsets <= o (a sweep at
+ *    dump time).  Two cell updates per run, whatever its length.  A run
+ *    whose boundary cell cannot be made (the cap) and the part of a run
+ *    past the window count as bytes in the beyond cell's ubeg[k].  The
+ *    counts exist only in tables made with `unused` (cells of 136 bytes
+ *    instead of 72).
  *  - Cells are records of a rectab (they never move); a direct-mapped
  *    cache of recent cells is tried first, as evtab does: a loop touches a
  *    handful of (bucket, offset) pairs over and over.
@@ -33,7 +45,12 @@ struct dc_offcell {
 	uint64_t acc[2];                    /* reads, writes */
 	uint64_t miss[DC_MAX_LEVELS];       /* misses at level k+1 */
 	uint64_t lat;                       /* modelled cycles */
+	/* Only in tables made with `unused` (see the Notes): unused-byte
+	 * runs starting and ending here at level k+1; beyond cell: bytes */
+	uint64_t ubeg[DC_MAX_LEVELS], uend[DC_MAX_LEVELS];
 };
+/* The size of a cell without the unused counts. */
+#define DC_OFFCELL_PLAIN offsetof(struct dc_offcell, ubeg)
 
 #define DC_OFFTAB_RECENT 1024
 
@@ -41,13 +58,15 @@ struct dc_offtab {
 	struct dc_rectab r;
 	uint64_t window, max_cells;
 	uint64_t cells;                     /* in-window cells made */
+	bool unused;                        /* cells have ubeg, uend */
 	struct dc_offcell *recent[DC_OFFTAB_RECENT];
 };
 
 /* window: bytes from an object's start counted by offset (1 to
- * DC_OFF_WINDOW_MAX); max_cells: in-window cells at most (>= 1). */
+ * DC_OFF_WINDOW_MAX); max_cells: in-window cells at most (>= 1); unused:
+ * the cells count unused bytes too (dc_offtab_unused). */
 int dc_offtab_init(struct dc_offtab *t, const struct dc_env *env, uint64_t window,
-		   uint64_t max_cells);
+		   uint64_t max_cells, bool unused);
 void dc_offtab_release(struct dc_offtab *t);
 
 struct dc_offcell *dc_offtab_cell_slow(struct dc_offtab *t, uint32_t bucket, uint64_t off);
@@ -75,6 +94,11 @@ static inline void dc_offcell_count(struct dc_offcell *c, uint32_t size, int is_
 	if (size > c->size)
 		c->size = size;
 }
+
+/* Bytes [a, b) (a < b, offsets from an object's start) of an object of
+ * `bucket` left level k + 1 unused once.  Needs a table made with
+ * `unused`.  Memory running out drops the run. */
+void dc_offtab_unused(struct dc_offtab *t, uint32_t bucket, uint64_t a, uint64_t b, int k);
 
 /* Zeroes every count, keeping the cells (a forked child starts anew). */
 void dc_offtab_zero(struct dc_offtab *t);

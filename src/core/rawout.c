@@ -36,6 +36,7 @@
  *   hpath BUCKET IP1 ... IPn                                (version 8)
  *   ftouch BUCKET LOC THREAD PAGES                          (version 8)
  *   ipsamp LOC THREAD COUNT                                 (version 8)
+ *   offu BUCKET OFFSET END U1 ... UN                        (version 8)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -362,6 +363,22 @@ void dc_raw_off(struct dc_rawout *o, const struct dc_offcell *c, int nlevels)
 	for (int k = 0; k < nlevels; k++)
 		put_u64(o, c->miss[k]);
 	put_u64(o, c->lat);
+	put(o, '\n');
+}
+
+void dc_raw_offu(struct dc_rawout *o, uint32_t bucket, uint64_t off, uint64_t end,
+		 const uint64_t *u, int nlevels)
+{
+	put_str(o, "offu");
+	put_u64(o, bucket);
+	if (off == DC_OFF_BEYOND) {
+		put_str(o, " - -");
+	} else {
+		put_u64(o, off);
+		put_u64(o, end);
+	}
+	for (int k = 0; k < nlevels; k++)
+		put_u64(o, u[k]);
 	put(o, '\n');
 }
 

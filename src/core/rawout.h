@@ -86,6 +86,11 @@ void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r);
  * LAT (OFFSET "-" for the bucket's beyond cell), and the type a program
  * gave a user bucket, btype BUCKET TYPE. */
 void dc_raw_off(struct dc_rawout *o, const struct dc_offcell *c, int nlevels);
+/* --offsets with --cache-use (version 8): every byte at offsets [OFFSET,
+ * END) of BUCKET's objects left level k unused u[k] times; OFFSET
+ * DC_OFF_BEYOND (written "- -"): u[k] bytes beyond the window or cap. */
+void dc_raw_offu(struct dc_rawout *o, uint32_t bucket, uint64_t off, uint64_t end,
+		 const uint64_t *u, int nlevels);
 void dc_raw_btype(struct dc_rawout *o, uint32_t bucket, const char *type);
 /* The native engine (version 8): an executable mapping of an ELF object
  * (map START END OFFSET PATH); the allocation call path of a heap bucket

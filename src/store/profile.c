@@ -41,6 +41,8 @@
  *                 PRIMARY KEY(bucket, offset) (version 7)
  *   bucket_type   bucket INTEGER PRIMARY KEY, type TEXT NOT NULL (version 7)
  *   ip_sample     location, thread, count; PRIMARY KEY(location, thread) (version 8)
+ *   offset_unused bucket, offset, end_offset, Unused1, ... Unused4;
+ *                 PRIMARY KEY(bucket, offset, end_offset) (version 8)
  *   indexes       cost(location), block(bucket)
  *
  *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 8.
@@ -120,7 +122,10 @@ static const char schema_sql[] =
 	"CREATE TABLE first_touch(bucket INTEGER, location INTEGER, thread INTEGER,"
 	" pages INTEGER, PRIMARY KEY(bucket, location, thread));"
 	"CREATE TABLE ip_sample(location INTEGER, thread INTEGER, count INTEGER,"
-	" PRIMARY KEY(location, thread));";
+	" PRIMARY KEY(location, thread));"
+	"CREATE TABLE offset_unused(bucket INTEGER, offset INTEGER, end_offset INTEGER,"
+	" Unused1 INTEGER, Unused2 INTEGER, Unused3 INTEGER, Unused4 INTEGER,"
+	" PRIMARY KEY(bucket, offset, end_offset));";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -193,6 +198,8 @@ static const struct {
 	{ offsetof(struct profile_writer, btype), "INSERT INTO bucket_type VALUES(?1, ?2)" },
 	{ offsetof(struct profile_writer, ftouch), "INSERT INTO first_touch VALUES(?1, ?2, ?3, ?4)" },
 	{ offsetof(struct profile_writer, ipsamp), "INSERT INTO ip_sample VALUES(?1, ?2, ?3)" },
+	{ offsetof(struct profile_writer, offu),
+	  "INSERT INTO offset_unused VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
 };
 
 /* SQLite's message, with the system's reason for an I/O error ("disk I/O
@@ -584,6 +591,17 @@ int pw_offset(struct profile_writer *w, int64_t bucket, int64_t offset, int64_t 
 	return step(w->offset);
 }
 
+int pw_offu(struct profile_writer *w, int64_t bucket, int64_t offset, int64_t end,
+	    const int64_t *u, int nlevels)
+{
+	sqlite3_bind_int64(w->offu, 1, bucket);
+	sqlite3_bind_int64(w->offu, 2, offset);
+	sqlite3_bind_int64(w->offu, 3, end);
+	for (int k = 0; k < DC_MAX_LEVELS; k++)
+		sqlite3_bind_int64(w->offu, 4 + k, k < nlevels ? u[k] : 0);
+	return step(w->offu);
+}
+
 int pw_btype(struct profile_writer *w, int64_t bucket, const char *type, size_t len)
 {
 	sqlite3_bind_int64(w->btype, 1, bucket);
@@ -725,6 +743,7 @@ static const struct {
 	{ "bucket_type", 7, "*bucket type" },
 	{ "first_touch", 8, "*bucket *location *thread pages" },
 	{ "ip_sample", 8, "*location *thread count" },
+	{ "offset_unused", 8, "*bucket *offset *end_offset Unused1 Unused2 Unused3 Unused4" },
 };
 
 /* Is column `want` (its primary-key place pk, 0 if none) in table_xinfo's

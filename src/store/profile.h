@@ -4,7 +4,8 @@
  * profiles, which lack the sampling and eviction tables (1), the reuse
  * tables (1 and 2), cache_use, the call and the trace tables (1 to 3) and
  * the Evicted columns (1 to 4), location.inlined_into (1 to 5) and
- * offset_cost and bucket_type (1 to 6) and ip_sample (1 to 7), are read too).  The writer fills a fresh
+ * offset_cost and bucket_type (1 to 6) and first_touch, ip_sample and
+ * offset_unused (1 to 7), are read too).  The writer fills a fresh
  * file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
@@ -31,7 +32,7 @@ struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
 		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *srpair, *use, *call, *calluse, *twin,
-		*tper, *tref, *trec, *tfn, *offset, *btype, *ftouch, *ipsamp;
+		*tper, *tref, *trec, *tfn, *offset, *btype, *ftouch, *ipsamp, *offu;
 	char msg[256];          /* profile_writer_errmsg's text */
 };
 
@@ -112,6 +113,11 @@ int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v
  * 1..nlevels, latency. */
 int pw_offset(struct profile_writer *w, int64_t bucket, int64_t offset, int64_t size,
 	      const int64_t *v, int nlevels);
+/* One offset_unused row (version 8): every byte at offsets [offset, end)
+ * of bucket's objects left level k + 1 unused u[k] times; offset and end
+ * -1: u[k] bytes beyond the window or the cell cap. */
+int pw_offu(struct profile_writer *w, int64_t bucket, int64_t offset, int64_t end,
+	    const int64_t *u, int nlevels);
 /* One bucket_type row (version 7). */
 int pw_btype(struct profile_writer *w, int64_t bucket, const char *type, size_t len);
 /* One ip_sample row (version 8): samples x period at a code location. */

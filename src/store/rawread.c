@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "store/natsym.h"
+#include "core/rawout.h"
 #include "store/rawread.h"
 #include "store/rhist.h"
 
@@ -495,6 +496,33 @@ static int rec_off(struct reader *r)
 			return -1;
 	rc = pw_offset(r->w, bucket, off, v[0], v + 1, n);
 	return rc ? sql_fail(r, rc, "off record (same bucket and offset)") : 0;
+}
+
+/* offu BUCKET OFFSET END U1 ... UN (version 8); OFFSET and END "-" are
+ * the bucket's beyond bytes, stored as -1. */
+static int rec_offu(struct reader *r)
+{
+	int n = r->s->nlevels;
+	int64_t bucket, off = -1, end = -1, u[DC_MAX_LEVELS];
+	bool beyond;
+	int rc;
+
+	if (n == 0)
+		return fail(r, "offu record before any level record");
+	if (want_fields(r, 4 + n) || ref(r, &r->buckets, 1, "bucket", &bucket))
+		return -1;
+	beyond = !strcmp(r->f[2], "-");
+	if (beyond != !strcmp(r->f[3], "-"))
+		return fail(r, "offu record with one of OFFSET and END '-'");
+	if (!beyond && (num(r, 2, &off) || num(r, 3, &end)))
+		return -1;
+	if (!beyond && (off < 0 || end <= off))
+		return fail(r, "offu record with an empty or negative range");
+	for (int i = 0; i < n; i++)
+		if (num(r, 4 + i, &u[i]))
+			return -1;
+	rc = pw_offu(r->w, bucket, off, end, u, n);
+	return rc ? sql_fail(r, rc, "offu record (same bucket and range)") : 0;
 }
 
 /* btype BUCKET TYPE (version 7). */
@@ -978,6 +1006,8 @@ static int record(struct reader *r, char *line, size_t len)
 			return rec_ftouch(r);
 		if (!strcmp(t, "ipsamp"))
 			return rec_ipsamp(r);
+		if (!strcmp(t, "offu"))
+			return rec_offu(r);
 		if (!strcmp(t, "map"))
 			return rec_map(r);
 		if (!strcmp(t, "hpath"))

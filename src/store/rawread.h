@@ -10,7 +10,7 @@
  *    version 3 records (rhist, rfirst, rpair) in versions 1 and 2, the
  *    version 4 records (twin, trec, tper, tref, tfn) in versions 1 to 3,
  *    the version 7 records (off, btype) in versions 1 to 6, the version 8
- *    records (map, hpath, ftouch, ipsamp) in versions 1 to 7.
+ *    records (map, hpath, ftouch, ipsamp, offu) in versions 1 to 7.
  *  - Version 8: a loc record whose strings are all empty and line 0 is
  *    the native engine's address-only location, and a heap bucket named
  *    "-" its unnamed bucket; with the map and hpath records they are

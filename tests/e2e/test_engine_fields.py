@@ -179,6 +179,118 @@ class LinkedList(Recorded):
         self.assertRegex(r.stdout, r"fields:   struct node: (key|next) \d+\.\d\d % of L1 misses")
 
 
+class UnusedBytes(Recorded):
+    """--cache-use with --offsets: bytes loaded and never used, by offset
+    and field (derived in fields_array.c's header)."""
+    WORKLOAD = "fields_array"
+    OPTS = (CACHE_2, LAT, "--offsets", "--cache-use")
+
+    def test_fields_hold_the_unused_bytes(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        doc, rows = fields(self.db, recs)
+        self.assertEqual({f: (r["Unused1"], r["UnusedL"]) for f, r in rows.items()},
+                         {"id": (8 * (R + 1) * N, 8 * N), "val": (0, 0),
+                          "pad[48]": (48 * (R + 1) * N, 48 * N)})
+        self.assertIn("pad[48] 85.71 % of L1 unused bytes, id 14.29 %", doc["summary"])
+
+    def test_offsets_hold_the_unused_bytes(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        doc, rows = fields(self.db, recs, "offset")
+        # a row starts each unused range; its bytes run to the next row
+        self.assertEqual({o: (r["field"], r["Dr"], r["Unused1"]) for o, r in rows.items()},
+                         {0: ("id", 0, 8 * (R + 1) * N), 8: ("val", R * N, 0),
+                          16: ("pad[48]", 0, 48 * (R + 1) * N)})
+
+    def test_raw_ranges_per_element(self):
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        got = query(self.db, "SELECT o.offset, o.end_offset, o.Unused1, o.Unused2"
+                    " FROM offset_unused o JOIN bucket b ON b.id = o.bucket WHERE b.name = ?"
+                    " ORDER BY o.offset", recs)
+        # [0, 8), then [64 i + 16, 64 i + 72) joined with the next id
+        want = [(0, 8, R + 1, 1)] + [(64 * i + 16, 64 * i + 72, R + 1, 1) for i in range(N - 1)]
+        want.append((64 * (N - 1) + 16, 64 * N, R + 1, 1))
+        self.assertEqual(got, want)
+
+    def test_unused_bytes_are_part_of_sploss(self):
+        """Bytes found in objects are some of the bytes SpLoss counts."""
+        for lv in (1, 2):
+            (unused,), = query(self.db, "SELECT SUM(CASE WHEN offset < 0 THEN Unused%d ELSE"
+                               " (end_offset - offset) * Unused%d END) FROM offset_unused"
+                               % (lv, lv))
+            (sploss,), = query(self.db, "SELECT SUM(SpLoss) FROM cache_use WHERE level = ?", lv)
+            self.assertGreater(unused, 0)
+            self.assertLessEqual(unused, sploss)
+
+
+class UnusedPayload(Recorded):
+    """C++ list: the payload is loaded with every node and never read."""
+    WORKLOAD = "fields_list"
+    OPTS = (CACHE_2, LAT, "--offsets", "--cache-use")
+    P, N = 8, 2048
+
+    def test_payload_is_the_unused_field(self):
+        node = heap_bucket(self.db, "fields_list.cc", "SITE:node")
+        doc, rows = fields(self.db, node)
+        self.assertGreaterEqual(rows["payload[40]"]["Unused1"], 40 * (self.P - 1) * self.N)
+        self.assertRegex(doc["summary"], r"; payload\[40\] \d+\.\d\d % of L1 unused bytes")
+        self.assertGreater(rows["payload[40]"]["Unused1"],
+                           rows["next"]["Unused1"] + rows["key"]["Unused1"])
+
+
+class HeapTypes(Recorded):
+    """Heap types from what the allocation is assigned to (C, -O2 -g): the
+    expected names are the source's, listed in fields_heaptypes.c."""
+    WORKLOAD = "fields_heaptypes"
+    OPTS = (CACHE_2, LAT, "--offsets")
+    SRC = "fields_heaptypes.c"
+
+    def type_at(self, tag):
+        doc, _ = fields(self.db, heap_bucket(self.db, self.SRC, tag))
+        return doc["type"]
+
+    def test_each_assignment_gives_the_type(self):
+        want = {"SITE:assign": "struct node", "SITE:member": "struct item",
+                "SITE:global": "struct particle", "SITE:cast": "struct cell",
+                "SITE:memalign": "struct item", "SITE:inlined": "struct particle",
+                "SITE:caller": "char"}
+        self.assertEqual({tag: self.type_at(tag) for tag in want}, want)
+
+    def test_fields_of_an_assigned_block(self):
+        _, rows = fields(self.db, heap_bucket(self.db, self.SRC, "SITE:member"))
+        # 64 items, each id written once by vec_init and item 3's read by main
+        self.assertEqual((rows["id"]["Dw"], rows["id"]["Dr"]), (64, 1))
+        self.assertEqual(rows["flags"]["note"], "never accessed")
+
+    def test_unresolved_names_its_reason(self):
+        # printf's buffer: main's printf line assigns nothing
+        rows = query(self.db, "SELECT name FROM bucket WHERE kind = 'heap' AND name LIKE"
+                     " 'main (fields_heaptypes.c:%' AND name NOT LIKE ?",
+                     "%%:%d)%%" % marker_line(self.SRC, "SITE:caller"))
+        self.assertTrue(rows)
+        r = run([DCPROF, "report", self.db, "--object", rows[0][0], "--by", "field"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("assigns the block to no variable, member or cast (name its type with"
+                      " DCPROF_NAME_BLOCK_TYPED)", r.stderr)
+
+
+class HeapTypesCxx(Recorded):
+    """The same in C++: new T[n], new T, a member of this (-O2 -g)."""
+    WORKLOAD = "fields_heaptypes_cxx"
+    OPTS = (CACHE_2, LAT, "--offsets")
+    SRC = "fields_heaptypes_cxx.cc"
+    type_at = HeapTypes.type_at
+
+    def test_each_assignment_gives_the_type(self):
+        want = {"SITE:newarr": "struct Body", "SITE:member": "struct Item",
+                "SITE:newobj": "class Grid", "SITE:template": "struct Item"}
+        self.assertEqual({tag: self.type_at(tag) for tag in want}, want)
+
+    def test_fields_of_an_assigned_block(self):
+        _, rows = fields(self.db, heap_bucket(self.db, self.SRC, "SITE:newarr"))
+        self.assertEqual((rows["mass"]["Dw"], rows["mass"]["Dr"]), (64, 1))
+        self.assertEqual(rows["pos[3]"]["note"], "never accessed")
+
+
 class GlobalStruct(Recorded):
     """Two threads read a global's fields in known proportions."""
     WORKLOAD = "fields_global"

@@ -79,6 +79,31 @@ DC_TEST(objmap, insert_find_remove)
 	dc_objmap_release(&m);
 }
 
+/* lookup_from: the object holding addr, else the first starting before
+ * limit (small objects of the page, and a large one). */
+DC_TEST(objmap, lookup_from_finds_the_next_object)
+{
+	struct dc_objmap m;
+	const struct dc_objmap_ent *e;
+
+	CHECK_EQ(dc_objmap_init(&m, dc_env_libc()), 0);
+	struct dc_obj *a = add(&m, 0x1010, 0x1018);
+	struct dc_obj *b = add(&m, 0x1028, 0x1030);
+	struct dc_obj *big = add(&m, 0x100000 + 0x20, 0x100000 + 0x20 + 2 * DC_OBJMAP_LARGE);
+	e = dc_objmap_lookup_from(&m, 0x1000, 0x1040);
+	CHECK(e && e->o == a);
+	e = dc_objmap_lookup_from(&m, 0x1014, 0x1040);
+	CHECK(e && e->o == a);                        /* holds the address */
+	e = dc_objmap_lookup_from(&m, 0x1018, 0x1040);
+	CHECK(e && e->o == b);
+	CHECK(dc_objmap_lookup_from(&m, 0x1018, 0x1028) == NULL);   /* limit excluded */
+	CHECK(dc_objmap_lookup_from(&m, 0x1030, 0x1040) == NULL);
+	e = dc_objmap_lookup_from(&m, 0x100000, 0x100040);
+	CHECK(e && e->o == big);
+	CHECK(dc_objmap_lookup_from(&m, 0x100000, 0x100020) == NULL);
+	dc_objmap_release(&m);
+}
+
 /* Empty and reversed ranges are refused. */
 DC_TEST(objmap, rejects_empty_range)
 {

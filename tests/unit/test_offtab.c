@@ -32,7 +32,7 @@ DC_TEST(offtab, counts_per_bucket_and_offset)
 	struct dc_offtab t;
 	struct dc_offcell *c;
 
-	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 4096, 100), 0);
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 4096, 100, false), 0);
 	count(&t, 1, 8, 8, 0, 1);      /* read, L1 hit */
 	count(&t, 1, 8, 4, 1, 3);      /* write, missed L1 and L2 */
 	count(&t, 2, 8, 16, 0, 2);     /* another bucket */
@@ -55,7 +55,7 @@ DC_TEST(offtab, window_and_cap_go_beyond)
 	struct dc_offtab t;
 	struct dc_offcell *b;
 
-	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 64, 3), 0);
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 64, 3, false), 0);
 	count(&t, 0, 63, 1, 0, 1);
 	count(&t, 0, 64, 8, 0, 1);     /* past the window */
 	count(&t, 0, 1u << 20, 8, 1, 1);
@@ -76,7 +76,49 @@ DC_TEST(offtab, window_and_cap_go_beyond)
 	CHECK_EQ(b->acc[0] + b->acc[1] + b->lat + b->size, 0);
 	CHECK_EQ(ncells(&t), 4);
 	dc_offtab_release(&t);
-	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 0, 1), DC_EINVAL);
-	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 64, 0), DC_EINVAL);
-	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), DC_OFF_WINDOW_MAX + 1, 1), DC_EINVAL);
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 0, 1, false), DC_EINVAL);
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 64, 0, false), DC_EINVAL);
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), DC_OFF_WINDOW_MAX + 1, 1, false), DC_EINVAL);
+}
+
+/* Unused bytes (offtab.h Notes): a run is two boundary counts; past the
+ * window and once the cap is reached, bytes in the beyond cell. */
+DC_TEST(offtab, unused_runs_are_boundary_pairs)
+{
+	struct dc_offtab t;
+	struct dc_offcell *c;
+
+	CHECK_EQ(dc_offtab_init(&t, dc_env_libc(), 128, 4, true), 0);
+	dc_offtab_unused(&t, 1, 8, 64, 0);      /* bytes 8..63 at level 1 */
+	dc_offtab_unused(&t, 1, 8, 64, 1);      /* and at level 2 */
+	dc_offtab_unused(&t, 1, 16, 64, 0);     /* a run ending at the same place */
+	c = dc_offtab_cell(&t, 1, 8);
+	CHECK_EQ(c->ubeg[0], 1);
+	CHECK_EQ(c->ubeg[1], 1);
+	CHECK_EQ(c->uend[0], 0);
+	CHECK_EQ(dc_offtab_cell(&t, 1, 16)->ubeg[0], 1);
+	c = dc_offtab_cell(&t, 1, 64);
+	CHECK_EQ(c->uend[0], 2);
+	CHECK_EQ(c->uend[1], 1);
+	CHECK_EQ(c->ubeg[0], 0);
+	CHECK_EQ(t.cells, 3);
+	/* ending at the window: no end cell; past it: the rest as bytes */
+	dc_offtab_unused(&t, 1, 120, 128, 0);
+	dc_offtab_unused(&t, 1, 120, 200, 0);
+	CHECK_EQ(dc_offtab_cell(&t, 1, 120)->ubeg[0], 2);
+	CHECK_EQ(t.cells, 4);
+	c = dc_offtab_cell(&t, 1, 128);
+	CHECK_EQ(c->off, DC_OFF_BEYOND);
+	CHECK_EQ(c->ubeg[0], 72);
+	/* the cap is reached: a run needing a new cell counts as bytes */
+	dc_offtab_unused(&t, 1, 8, 40, 0);
+	CHECK_EQ(c->ubeg[0], 72 + 32);
+	CHECK_EQ(dc_offtab_cell(&t, 1, 8)->ubeg[0], 1);
+	/* a run whose cells exist still counts as a run */
+	dc_offtab_unused(&t, 1, 16, 64, 1);
+	CHECK_EQ(dc_offtab_cell(&t, 1, 16)->ubeg[1], 1);
+	CHECK_EQ(dc_offtab_cell(&t, 1, 64)->uend[1], 2);
+	dc_offtab_zero(&t);
+	CHECK_EQ(dc_offtab_cell(&t, 1, 64)->uend[1] + c->ubeg[0], 0);
+	dc_offtab_release(&t);
 }

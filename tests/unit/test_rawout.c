@@ -568,3 +568,16 @@ DC_TEST(rawout, ipsamp)
 	dc_raw_ipsamp(o, 0, 4294967295u, 18446744073709551615ull);
 	finish_expect(o, &m, "ipsamp 7 1 30000\nipsamp 0 4294967295 18446744073709551615\n");
 }
+
+/* Version 8: unused bytes of a range of offsets, one count per level;
+ * "- -" for the beyond bytes. */
+DC_TEST(rawout, offu)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+	const uint64_t u[2] = { 9, 1 };
+
+	dc_raw_offu(o, 3, 16, 64, u, 2);
+	dc_raw_offu(o, 3, DC_OFF_BEYOND, DC_OFF_BEYOND, u, 1);
+	finish_expect(o, &m, "offu 3 16 64 9 1\noffu 3 - - 9\n");
+}

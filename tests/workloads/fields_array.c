@@ -21,6 +21,14 @@
  * every read pass: D1m = (R + 1) N = 9216.  L2 (1 MiB) keeps all 1024
  * lines once loaded: D2m = N = 1024 (the write pass, cold).
  *
+ * Unused bytes (with --cache-use, exact masks): every residency of a recs
+ * line touches val alone (bytes 8..15 of the element the line holds), so
+ * each leaves the line's other 56 bytes unused: offsets 0..7 (id) and
+ * 16..63 (pad[48]) of that element.  L1 loads each line (R + 1) times (the
+ * misses above): id Unused1 = 8 (R + 1) N = 73728, pad[48] Unused1 = 48
+ * (R + 1) N = 442368, val 0.  L2 loads each line once and keeps it to the
+ * end (charged then): id Unused2 = 8 N = 8192, pad[48] 48 N = 49152.
+ *
  * pool: M = 256 elements of 64 bytes allocated as bytes (void *) and named
  * with DCPROF_NAME_BLOCK_TYPED(pool, M * 64, "rec_pool", "struct rec");
  * the program writes each element's id once and reads it R2 = 4 times:

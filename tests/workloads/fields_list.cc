@@ -21,6 +21,14 @@
 // build touches N + 1 lines (cold).  So next and key hold at least
 // (P - 1) N / (P N + N + 1) = 77.7 % of the misses.  L2 (1 MiB) keeps the
 // 128 KiB of nodes: the walks add no L2 miss; D2m <= N + 1 in all.
+// Unused bytes (--cache-use): a node line holds the 16 bytes of one node's
+// next and key and, whatever the line's offset r of that node (0, 16, 32 or
+// 48), exactly 40 payload bytes: r = 0: the node's own payload and the next
+// chunk's 8-byte header; else the previous node's last r - 8 payload bytes,
+// this node's 8-byte header and its first 48 - r payload bytes.  Each
+// residency of walks 2..P uses next and key alone, so it leaves those 40
+// payload bytes unused and no next or key byte: payload[40] Unused1 >=
+// 40 (P - 1) N = 573440.
 #include <cstdio>
 #include <cstring>
 
