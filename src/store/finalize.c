@@ -117,8 +117,26 @@ void finalize_print_summary(const char *out, const struct raw_summary *s)
 	struct sbuf sb;
 
 	sbuf_init(&sb);
-	sbuf_addf(&sb, "(%llu bucket%s, Dr=", (unsigned long long)s->buckets,
+	sbuf_addf(&sb, "(%llu bucket%s, ", (unsigned long long)s->buckets,
 		  s->buckets == 1 ? "" : "s");
+	if (s->native) {
+		/* The native engine counts no accesses: say what it sampled. */
+		sbuf_adds(&sb, "native engine, ");
+		if (s->pages || !s->ip_events) {
+			fmt_thousands(&sb, (int64_t)s->pages);
+			sbuf_adds(&sb, " pages first touched");
+		}
+		if (s->ip_events) {
+			sbuf_adds(&sb, s->pages ? ", " : "");
+			fmt_thousands(&sb, (int64_t)s->ip_events);
+			sbuf_adds(&sb, " events in IP-only samples");
+		}
+		sbuf_adds(&sb, ")");
+		err_note("wrote %s %s", out, sb.buf);
+		sbuf_release(&sb);
+		return;
+	}
+	sbuf_adds(&sb, "Dr=");
 	fmt_thousands(&sb, (int64_t)s->dr);
 	sbuf_adds(&sb, ", Dw=");
 	fmt_thousands(&sb, (int64_t)s->dw);

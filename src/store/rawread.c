@@ -283,6 +283,8 @@ static int rec_meta(struct reader *r)
 	}
 	if (!strcmp(r->f[1], "checkpoint_ms") && num(r, 2, &r->s->checkpoint_ms))
 		return -1;
+	if (!strcmp(r->f[1], "engine") && !strcmp(r->f[2], "native"))
+		r->s->native = true;
 	if (!strcmp(r->f[1], "reuse_bins") &&
 	    reuse_parse_bins(r->f[2], INT64_MAX, INT64_MAX, &r->reuse_first, &r->reuse_growth))
 		return fail(r, "meta reuse_bins '%s' is not FIRST:GROWTH (FIRST >= 1, GROWTH >= 2)",
@@ -546,6 +548,7 @@ static int rec_ipsamp(struct reader *r)
 	if (want_fields(r, 4) || ref(r, &r->locs, 1, "location", &loc) || num(r, 2, &thread) ||
 	    num(r, 3, &count))
 		return -1;
+	r->s->ip_events += (uint64_t)count;
 	rc = pw_ipsamp(r->w, loc, thread, count);
 	return rc ? sql_fail(r, rc, "ipsamp record (same location and thread)") : 0;
 }
@@ -635,6 +638,7 @@ static int rec_ftouch(struct reader *r)
 	if (want_fields(r, 5) || ref(r, &r->buckets, 1, "bucket", &bucket) ||
 	    ref(r, &r->locs, 2, "location", &loc) || num(r, 3, &thread) || num(r, 4, &pages))
 		return -1;
+	r->s->pages += (uint64_t)pages;
 	rc = pw_ftouch(r->w, bucket, loc, thread, pages);
 	return rc ? sql_fail(r, rc, "ftouch record (same bucket, location and thread)") : 0;
 }

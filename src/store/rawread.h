@@ -53,6 +53,9 @@ struct raw_summary {
 	int64_t memory_latency;
 	uint64_t buckets;
 	uint64_t dr, dw, d1_misses, ll_misses;
+	bool native;             /* meta engine is native: no exact counts */
+	uint64_t pages;          /* ftouch pages, summed */
+	uint64_t ip_events;      /* ipsamp counts, summed */
 	int end;                 /* value of the end record, -1 if there is none */
 	bool has_exit_code;      /* meta exit_code was present */
 	int64_t exit_code;

@@ -77,6 +77,14 @@ class FirstTouch(NativeCase):
         self.assertEqual(meta(db, "engine"), "native")
         self.assertEqual(meta(db, "sample_event"), "pagefault")
         self.assertEqual(meta(db, "samples_lost"), "0")
+        # Without -q the summary line counts pages, not the accesses the
+        # native engine cannot see.
+        loud = run([DCPROF, "record", "--engine=native", "--event=pagefault", "-o",
+                    self.db("loud.db"), "--", workload("first_touch")])
+        self.assertEqual(loud.returncode, 0, loud.stderr)
+        total = query(self.db("loud.db"), "SELECT SUM(pages) FROM first_touch")[0][0]
+        self.assertIn("native engine, {:,} pages first touched)".format(total), loud.stderr)
+        self.assertNotIn("Dr=", loud.stderr)
         out = run([DCPROF, "report", db, "--first-touch"])
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("engine:   native, event pagefault, period 1", out.stdout)
