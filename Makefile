@@ -59,10 +59,17 @@ DCPROF        := $(B)/bin/dcprof
 # (tests/e2e/test_robustness.py, docs/robustness.md).
 SAN_DCPROF    := $(B)/san-bin/dcprof
 
+# dcprof approx's source analysis (src/analysis/srcvars.c, alone in
+# including clang-c) uses Debian's libclang (libclang-14-dev).
+LLVM_INC  := /usr/lib/llvm-14/include
+CLANG_LIB := -lclang-14
+$(B)/host/analysis/srcvars.o $(B)/san/analysis/srcvars.o: HOSTFLAGS += -I$(LLVM_INC)
+
 # ---- unit tests (core with ASan/UBSan) -------------------------------------
+# The core, and approx's arithmetic (src/analysis/approx.c, pure).
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC)) \
-	$(patsubst src/%.c,$(B)/san/%.o,$(CORE_SRC) src/host/port_libc.c)
+	$(patsubst src/%.c,$(B)/san/%.o,$(CORE_SRC) src/host/port_libc.c src/analysis/approx.c)
 UNIT_BIN  := $(B)/unit-tests
 
 # Second files of multi-file workloads live in tests/workloads/parts/, out of
@@ -124,12 +131,12 @@ $(B)/host/gen/html_assets.o: $(B)/gen/html_assets.c
 
 $(DCPROF): $(CLI_OBJ) $(HOST_CORE_OBJ) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lm
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lm $(CLANG_LIB)
 
 # The page's strings are data: the plain object serves both builds.
 $(SAN_DCPROF): $(patsubst src/%.c,$(B)/san/%.o,$(CLI_SRC) $(CORE_SRC)) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lm
+	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lm $(CLANG_LIB)
 
 $(B)/san/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -140,7 +147,7 @@ $(B)/san/tests/unit/%.o: tests/unit/%.c $(HEADERS) $(wildcard tests/unit/*.h)
 	$(CC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit -c $< -o $@
 
 $(UNIT_BIN): $(UNIT_OBJ)
-	$(CC) $(SANFLAGS) -o $@ $^
+	$(CC) $(SANFLAGS) -o $@ $^ -lm
 
 # Workloads are built without optimisation surprises: -O1 keeps loops as
 # written but removes pointless stack traffic, -g gives file:line.
@@ -300,7 +307,7 @@ FUZZ_TARGETS  := raw rawprof profile opts
 FUZZ_CC       ?= clang
 FUZZ_CORPUS   := tests/fuzz/corpus
 FUZZ_DEFS     := -DFUZZ_CORPUS='"$(abspath $(FUZZ_CORPUS))"'
-FUZZ_LIBS     := $(B)/host/gen/html_assets.o -lsqlite3 -ldw -lelf -lm -Wl,--wrap=spawn_wait
+FUZZ_LIBS     := $(B)/host/gen/html_assets.o -lsqlite3 -ldw -lelf -lm $(CLANG_LIB) -Wl,--wrap=spawn_wait
 FUZZ_HDR      := tests/fuzz/fuzz.h
 FUZZ_SRC_OBJ  := $(filter-out cli/dcprof.o,$(patsubst src/%.c,%.o,$(CLI_SRC))) cli/dcprof_main.o
 # The core goes in as an archive, so only what the front end uses is linked:
@@ -324,6 +331,7 @@ fuzz: $(addprefix $(FZ)/fuzz-,$(FUZZ_TARGETS))
 $(FZ)/obj/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CLANG) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FZ)/obj/analysis/srcvars.o: FUZZ_CLANG += -I$(LLVM_INC)
 $(FZ)/obj/cli/dcprof_main.o: src/cli/dcprof.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CLANG) -fsanitize=fuzzer-no-link -Dmain=dcprof_main -c $< -o $@
