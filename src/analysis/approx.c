@@ -9,7 +9,8 @@
  *    paper's table counts y[b] with raw .75 at threshold .75); their raw
  *    weights summed.
  *  - Eq. 4-5: v in V' gets raw + raw / sum(V') * redistributed; the others
- *    keep raw.  With V' empty nothing is redistributed.
+ *    keep raw.  With V' empty (a loop of one line: every raw weight is 0)
+ *    there is nothing to favour: every final weight is 1, no compensation.
  *  - The skid window is mean +- 2 sd, cut at 0 (a sample lands after the
  *    instruction that missed, never before): with mean 1 and sd
  *    1/sqrt(2 ln 2) = 0.8493 it is offsets 0, 1, 2 weighted .25, .5, .25,
@@ -35,7 +36,7 @@ void approx_loop_weights(const uint32_t *lines_read, size_t n, uint32_t loop_lin
 	}
 	for (size_t i = 0; i < n; i++) {
 		adj[i] = raw[i] >= threshold && above > 0 ? raw[i] / above * redistribute : 0.0;
-		final[i] = raw[i] + adj[i];
+		final[i] = above > 0 ? raw[i] + adj[i] : 1.0;
 	}
 }
 

@@ -12,7 +12,8 @@
 
 /* Loop compensation weights (§3.3.2, equations 1-5) of the n locations
  * read in a loop of loop_lines lines, location i on lines_read[i] of them:
- * raw[i] (eq. 1), adj[i] (eq. 4, 0 below threshold) and final[i] (eq. 5). */
+ * raw[i] (eq. 1), adj[i] (eq. 4, 0 below threshold) and final[i] (eq. 5);
+ * when no raw weight reaches the threshold, every final weight is 1. */
 void approx_loop_weights(const uint32_t *lines_read, size_t n, uint32_t loop_lines,
 			 double threshold, double *raw, double *adj, double *final);
 
