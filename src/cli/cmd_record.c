@@ -28,6 +28,7 @@
 #include "core/hier.h"
 #include "core/offtab.h"
 #include "core/rdx.h"
+#include "core/skid.h"
 #include "core/util.h"
 #include "store/finalize.h"
 #include "store/rawdir.h"
@@ -48,7 +49,8 @@ enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_FOLLOW_EXEC, OPT_CACHE
        OPT_REUSE_WATCH, OPT_REUSE_REPLACE, OPT_REUSE_ATTRIB, OPT_CACHE_USE,
        OPT_CACHE_USE_GRAN, OPT_CALLS, OPT_TRACE_WINDOW, OPT_TRACE_PERIOD, OPT_TRACE_SEED,
        OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT, OPT_CHECKPOINT,
-       OPT_CHECKPOINT_BUDGET, OPT_OFFSETS, OPT_OFFSET_WINDOW, OPT_OFFSET_CELLS };
+       OPT_CHECKPOINT_BUDGET, OPT_OFFSETS, OPT_OFFSET_WINDOW, OPT_OFFSET_CELLS,
+       OPT_SAMPLE_IP_ONLY, OPT_SKID };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -74,6 +76,8 @@ static const struct opt_def record_opts[] = {
 	{ OPT_CACHE_USE_GRAN, 0, "cache-use-granularity", OPT_REQUIRED },
 	{ OPT_SAMPLE, 0, "sample", OPT_REQUIRED },
 	{ OPT_SAMPLE_SEED, 0, "sample-seed", OPT_REQUIRED },
+	{ OPT_SAMPLE_IP_ONLY, 0, "sample-ip-only", OPT_OPTIONAL },
+	{ OPT_SKID, 0, "skid", OPT_REQUIRED },
 	{ OPT_REUSE, 0, "reuse", OPT_OPTIONAL },
 	{ OPT_REUSE_BLOCK, 0, "reuse-block", OPT_REQUIRED },
 	{ OPT_REUSE_BINS, 0, "reuse-bins", OPT_REQUIRED },
@@ -165,6 +169,19 @@ void cmd_record_usage(FILE *f)
 		"                             or DLm (misses at a level), Dr, Dw or Da (reads,\n"
 		"                             writes, all accesses) (default: no sampling)\n"
 		"  --sample-seed=N            random seed of the sampling period (default: 1)\n"
+		"  --sample-ip-only[=yes|no]  samples of --sample carry only an instruction\n"
+		"                             pointer, no data address, as a counter without\n"
+		"                             precise sampling delivers; counted per code\n"
+		"                             location for report --ip-samples instead of\n"
+		"                             the sampled estimates (default: no)\n"
+		"  --skid=MEAN:SD             with --sample-ip-only: each sample lands on the\n"
+		"                             instruction executed k instructions after the\n"
+		"                             sampled one, k Gaussian with MEAN and SD in\n"
+		"                             executed instructions, rounded, at least 0\n"
+		"                             (Rutar and Hollingsworth, Software Analysis\n"
+		"                             Techniques to Approximate Data Centric Direct\n"
+		"                             Measurements, 3.3.3); 0 to %d each, up to\n"
+		"                             three decimals (default: 0:0, precise)\n"
 		"  --reuse[=yes|no]           measure exact reuse distances (stack and time)\n"
 		"                             with histograms per bucket and per pair of code\n"
 		"                             locations (default: no)\n"
@@ -214,7 +231,7 @@ void cmd_record_usage(FILE *f)
 		"DCPROF_VALGRIND (valgrind to run, default: valgrind from PATH), TMPDIR.\n",
 		DC_MAX_LEVELS, dc_hier_default_latency(1), dc_hier_default_latency(2),
 		dc_hier_default_latency(3), dc_hier_default_latency(4), DC_DEFAULT_MEM_LATENCY,
-		REUSE_BLOCK_MAX, REUSE_GROWTH_MAX, DC_RDX_MAX_WP, REUSE_BLOCK_MAX);
+		DC_SKID_MAX, REUSE_BLOCK_MAX, REUSE_GROWTH_MAX, DC_RDX_MAX_WP, REUSE_BLOCK_MAX);
 }
 
 struct record {
@@ -232,6 +249,8 @@ struct record {
 	const char *sample;     /* --sample's value */
 	char sample_event[4];
 	bool seed_given;
+	bool ip_only;           /* --sample-ip-only=yes */
+	bool skid;              /* --skid given */
 	bool reuse;             /* --reuse=yes */
 	const char *reuse_sub;  /* --reuse-block or --reuse-bins, given */
 	bool reuse_sample;      /* --reuse-sample=N, N > 0 */
@@ -372,6 +391,17 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			return -1;
 		}
 		break;
+	case OPT_SKID: {
+		uint32_t mean, sd;
+		if (dc_skid_parse(v, &mean, &sd)) {
+			err_msg("invalid --skid value '%s' (MEAN:SD in instructions, 0 to %d each,"
+				" up to three decimals)", v, DC_SKID_MAX);
+			return -1;
+		}
+		r->skid = true;
+		break;
+	}
+	case OPT_SAMPLE_IP_ONLY:
 	case OPT_OFFSETS:
 	case OPT_COMPAT:
 	case OPT_EVICTIONS:
@@ -387,6 +417,8 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			r->reuse = v[0] == 'y';
 		if (id == OPT_CACHE_USE)
 			r->cache_use = v[0] == 'y';
+		if (id == OPT_SAMPLE_IP_ONLY)
+			r->ip_only = v[0] == 'y';
 		break;
 	case OPT_CACHE_USE_GRAN:
 		if (strcmp(v, "exact") && strcmp(v, "callgrind")) {
@@ -585,6 +617,14 @@ static int parse(struct record *r, int argc, char **argv)
 	r->prog = argv + it.i;
 	if (r->seed_given && !r->sample && !r->reuse_sample) {
 		err_msg("--sample-seed needs --sample or --reuse-sample");
+		return -1;
+	}
+	if (r->ip_only && !r->sample) {
+		err_msg("--sample-ip-only needs --sample=EVENT:N");
+		return -1;
+	}
+	if (r->skid && !r->ip_only) {
+		err_msg("--skid needs --sample-ip-only");
 		return -1;
 	}
 	if (r->reuse_sub && !r->reuse && !r->reuse_sample) {

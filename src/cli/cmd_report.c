@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "analysis/fields.h"
+#include "analysis/ipsamp.h"
 #include "analysis/spread.h"
 #include "analysis/view.h"
 #include "base/fmt.h"
@@ -14,7 +15,8 @@
 #include "store/sample.h"
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
-       OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_SPREAD, OPT_FORMAT, OPT_SHOW, OPT_HIDE };
+       OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_SPREAD, OPT_FORMAT, OPT_SHOW, OPT_HIDE,
+       OPT_IP_SAMPLES };
 
 static const struct opt_def report_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -26,6 +28,7 @@ static const struct opt_def report_opts[] = {
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
 	{ OPT_STATS, 0, "stats", OPT_NOARG },
 	{ OPT_SAMPLED, 0, "sampled", OPT_NOARG },
+	{ OPT_IP_SAMPLES, 0, "ip-samples", OPT_NOARG },
 	{ OPT_INCLUSIVE, 0, "inclusive", OPT_NOARG },
 	{ OPT_SPREAD, 0, "spread", OPT_OPTIONAL },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
@@ -62,6 +65,12 @@ void cmd_report_usage(FILE *f)
 	      "                             level when recorded with --evictions=yes)\n"
 	      "  --sampled                  the sampled estimates (record --sample) instead\n"
 	      "                             of the exact counts (default: exact)\n"
+	      "  --ip-samples               the IP-only samples (record --sample-ip-only)\n"
+	      "                             per function or, with --by line, per line:\n"
+	      "                             where the (skidded) samples landed, as perf\n"
+	      "                             report shows cpu-clock samples; not with\n"
+	      "                             --object, --by object, --stats, --sampled,\n"
+	      "                             --inclusive or --spread\n"
 	      "  --inclusive                per function (implies --by function), also the\n"
 	      "                             calls into it and its inclusive costs (its\n"
 	      "                             callees' included), and a <root> row for the\n"
@@ -84,6 +93,7 @@ struct report {
 	const char *path;
 	struct view_opts view;
 	bool by_given, stats;
+	bool ip_samples;          /* --ip-samples */
 	bool fields;              /* --by offset|field */
 	enum fields_by fby;
 	const char *spread;       /* --spread's metric, or NULL */
@@ -137,6 +147,9 @@ static int parse(struct report *r, int argc, char **argv)
 		case OPT_SAMPLED:
 			r->view.sampled = true;
 			break;
+		case OPT_IP_SAMPLES:
+			r->ip_samples = true;
+			break;
 		case OPT_INCLUSIVE:
 			r->view.inclusive = true;
 			break;
@@ -179,6 +192,16 @@ static int parse(struct report *r, int argc, char **argv)
 			" --function, --thread, --stats, --sampled, --inclusive or --spread");
 		return -1;
 	}
+	/* IP-only samples have no data address: no bucket to show them by. */
+	if (r->ip_samples && (r->view.object || r->stats || r->view.sampled ||
+			      r->view.inclusive || r->spread || r->fields ||
+			      (r->by_given && r->view.kind == VIEW_OBJECT))) {
+		err_msg("--ip-samples is per function or line: it cannot be combined with"
+			" --object, --by object, --stats, --sampled, --inclusive or --spread");
+		return -1;
+	}
+	if (r->ip_samples && !r->by_given)
+		r->view.kind = VIEW_FUNCTION;
 	if (r->show && r->hide) {
 		err_msg("--show and --hide cannot be combined");
 		return -1;
@@ -199,7 +222,8 @@ static int sort_rows(const struct report *r, struct table *t)
 	if (r->fields && !r->sort)
 		return 0;     /* offset order */
 	int col = r->sort ? table_find_metric(t, r->sort) :
-		  r->spread ? table_find_metric(t, "max") : view_default_sort(t, &r->view);
+		  r->spread ? table_find_metric(t, "max") :
+		  r->ip_samples ? table_find_metric(t, "samples") : view_default_sort(t, &r->view);
 	struct sbuf valid;
 
 	if (col >= 0) {
@@ -264,6 +288,9 @@ static int summary_read(const struct report *r, struct profile *p, struct summar
 {
 	if (r->view.sampled && sample_info_read(p, &sm->si, err, errlen))
 		return -1;
+	if (r->ip_samples)
+		return sample_info_read_ip(p, &sm->si, err, errlen) ||
+		       (r->format != FMT_CSV && header_read(p, &sm->h, err, errlen)) ? -1 : 0;
 	/* CSV has no header: spare it the scan of the whole cost table. */
 	if (r->format == FMT_CSV)
 		return 0;
@@ -281,6 +308,16 @@ static void print_text_header(const struct report *r, struct profile *p,
 
 	sbuf_init(&out);
 	header_text(&out, p, &sm->h);
+	if (r->ip_samples) {
+		sbuf_addf(&out, "%-10s", "samples:");
+		sample_describe_ip(&out, &sm->si);
+		sbuf_addf(&out, "\n%-10s", "view:");
+		view_describe(&out, &r->view);
+		sbuf_adds(&out, r->view.thread ? ", per thread\n\n" : "\n\n");
+		fwrite(out.buf, 1, out.len, stdout);
+		sbuf_release(&out);
+		return;
+	}
 	if (r->view.sampled) {
 		sbuf_addf(&out, "%-10sestimates from ", "sampled:");
 		sample_describe(&out, &sm->si);
@@ -395,6 +432,13 @@ static void print_json(const struct report *r, struct profile *p, const struct s
 
 	sbuf_init(&out);
 	header_json(&out, p, &sm->h);
+	if (r->ip_samples) {
+		sbuf_adds(&out, ",\"ip_samples\":");
+		sample_json(&out, &sm->si);
+		sbuf_addf(&out, ",\"view\":\"%s\"", view_name(r->view.kind));
+		view_json_filters(&out, &r->view);
+		goto rows;
+	}
 	sbuf_addf(&out, ",\"sampled\":%s,\"sample\":", r->view.sampled ? "true" : "false");
 	if (r->view.sampled)
 		sample_json(&out, &sm->si);
@@ -418,6 +462,7 @@ static void print_json(const struct report *r, struct profile *p, const struct s
 		json_fields(&out, r, fi);
 	else
 		view_json_filters(&out, &r->view);
+rows:
 	sbuf_adds(&out, ",\"totals\":");
 	render_table_json_totals(&out, t);
 	sbuf_addf(&out, ",\"total_rows\":%zu,\"rows\":", t->nrows);
@@ -448,7 +493,8 @@ int cmd_report(int argc, char **argv)
 	rc = DC_EXIT_ERROR;
 	if (view_check_filters(&p, &r.view, err, sizeof err) ||
 	    summary_read(&r, &p, &sm, err, sizeof err) ||
-	    (r.fields ? fields_build(&p, r.view.object, r.fby, &t, &fi, err, sizeof err) :
+	    (r.ip_samples ? ipsamp_build(&p, &r.view, &sm.si, &t, err, sizeof err) :
+	     r.fields ? fields_build(&p, r.view.object, r.fby, &t, &fi, err, sizeof err) :
 	     r.spread ? spread_build(&p, r.spread, r.view.object, &t, err, sizeof err) :
 			view_build(&p, &r.view, &t, err, sizeof err))) {
 		err_msg("%s", err);

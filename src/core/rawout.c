@@ -32,6 +32,7 @@
  *   tfn FUNCTION A ACONST F FSTR FIRR                       (version 4)
  *   off BUCKET OFFSET SIZE DR DW M1 ... MN LAT              (version 7)
  *   btype BUCKET TYPE                                       (version 7)
+ *   ipsamp LOC THREAD COUNT                                 (version 8)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -366,6 +367,15 @@ void dc_raw_btype(struct dc_rawout *o, uint32_t bucket, const char *type)
 	put_str(o, "btype");
 	put_u64(o, bucket);
 	put_field(o, type);
+	put(o, '\n');
+}
+
+void dc_raw_ipsamp(struct dc_rawout *o, uint32_t loc, uint32_t thread, uint64_t count)
+{
+	put_str(o, "ipsamp");
+	put_u64(o, loc);
+	put_u64(o, thread);
+	put_u64(o, count);
 	put(o, '\n');
 }
 

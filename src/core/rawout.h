@@ -14,7 +14,7 @@
 #include "core/trace.h"
 #include "core/offtab.h"
 
-#define DC_RAW_VERSION 7
+#define DC_RAW_VERSION 8
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -87,6 +87,9 @@ void dc_trace_file_rec(struct dc_rawout *o, const struct dc_trace_rec *r);
  * gave a user bucket, btype BUCKET TYPE. */
 void dc_raw_off(struct dc_rawout *o, const struct dc_offcell *c, int nlevels);
 void dc_raw_btype(struct dc_rawout *o, uint32_t bucket, const char *type);
+/* IP-only samples (version 8): ipsamp LOC THREAD COUNT, COUNT = samples x
+ * period attributed to code location LOC on THREAD. */
+void dc_raw_ipsamp(struct dc_rawout *o, uint32_t loc, uint32_t thread, uint64_t count);
 void dc_raw_end(struct dc_rawout *o, bool complete);
 
 #endif

@@ -300,6 +300,9 @@ static int merge_counts(struct merge *m, const char *path)
 		rc = upsert(m, path, "call_use", "kind, site, callee, thread, level",
 			    "t.kind, s.dst, c.dst, t.thread, t.level",
 			    LJN("s", "site") LJN("c", "callee"), "SpLoss, AcCost, Evicted");
+	if (!rc && src_has_table(m, "ip_sample"))
+		rc = upsert(m, path, "ip_sample", "location, thread", "l.dst, t.thread",
+			    LJ("l", "location"), "count");
 	if (!rc && src_has_table(m, "reuse_first"))
 		rc = upsert(m, path, "reuse_first", "bucket", "b.dst", BJ("b", "bucket"), "count");
 	if (!rc && src_has_table(m, "reuse_unseen"))

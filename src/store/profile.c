@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 7 (docs/schema.md):
+ * Schema version 8 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -40,9 +40,11 @@
  *   offset_cost   bucket, offset, size, Dr, Dw, D1m, D2m, D3m, D4m, Lat;
  *                 PRIMARY KEY(bucket, offset) (version 7)
  *   bucket_type   bucket INTEGER PRIMARY KEY, type TEXT NOT NULL (version 7)
+ *   ip_sample     location, thread, count; PRIMARY KEY(location, thread) (version 8)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 7.
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 8.
+ *   Version 7 is version 8 without the table marked (version 8).
  *   Version 6 is version 7 without the tables marked (version 7).
  *   Version 5 is version 6 without the columns marked (version 6); version 4
  *   also lacks the columns marked (version 5); version 3
@@ -114,7 +116,9 @@ static const char schema_sql[] =
 	"CREATE TABLE offset_cost(bucket INTEGER, offset INTEGER, size INTEGER, Dr INTEGER,"
 	" Dw INTEGER, D1m INTEGER, D2m INTEGER, D3m INTEGER, D4m INTEGER, Lat INTEGER,"
 	" PRIMARY KEY(bucket, offset));"
-	"CREATE TABLE bucket_type(bucket INTEGER PRIMARY KEY, type TEXT NOT NULL);";
+	"CREATE TABLE bucket_type(bucket INTEGER PRIMARY KEY, type TEXT NOT NULL);"
+	"CREATE TABLE ip_sample(location INTEGER, thread INTEGER, count INTEGER,"
+	" PRIMARY KEY(location, thread));";
 
 /* Indexes are built after the rows are in: one sorted build is much faster
  * than keeping them up to date row by row. */
@@ -185,6 +189,7 @@ static const struct {
 	{ offsetof(struct profile_writer, offset),
 	  "INSERT INTO offset_cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
 	{ offsetof(struct profile_writer, btype), "INSERT INTO bucket_type VALUES(?1, ?2)" },
+	{ offsetof(struct profile_writer, ipsamp), "INSERT INTO ip_sample VALUES(?1, ?2, ?3)" },
 };
 
 /* SQLite's message, with the system's reason for an I/O error ("disk I/O
@@ -573,6 +578,14 @@ int pw_btype(struct profile_writer *w, int64_t bucket, const char *type, size_t 
 	return step(w->btype);
 }
 
+int pw_ipsamp(struct profile_writer *w, int64_t loc, int64_t thread, int64_t count)
+{
+	sqlite3_bind_int64(w->ipsamp, 1, loc);
+	sqlite3_bind_int64(w->ipsamp, 2, thread);
+	sqlite3_bind_int64(w->ipsamp, 3, count);
+	return step(w->ipsamp);
+}
+
 int pw_trace_prune(struct profile_writer *w, int64_t locs, int64_t buckets)
 {
 	char sql[512];
@@ -697,6 +710,7 @@ static const struct {
 	{ "trace_function_ref", 4, "*function accesses const_loads f f_str f_irr" },
 	{ "offset_cost", 7, "*bucket *offset size Dr Dw D1m D2m D3m D4m Lat" },
 	{ "bucket_type", 7, "*bucket type" },
+	{ "ip_sample", 8, "*location *thread count" },
 };
 
 /* Is column `want` (its primary-key place pk, 0 if none) in table_xinfo's

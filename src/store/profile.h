@@ -4,7 +4,7 @@
  * profiles, which lack the sampling and eviction tables (1), the reuse
  * tables (1 and 2), cache_use, the call and the trace tables (1 to 3) and
  * the Evicted columns (1 to 4), location.inlined_into (1 to 5) and
- * offset_cost and bucket_type (1 to 6), are read too).  The writer fills a fresh
+ * offset_cost and bucket_type (1 to 6) and ip_sample (1 to 7), are read too).  The writer fills a fresh
  * file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
@@ -20,7 +20,7 @@
 #include "base/sbuf.h"
 #include "core/hier.h"
 
-#define PROFILE_SCHEMA_VERSION 7
+#define PROFILE_SCHEMA_VERSION 8
 #define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
 
 /* Cost columns in the order the writer takes them and the schema stores
@@ -31,7 +31,7 @@ struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
 		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *srpair, *use, *call, *calluse, *twin,
-		*tper, *tref, *trec, *tfn, *offset, *btype;
+		*tper, *tref, *trec, *tfn, *offset, *btype, *ipsamp;
 	char msg[256];          /* profile_writer_errmsg's text */
 };
 
@@ -110,6 +110,8 @@ int pw_offset(struct profile_writer *w, int64_t bucket, int64_t offset, int64_t 
 	      const int64_t *v, int nlevels);
 /* One bucket_type row (version 7). */
 int pw_btype(struct profile_writer *w, int64_t bucket, const char *type, size_t len);
+/* One ip_sample row (version 8): samples x period at a code location. */
+int pw_ipsamp(struct profile_writer *w, int64_t loc, int64_t thread, int64_t count);
 /* A dump cut short: deletes the trace accesses naming a location or
  * bucket at or beyond these counts, and gives windows without a period
  * their number of accesses. */
@@ -129,7 +131,7 @@ struct profile_level {
 struct profile {
 	sqlite3 *db;
 	const char *path;
-	int version;             /* schema version, 1 to 7 */
+	int version;             /* schema version, 1 to 8 */
 	int nlevels;
 	struct profile_level lv[DC_MAX_LEVELS];
 	int64_t mem_latency;

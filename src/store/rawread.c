@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 7) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 8) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -252,8 +252,8 @@ static int rec_header(struct reader *r)
 		return fail(r, "not a dcprof raw dump");
 	if (want_fields(r, 2) || num(r, 1, &v))
 		return -1;
-	if (v < 1 || v > 7)
-		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 7)",
+	if (v < 1 || v > 8)
+		return fail(r, "raw dump version %lld is not supported (this dcprof reads 1 to 8)",
 			    (long long)v);
 	r->version = (int)v;
 	r->header = true;
@@ -458,6 +458,19 @@ static int rec_btype(struct reader *r)
 		return -1;
 	rc = pw_btype(r->w, bucket, r->f[2], r->flen[2]);
 	return rc ? sql_fail(r, rc, "btype record (same bucket)") : 0;
+}
+
+/* ipsamp LOC THREAD COUNT (version 8). */
+static int rec_ipsamp(struct reader *r)
+{
+	int64_t loc, thread, count;
+	int rc;
+
+	if (want_fields(r, 4) || ref(r, &r->locs, 1, "location", &loc) || num(r, 2, &thread) ||
+	    num(r, 3, &count))
+		return -1;
+	rc = pw_ipsamp(r->w, loc, thread, count);
+	return rc ? sql_fail(r, rc, "ipsamp record (same location and thread)") : 0;
 }
 
 /* evict, or sevict (sampled): LEVEL EVICTOR VICTIM LOC COUNT. */
@@ -898,6 +911,8 @@ static int record(struct reader *r, char *line, size_t len)
 		return rec_off(r);
 	if (r->version >= 7 && !strcmp(t, "btype"))
 		return rec_btype(r);
+	if (r->version >= 8 && !strcmp(t, "ipsamp"))
+		return rec_ipsamp(r);
 	/* And version 4 records to older dumps. */
 	if (r->version >= 4) {
 		if (!strcmp(t, "twin"))

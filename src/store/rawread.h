@@ -1,4 +1,4 @@
-/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 7) into a
+/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 8) into a
  * profile.
  *
  * Notes:
@@ -9,7 +9,8 @@
  *    fill, resid) are unknown record types in a version 1 dump, the
  *    version 3 records (rhist, rfirst, rpair) in versions 1 and 2, the
  *    version 4 records (twin, trec, tper, tref, tfn) in versions 1 to 3,
- *    the version 7 records (off, btype) in versions 1 to 6.
+ *    the version 7 records (off, btype) in versions 1 to 6, the version 8
+ *    record ipsamp in versions 1 to 7.
  *    twin IDs come in order from 0; a trec belongs to the last twin; tper
  *    and tref name a declared window, tper in order.  A trec's location
  *    and bucket may be declared later (the engine streams accesses); in a

@@ -37,7 +37,7 @@ static int read_number(struct profile *p, const char *key, struct sbuf *v, int64
 	return 0;
 }
 
-int sample_info_read(struct profile *p, struct sample_info *si, char *err, size_t errlen)
+static int read_info(struct profile *p, struct sample_info *si, char *err, size_t errlen)
 {
 	struct sbuf v;
 	int rc = 0;
@@ -66,11 +66,61 @@ int sample_info_read(struct profile *p, struct sample_info *si, char *err, size_
 	    read_number(p, "sample_seed", &v, &si->seed, err, errlen) ||
 	    read_number(p, "samples", &v, &si->samples, err, errlen))
 		goto fail;
+	rc = profile_meta(p, "sample_ip_only", &v);
+	if (rc < 0) {
+		profile_read_error(p, err, errlen);
+		goto fail;
+	}
+	si->ip_only = rc && !strcmp(v.buf, "1");
+	if (si->ip_only) {
+		rc = profile_meta(p, "sample_skid", &v);
+		if (rc < 0) {
+			profile_read_error(p, err, errlen);
+			goto fail;
+		}
+		snprintf(si->skid, sizeof si->skid, "%s", rc ? v.buf : "");
+		rc = profile_meta(p, "sample_skid_lost", &v);
+		if (rc < 0) {
+			profile_read_error(p, err, errlen);
+			goto fail;
+		}
+		if (rc && read_number(p, "sample_skid_lost", &v, &si->skid_lost, err, errlen))
+			goto fail;
+	}
 	sbuf_release(&v);
 	return 0;
 fail:
 	sbuf_release(&v);
 	return -1;
+}
+
+int sample_info_read(struct profile *p, struct sample_info *si, char *err, size_t errlen)
+{
+	if (read_info(p, si, err, errlen))
+		return -1;
+	if (si->ip_only) {
+		snprintf(err, errlen, "profile '%s' has IP-only samples (recorded with"
+			 " --sample-ip-only), no sampled estimates; see report --ip-samples",
+			 p->path);
+		return -1;
+	}
+	return 0;
+}
+
+int sample_info_read_ip(struct profile *p, struct sample_info *si, char *err, size_t errlen)
+{
+	if (read_info(p, si, err, errlen)) {
+		if (si->event[0] == '\0' && !strncmp(err, "profile '", 9))
+			snprintf(err, errlen, "profile '%s' has no IP-only samples; record with"
+				 " --sample=EVENT:N --sample-ip-only", p->path);
+		return -1;
+	}
+	if (!si->ip_only) {
+		snprintf(err, errlen, "profile '%s' has no IP-only samples; record with"
+			 " --sample=EVENT:N --sample-ip-only", p->path);
+		return -1;
+	}
+	return 0;
 }
 
 void sample_event_sql(struct sbuf *out, const struct sample_info *si)
@@ -92,8 +142,36 @@ void sample_describe(struct sbuf *out, const struct sample_info *si)
 	fmt_thousands(out, si->seed);
 }
 
+void sample_describe_ip(struct sbuf *out, const struct sample_info *si)
+{
+	fmt_thousands(out, si->samples);
+	sbuf_addf(out, " IP-only sample%s of %s, period ", si->samples == 1 ? "" : "s",
+		  si->event);
+	fmt_thousands(out, si->period);
+	sbuf_adds(out, ", seed ");
+	fmt_thousands(out, si->seed);
+	if (!strcmp(si->skid, "hardware")) {
+		sbuf_adds(out, ", skid of the hardware");
+	} else if (si->skid[0]) {
+		sbuf_adds(out, ", skid ");
+		fmt_text(out, si->skid, strlen(si->skid));
+		sbuf_adds(out, " instructions (mean:sd)");
+	}
+	if (si->skid_lost) {
+		sbuf_adds(out, ", ");
+		fmt_thousands(out, si->skid_lost);
+		sbuf_adds(out, " lost (skid pending at exit)");
+	}
+}
+
 void sample_json(struct sbuf *out, const struct sample_info *si)
 {
-	sbuf_addf(out, "{\"event\":\"%s\",\"period\":%lld,\"seed\":%lld,\"samples\":%lld}",
+	sbuf_addf(out, "{\"event\":\"%s\",\"period\":%lld,\"seed\":%lld,\"samples\":%lld",
 		  si->event, (long long)si->period, (long long)si->seed, (long long)si->samples);
+	if (si->ip_only) {
+		sbuf_adds(out, ",\"skid\":");
+		fmt_json_str(out, si->skid, strlen(si->skid));
+		sbuf_addf(out, ",\"lost\":%lld", (long long)si->skid_lost);
+	}
+	sbuf_adds(out, "}");
 }

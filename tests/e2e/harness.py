@@ -12,8 +12,8 @@ BUILD = os.path.join(ROOT, "build")
 DCPROF = os.path.join(BUILD, "bin", "dcprof")
 
 # What this dcprof writes (docs/schema.md, docs/raw-dump.md).
-SCHEMA_VERSION = 7
-RAW_VERSION = 7
+SCHEMA_VERSION = 8
+RAW_VERSION = 8
 WORKLOADS = os.path.join(BUILD, "w")
 
 

@@ -67,11 +67,11 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 7);
+	CHECK_EQ(DC_RAW_VERSION, 8);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
-	finish_expect(o, &m, "dcprof-raw 7\nend 1\nend 0\n");
+	finish_expect(o, &m, "dcprof-raw 8\nend 1\nend 0\n");
 }
 
 DC_TEST(rawout, meta)
@@ -221,7 +221,7 @@ DC_TEST(rawout, whole_dump)
 	dc_raw_cost(o, &c, 1);
 	dc_raw_end(o, true);
 	finish_expect(o, &m,
-		      "dcprof-raw 7\n"
+		      "dcprof-raw 8\n"
 		      "meta cache_source option\n"
 		      "level 1 L1 1024 2 64 4\n"
 		      "memory 200\n"
@@ -556,4 +556,15 @@ DC_TEST(rawout, off_and_btype)
 	dc_raw_btype(o, 3, "struct node");
 	finish_expect(o, &m, "off 3 8 16 5 2 4 1 900\noff 3 - 16 5 2 4 900\n"
 			     "btype 3 struct%20node\n");
+}
+
+/* Version 8: an IP-only sample count, ipsamp LOC THREAD COUNT. */
+DC_TEST(rawout, ipsamp)
+{
+	struct mem m;
+	struct dc_rawout *o = open_mem(&m);
+
+	dc_raw_ipsamp(o, 7, 1, 30000);
+	dc_raw_ipsamp(o, 0, 4294967295u, 18446744073709551615ull);
+	finish_expect(o, &m, "ipsamp 7 1 30000\nipsamp 0 4294967295 18446744073709551615\n");
 }

@@ -492,6 +492,8 @@ void dc_thread_switch(ThreadId tid, ULong blocks_done)
 	dc_tls_thread_run(tid, &lo, &hi);
 	dc.tid = tid;
 	dc_heap_thread_run(tid);
+	if (dc.ip_only)
+		dc_ipsamp_switch(tid);
 	if (tid > dc.max_tid)
 		dc.max_tid = tid;
 	if (dc.opt.calls)
@@ -519,6 +521,8 @@ struct event {
 	UChar tcls;        /* --trace-window, loads: static class */
 	Bool traced;       /* --trace-window: a trace record ... */
 	UInt implied;      /* ... standing for this many Constant loads */
+	Int spos;          /* --sample-ip-only: place of the instruction in
+			    * its stretch (dc_ins.spos) */
 };
 
 #define N_EVENTS 16
@@ -532,6 +536,7 @@ struct sbstate {
 	Bool plt;          /* --calls, a PLT stub: accesses go to the caller */
 	ULong iline;       /* the I1 line the previous instruction ended in */
 	UInt nins;         /* instructions not yet added to dc.ir_all */
+	Addr sips[DC_STRETCH_MAX];   /* --sample-ip-only: their addresses */
 };
 
 static Int min_line_size(void)
@@ -634,10 +639,12 @@ static IRDirty *ref_call(const struct event *e)
 			fn = (void *)dc_ref_trace;
 			name = "dc_ref_trace";
 		}
+		in->spos = e->spos;
 		return unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn),
 					 mkIRExprVec_2(mkIRExpr_HWord((HWord)in), e->addr));
 	}
 	in = new_ins(e->ip, e->size, e->kind == EV_DW);
+	in->spos = e->spos;
 	if (dc.opt.calls && !more) {
 		fn = dc.opt.cache_use ? (void *)dc_ref_use_calls : (void *)dc_ref_calls;
 		name = dc.opt.cache_use ? "dc_ref_use_calls" : "dc_ref_calls";
@@ -744,13 +751,17 @@ static void add_data(struct sbstate *s, Addr ip, Int size, IRAtom *addr, Bool is
 	e->traced = False;
 	e->tcls = dc.tracing && !is_write ? dc_trace_static_class(addr, s->defs, s->layout)
 					  : DC_TC_CONST;
+	/* -1: an access after a side exit inside its instruction (a rep
+	 * prefix), which the stretch before counted */
+	e->spos = (Int)s->nins - 1;
 }
 
 /* A guarded access is emitted at once with the guard on the call. */
 static void add_guarded(struct sbstate *s, Addr ip, Int size, IRAtom *addr, IRAtom *guard,
 			Bool is_write)
 {
-	struct event e = { is_write ? EV_DW : EV_DR, ip, 0, size, addr, DC_TC_CONST, False, 0 };
+	struct event e = { is_write ? EV_DW : EV_DR, ip, 0, size, addr, DC_TC_CONST, False, 0,
+			   (Int)s->nins - 1 };
 	IRDirty *di;
 
 	flush(s);
@@ -762,6 +773,28 @@ static void add_guarded(struct sbstate *s, Addr ip, Int size, IRAtom *addr, IRAt
 	di = ref_call(&e);
 	di->guard = guard;
 	add_ref(s, di);
+}
+
+/* --sample-ip-only: after the stretch's count, dc_ipsamp_stretch when the
+ * earliest pending skid lands in it, dc.skid.next < dc.ir_all (a load and
+ * a compare inline; dc_skid.c Notes). */
+static void add_skid_check(struct sbstate *s, IRTemp ir_all)
+{
+	struct dc_stretch *st = VG_(malloc)("dc.stretch", sizeof *st + s->nins * sizeof(Addr));
+	IRTemp next = newIRTemp(s->out->tyenv, Ity_I64);
+	IRTemp due = newIRTemp(s->out->tyenv, Ity_I1);
+	IRDirty *di;
+
+	st->n = s->nins;
+	VG_(memcpy)(st->ip, s->sips, s->nins * sizeof(Addr));
+	addStmtToIRSB(s->out, IRStmt_WrTmp(next, IRExpr_Load(Iend_LE, Ity_I64,
+							    mkIRExpr_HWord((HWord)&dc.skid.next))));
+	addStmtToIRSB(s->out, IRStmt_WrTmp(due, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(next),
+							   IRExpr_RdTmp(ir_all))));
+	di = unsafeIRDirty_0_N(1, "dc_ipsamp_stretch", VG_(fnptr_to_fnentry)(dc_ipsamp_stretch),
+			       mkIRExprVec_1(mkIRExpr_HWord((HWord)st)));
+	di->guard = IRExpr_RdTmp(due);
+	addStmtToIRSB(s->out, IRStmt_Dirty(di));
 }
 
 /* dc.ir_all += the instructions counted since the last addition. */
@@ -778,6 +811,8 @@ static void count_ins(struct sbstate *s)
 	addStmtToIRSB(s->out, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
 							  IRExpr_Const(IRConst_U64(s->nins)))));
 	addStmtToIRSB(s->out, IRStmt_Store(Iend_LE, deepCopyIRExpr(at), IRExpr_RdTmp(t2)));
+	if (dc.ip_only)
+		add_skid_check(s, t2);
 	s->nins = 0;
 }
 
@@ -881,6 +916,10 @@ IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *
 
 			ip = st->Ist.IMark.addr;
 			ilen = st->Ist.IMark.len ? st->Ist.IMark.len : 1;
+			if (dc.ip_only) {
+				tl_assert(s.nins < DC_STRETCH_MAX);
+				s.sips[s.nins] = ip;
+			}
 			s.nins++;
 			if ((ip != prev_end || first) && (kind = dc_heap_fn_at(ip)) >= 0) {
 				/* the accesses before count outside the allocator */

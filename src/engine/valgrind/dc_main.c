@@ -55,6 +55,11 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 			VG_(fmsg_bad_option)(arg, "expected EVENT:N with EVENT one of D1m..D4m, DLm, "
 					     "Dr, Dw, Da and N >= 1\n");
 	} else if VG_BINT_CLO(arg, "--sample-seed", dc.opt.sample_seed, 0, 0x7fffffffffffffffLL) {
+	} else if VG_BOOL_CLO(arg, "--sample-ip-only", dc.opt.sample_ip_only) {
+	} else if VG_STR_CLO(arg, "--skid", dc.opt.skid) {
+		if (!dc_ipsamp_parse_skid(dc.opt.skid))
+			VG_(fmsg_bad_option)(arg, "expected MEAN:SD in instructions (0 to 1000000,"
+					     " up to three decimals)\n");
 	} else if VG_BOOL_CLO(arg, "--reuse", dc.opt.reuse) {
 	} else if VG_BINT_CLO(arg, "--reuse-block", dc.opt.reuse_block, 1, 1 << 20) {
 		if (!dc_is_pow2((ULong)dc.opt.reuse_block))
@@ -144,6 +149,10 @@ static void dc_print_usage(void)
 "    --sample=<event>:<n>         emulate a counter sampling every n-th event\n"
 "                                 (D1m..D4m, DLm, Dr, Dw, Da) [off]\n"
 "    --sample-seed=<n>            seed of the sampling period's randomization [1]\n"
+"    --sample-ip-only=no|yes      samples carry only a (skidded) instruction\n"
+"                                 pointer, counted per code location [no]\n"
+"    --skid=<mean>:<sd>           skid of IP-only samples in executed\n"
+"                                 instructions, Gaussian [0:0]\n"
 "    --reuse=no|yes               exact reuse-distance histograms [no]\n"
 "    --reuse-block=<bytes>        block size of reuse distances [64]\n"
 "    --reuse-bins=<first>:<growth>  histogram bins [1:2]\n"
@@ -369,6 +378,13 @@ static void dc_post_clo_init(void)
 		VG_(tool_panic)("out of memory");
 	dc_names_init();
 	dc_track_init();
+	if (dc.opt.skid && !dc.opt.sample_ip_only)
+		VG_(fmsg_bad_option)("--skid", "needs --sample-ip-only\n");
+	if (dc.opt.sample_ip_only) {
+		if (!dc.sampling)
+			VG_(fmsg_bad_option)("--sample-ip-only", "needs --sample\n");
+		dc_ipsamp_init();
+	}
 	if (dc.opt.calls) {
 		/* A superblock must end at each call and return, as in Callgrind:
 		 * no translation across them. */

@@ -4,7 +4,7 @@
  * (dc_instrument.c), the program's allocator observed (dc_heap.c), globals and mappings
  * (dc_globals.c), buckets and locations (dc_names.c), the raw dump
  * (dc_dump.c), its checkpoints (dc_ckpt.c), exec (dc_exec.c), offsets
- * within objects (dc_offsets.c) and
+ * within objects (dc_offsets.c), IP-only samples with skid (dc_skid.c) and
  * options/lifecycle (dc_main.c).
  */
 #ifndef DC_TOOL_H
@@ -20,6 +20,7 @@
 #include "core/costtab.h"
 #include "core/evtab.h"
 #include "core/sampler.h"
+#include "core/skid.h"
 #include "core/reuse.h"
 #include "core/rdx.h"
 #include "core/objmap.h"
@@ -47,6 +48,8 @@ struct dc_ins {
 	Addr ip;
 	Addr sp;                  /* --stack-frames: SP when a frame was cached */
 	UInt loc;                 /* location id, DC_NO_LOC until first used */
+	Int spos;                 /* --sample-ip-only: the instruction's place in
+				   * its stretch of the superblock (dc_skid.c) */
 	struct dc_rpair *rpair;   /* --reuse: the pair record of the last reuse ... */
 	UInt rpair_use;           /* ... whose previous access was at this loc */
 	UShort size;
@@ -151,6 +154,8 @@ struct dc_opts {
 	UInt cache_use_bits;      /* --cache-use-granularity: DC_USE_EXACT or _CALLGRIND */
 	const HChar *sample;      /* --sample=EVENT:N */
 	Long sample_seed;
+	Bool sample_ip_only;      /* --sample-ip-only */
+	const HChar *skid;        /* --skid=MEAN:SD or NULL */
 	Bool reuse;               /* --reuse */
 	Long reuse_block;         /* --reuse-block, bytes */
 	Long reuse_first, reuse_growth;   /* --reuse-bins=FIRST:GROWTH */
@@ -215,6 +220,11 @@ struct dc_tool {
 	struct dc_sampler sampler;
 	struct dc_costtab scosts;     /* sampled estimates */
 	struct dc_evtab sevicts;      /* sampled eviction estimates */
+	/* --sample-ip-only: samples carry an instruction pointer skidded by
+	 * the emulated skid (dc_skid.c) */
+	Bool ip_only;
+	struct dc_skid skid;
+	struct dc_rectab ipsamps;     /* (loc, thread) -> samples x period */
 
 	/* --evictions */
 	struct dc_evtab evicts;
@@ -475,6 +485,27 @@ void dc_track_init(void);
 void dc_track_reset_child(void);
 void dc_track_dump(struct dc_rawout *o);
 UInt dc_bucket_at_addr(Addr a);
+
+/* dc_skid.c: --sample-ip-only and --skid */
+/* Instructions of one stretch of a superblock (up to a side exit or its
+ * end), in order: where pending skids land. */
+#define DC_STRETCH_MAX 512
+struct dc_stretch {
+	UInt n;
+	Addr ip[];
+};
+/* Parses --skid's MEAN:SD into dc.skid's parameters; False when malformed. */
+Bool dc_ipsamp_parse_skid(const HChar *spec);
+void dc_ipsamp_init(void);
+/* The emulated interrupt of an IP-only sample of this access. */
+void dc_ipsamp_take(const struct dc_ins *in, const struct dc_cost *c);
+/* Helper: the stretch st just ran (dc.ir_all counts it); called when a
+ * pending skid lands in it (dc.skid.next < dc.ir_all). */
+VG_REGPARM(1) void dc_ipsamp_stretch(const struct dc_stretch *st);
+/* Thread tid runs now. */
+void dc_ipsamp_switch(ThreadId tid);
+void dc_ipsamp_reset_child(void);
+void dc_ipsamp_dump(struct dc_rawout *o);
 
 /* dc_offsets.c: --offsets and the types programs give user buckets */
 void dc_offsets_init(void);

@@ -18,7 +18,8 @@
  *    the serving level — and, for miss events, what the miss evicted at
  *    that level (the hardware feature proposed in §5.1).  It charges the
  *    sampled bucket x location with N events (costtab's dc_cost_count_n)
- *    and the sampled evictions with N each.
+ *    and the sampled evictions with N each.  With --sample-ip-only the
+ *    handler is dc_skid.c's instead: an instruction pointer, skidded.
  *  - Events: D<k>m (the access missed level k), DLm (missed the last level),
  *    Dr, Dw (reads, writes), Da (all data accesses).
  *  - --reuse=yes (seeds/003 §II, exact ground truth): every access while
@@ -165,8 +166,13 @@ static void track_fills(Int k, UInt evictor, UInt loc)
 void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int served)
 {
 	ULong w = dc.sampler.period;
-	struct dc_cost *s = dc_costtab_get(&dc.scosts, c->loc, c->bucket, c->tid);
+	struct dc_cost *s;
 
+	if (dc.ip_only) {
+		dc_ipsamp_take(in, c);
+		return;
+	}
+	s = dc_costtab_get(&dc.scosts, c->loc, c->bucket, c->tid);
 	if (s)
 		dc_cost_count_n(s, in->is_write, served, dc.lat, w);
 	if (dc.sample_event == DC_EV_MISS) {
@@ -495,6 +501,7 @@ void dc_track_reset_child(void)
 		dc_costtab_zero(&dc.scosts);
 		dc_evtab_zero(&dc.sevicts);
 		dc.sampler.samples = 0;
+		dc_ipsamp_reset_child();
 	}
 	if (dc.opt.evictions) {
 		dc_evtab_zero(&dc.evicts);
@@ -534,8 +541,12 @@ void dc_track_dump(struct dc_rawout *o)
 		dc_raw_meta_u64(o, "sample_period", dc.sampler.period);
 		dc_raw_meta_u64(o, "sample_seed", (ULong)dc.opt.sample_seed);
 		dc_raw_meta_u64(o, "samples", dc.sampler.samples);
-		dc_costtab_each(&dc.scosts, scost_cb, o);
-		dc_evtab_each(&dc.sevicts, sevict_cb, o);
+		if (dc.ip_only) {
+			dc_ipsamp_dump(o);
+		} else {
+			dc_costtab_each(&dc.scosts, scost_cb, o);
+			dc_evtab_each(&dc.sevicts, sevict_cb, o);
+		}
 	}
 	if (!dc.opt.evictions)
 		return;
