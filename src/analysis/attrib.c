@@ -45,6 +45,8 @@ struct at_ctx {
 
 static bool counted(const struct at_ctx *c, const struct sv_access *a)
 {
+	if (a->reg && !c->o->registers)
+		return false;
 	return (a->mode & SV_READ) || (c->o->writes && (a->mode & SV_WRITE));
 }
 

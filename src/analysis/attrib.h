@@ -21,6 +21,7 @@ struct at_opts {
 	double threshold;       /* its threshold (eq. 3) */
 	double skid_mean, skid_sd;  /* in code lines; sd < 0: no skid negation */
 	bool writes;            /* count written locations as well as read ones */
+	bool registers;         /* count register accesses (sv_access.reg) too */
 };
 
 enum { AT_RAW, AT_LA, AT_SA, AT_METHODS };

@@ -91,10 +91,22 @@ void sv_prog_release(struct sv_prog *p)
 	free(p->vars);
 	free(p->acc);
 	free(p->loops);
+	for (size_t i = 0; i < p->nallocs; i++)
+		free(p->allocs[i].label);
+	for (size_t i = 0; i < p->nalloc_fns; i++)
+		free(p->alloc_fns[i]);
 	free(p->allocs);
+	free(p->alloc_fns);
+	free(p->binds);
 	free(p->files);
 	free(p->usr_hash);
 	memset(p, 0, sizeof *p);
+}
+
+void sv_add_alloc_fn(struct sv_prog *p, const char *name)
+{
+	p->alloc_fns = xrealloc(p->alloc_fns, (p->nalloc_fns + 1) * sizeof *p->alloc_fns);
+	p->alloc_fns[p->nalloc_fns++] = xmemdup(name, strlen(name));
 }
 
 static uint64_t str_hash(const char *s)
@@ -145,6 +157,19 @@ static bool is_pointer_type(CXType t)
 	return clang_getCanonicalType(t).kind == CXType_Pointer;
 }
 
+/* A local or parameter of a scalar type (integer, floating, pointer, enum)
+ * that is not static or volatile: one the compiler may keep in a register. */
+static bool is_automatic(CXCursor d, enum sv_scope scope)
+{
+	CXType t = clang_getCanonicalType(clang_getCursorType(d));
+
+	if (scope == SV_GLOBAL || clang_Cursor_hasVarDeclGlobalStorage(d) == 1 ||
+	    clang_isVolatileQualifiedType(t))
+		return false;
+	return (t.kind >= CXType_Bool && t.kind <= CXType_LongDouble) ||
+	       t.kind == CXType_Pointer || t.kind == CXType_Enum;
+}
+
 /* The variable a declaration cursor (VarDecl, ParmDecl) is; -1 for others. */
 static int var_of_decl(struct tu *t, CXCursor d)
 {
@@ -189,6 +214,8 @@ static int var_of_decl(struct tu *t, CXCursor d)
 		v->scope = SV_GLOBAL;
 	else
 		v->scope = SV_LOCAL;
+	v->automatic = is_automatic(d, v->scope);
+	v->addr_taken = false;
 	if (v->scope == SV_GLOBAL)
 		v->func = xmemdup("", 0);
 	else {
@@ -388,6 +415,8 @@ static void add_access(struct tu *t, CXCursor c, int var, int mode)
 	a->var = (uint32_t)var;
 	a->key = xmemdup(key.buf, key.len);
 	a->mode = (uint8_t)(mode & M_RW);
+	a->whole = clang_getCursorKind(c) == CXCursor_DeclRefExpr;
+	a->reg = false;
 	sbuf_release(&key);
 }
 
@@ -437,17 +466,53 @@ static void base_walk(struct tu *t, CXCursor b)
 	free(ks.c);
 }
 
-static bool is_alloc_fn(const char *name)
+/* Whether name allocates; *label is the argument that names the block for
+ * the naming allocators of dcprof.h (-1 for others). */
+static bool is_alloc_fn(const struct sv_prog *p, const char *name, int *label)
 {
 	static const char *const fns[] = {
 		"malloc", "calloc", "realloc", "reallocarray", "aligned_alloc", "memalign",
 		"valloc", "pvalloc", "strdup", "strndup",
 	};
+	static const struct { const char *name; int label; } named[] = {
+		{ "dcprof_malloc_named", 1 }, { "dcprof_malloc_named_typed", 1 },
+		{ "dcprof_calloc_named", 2 },
+	};
 
+	*label = -1;
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+		if (!strcmp(name, named[i].name)) {
+			*label = named[i].label;
+			return true;
+		}
 	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
 		if (!strcmp(name, fns[i]))
 			return true;
+	for (size_t i = 0; i < p->nalloc_fns; i++)
+		if (!strcmp(name, p->alloc_fns[i]))
+			return true;
 	return false;
+}
+
+/* The text of a string literal argument, without its quotes; NULL when the
+ * argument is not one (escapes are kept as written). */
+static char *literal_arg(struct tu *t, CXCursor call, int i)
+{
+	CXCursor a;
+	struct sbuf s;
+	char *out = NULL;
+
+	if (i < 0 || i >= clang_Cursor_getNumArguments(call))
+		return NULL;
+	a = strip(clang_Cursor_getArgument(call, (unsigned)i));
+	if (clang_getCursorKind(a) != CXCursor_StringLiteral)
+		return NULL;
+	sbuf_init(&s);
+	text_of(t, a, &s);
+	if (s.len >= 2 && s.buf[0] == '"' && s.buf[s.len - 1] == '"')
+		out = xmemdup(s.buf + 1, s.len - 2);
+	sbuf_release(&s);
+	return out;
 }
 
 /* The callee's name of a call, "" when it is not a named function. */
@@ -460,20 +525,22 @@ static void callee_name(CXCursor call, struct sbuf *out)
 		cx_str(clang_getCursorSpelling(f), out);
 }
 
-static void add_alloc(struct tu *t, CXCursor call, int var)
+static void add_alloc(struct tu *t, CXCursor call, int var, char *label)
 {
 	struct sv_prog *p = t->p;
 	unsigned first, last;
 
-	if (var < 0 || !in_main(t, call))
+	if (var < 0 || !in_main(t, call)) {
+		free(label);
 		return;
+	}
 	clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(call)), NULL, &first,
 				   NULL, NULL);
 	clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(call)), NULL, &last,
 				   NULL, NULL);
 	GROW(p->allocs, p->nallocs, p->allocs_cap);
 	p->allocs[p->nallocs++] = (struct sv_alloc){ t->file, first, last < first ? first : last,
-						     (uint32_t)var };
+						     (uint32_t)var, label };
 }
 
 /* target = value: an allocation's result, or a copy of a pointer (alias). */
@@ -487,9 +554,11 @@ static void assigned(struct tu *t, int target, CXCursor value)
 		return;
 	sbuf_init(&name);
 	if (clang_getCursorKind(v) == CXCursor_CallExpr) {
+		int label;
+
 		callee_name(v, &name);
-		if (is_alloc_fn(name.buf)) {
-			add_alloc(t, v, target);
+		if (is_alloc_fn(p, name.buf, &label)) {
+			add_alloc(t, v, target, literal_arg(t, v, label));
 			p->vars[target].alias = -2;     /* owns a block: never an alias */
 		}
 	} else if (clang_getCursorKind(v) == CXCursor_DeclRefExpr && p->vars[target].pointer &&
@@ -500,6 +569,34 @@ static void assigned(struct tu *t, int target, CXCursor value)
 			p->vars[target].alias = src;
 	}
 	sbuf_release(&name);
+}
+
+/* One level of interprocedural aliasing: each pointer argument of a call
+ * of a function defined in this file binds the callee's parameter to the
+ * argument's root variable. */
+static void bind_args(struct tu *t, CXCursor call)
+{
+	struct sv_prog *p = t->p;
+	CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(call));
+	int n = clang_Cursor_getNumArguments(call);
+
+	if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_FunctionDecl ||
+	    !in_main(t, call))
+		return;
+	for (int i = 0; i < n && i < clang_Cursor_getNumArguments(def); i++) {
+		CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
+		int param, v;
+
+		if (!is_pointer_type(clang_getCursorType(arg)))
+			continue;
+		param = var_of_decl(t, clang_Cursor_getArgument(def, (unsigned)i));
+		v = root_var(t, arg);
+		if (param < 0 || v < 0 || v == param || !p->vars[param].pointer ||
+		    !p->vars[v].pointer)
+			continue;
+		GROW(p->binds, p->nbinds, p->binds_cap);
+		p->binds[p->nbinds++] = (struct sv_bind){ (uint32_t)param, (uint32_t)v };
+	}
 }
 
 static void expr_kids(struct tu *t, CXCursor c, int mode)
@@ -528,6 +625,8 @@ static void expr(struct tu *t, CXCursor c, int mode)
 	switch (k) {
 	case CXCursor_DeclRefExpr:
 		v = var_of_decl(t, clang_getCursorReferenced(c));
+		if (v >= 0 && (mode & M_ADDR))
+			t->p->vars[v].addr_taken = true;
 		/* An array named alone is its address. */
 		if (v >= 0 && !(mode & M_ADDR) &&
 		    !(mode == M_READ && is_array_type(clang_getCursorType(c))))
@@ -596,9 +695,10 @@ static void expr(struct tu *t, CXCursor c, int mode)
 
 			kids_of(a, &ak);
 			if (clang_getCursorKind(a) == CXCursor_UnaryOperator && ak.n)
-				add_alloc(t, c, root_var(t, ak.c[0]));
+				add_alloc(t, c, root_var(t, ak.c[0]), NULL);
 			free(ak.c);
 		}
+		bind_args(t, c);
 		for (unsigned i = 0; i < ks.n; i++)
 			expr(t, ks.c[i], M_READ);
 		break;
@@ -642,7 +742,8 @@ static void var_decl(struct tu *t, CXCursor d)
 			cx_str(clang_getCursorSpelling(d), &name);
 			GROW(p->acc, p->nacc, p->acc_cap);
 			p->acc[p->nacc++] = (struct sv_access){ t->file, line_of(d), (uint32_t)v,
-								xmemdup(name.buf, name.len), SV_WRITE };
+								xmemdup(name.buf, name.len), SV_WRITE,
+								true, false };
 			sbuf_release(&name);
 		}
 		expr(t, init, M_READ);
@@ -1011,11 +1112,9 @@ static int cmp_u32(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-void sv_prog_finish(struct sv_prog *p)
+/* Chains of copies end at the variable that was copied first. */
+static void alias_chains(struct sv_prog *p)
 {
-	size_t out = 0;
-
-	/* Chains of copies end at the variable that was copied first. */
 	for (size_t i = 0; i < p->nvars; i++) {
 		int a = p->vars[i].alias;
 
@@ -1025,9 +1124,49 @@ void sv_prog_finish(struct sv_prog *p)
 			a = -1;
 		p->vars[i].alias = a;
 	}
+}
+
+/* A pointer parameter with no alias of its own whose bindings all reach one
+ * variable (after aliases) is that variable's alias. */
+static void alias_params(struct sv_prog *p)
+{
+	int *to = xcalloc(p->nvars + 1, sizeof *to);
+
+	for (size_t i = 0; i < p->nbinds; i++) {
+		uint32_t prm = p->binds[i].param;
+		int v = (int)p->binds[i].arg;
+
+		if (p->vars[v].alias >= 0)
+			v = p->vars[v].alias;
+		if (v == (int)prm)
+			continue;
+		/* to[]: 0 none yet, v + 1 one variable, -1 several. */
+		if (!to[prm])
+			to[prm] = v + 1;
+		else if (to[prm] != v + 1)
+			to[prm] = -1;
+	}
+	for (size_t i = 0; i < p->nvars; i++)
+		if (to[i] > 0 && p->vars[i].alias == -1 && p->vars[i].scope == SV_PARAM)
+			p->vars[i].alias = to[i] - 1;
+	free(to);
+	alias_chains(p);
+}
+
+void sv_prog_finish(struct sv_prog *p)
+{
+	size_t out = 0;
+
+	alias_chains(p);
+	alias_params(p);
 	for (size_t i = 0; i < p->nvars; i++)
 		if (p->vars[i].alias < -1)
 			p->vars[i].alias = -1;
+	for (size_t i = 0; i < p->nacc; i++) {
+		const struct sv_var *v = &p->vars[p->acc[i].var];
+
+		p->acc[i].reg = p->acc[i].whole && v->automatic && !v->addr_taken;
+	}
 	for (size_t i = 0; i < p->nacc; i++)
 		if (p->vars[p->acc[i].var].alias >= 0)
 			p->acc[i].var = (uint32_t)p->vars[p->acc[i].var].alias;

@@ -31,6 +31,9 @@ struct sv_var {
 	bool pointer;           /* a pointer or an array: y = x makes an alias */
 	bool array;             /* an array: its elements are where it lives */
 	int alias;              /* the variable it was copied from (y = x), or -1 */
+	bool automatic;         /* a local or parameter of a scalar type (not static,
+				 * volatile, an array or a struct) */
+	bool addr_taken;        /* &x somewhere */
 };
 
 /* One distinct location accessed on a line: x[a], y[b], a, p->next.  The
@@ -40,16 +43,28 @@ struct sv_access {
 	uint32_t var;
 	char *key;              /* the expression as written, tokens joined */
 	uint8_t mode;           /* SV_READ | SV_WRITE */
+	bool whole;             /* the variable itself (x), not an element or pointee */
+	bool reg;               /* whole access of an automatic scalar whose address is
+				 * never taken: kept in a register at -O2 (sv_prog_finish) */
 };
 
 struct sv_loop {
 	uint32_t file, first, last;
 };
 
-/* A call of an allocation function whose result is assigned to var. */
+/* A call of an allocation function whose result is assigned to var;
+ * label is the name a naming allocator (dcprof_malloc_named ...) gives the
+ * block, NULL for others. */
 struct sv_alloc {
 	uint32_t file, first, last;
 	uint32_t var;
+	char *label;
+};
+
+/* A pointer argument passed to a parameter of a function defined in the
+ * same file: callee parameter param, the argument's root variable arg. */
+struct sv_bind {
+	uint32_t param, arg;
 };
 
 struct sv_file {
@@ -70,6 +85,10 @@ struct sv_prog {
 	size_t nallocs, allocs_cap;
 	struct sv_file *files;
 	size_t nfiles, files_cap;
+	struct sv_bind *binds;
+	size_t nbinds, binds_cap;
+	char **alloc_fns;       /* more allocation functions (--alloc-fn names) */
+	size_t nalloc_fns;
 	uint32_t *usr_hash;     /* open addressing: var index + 1, 0 = empty */
 	size_t usr_hash_cap;
 	size_t warnings;        /* files skipped or parsed with errors */
@@ -78,6 +97,8 @@ struct sv_prog {
 
 void sv_prog_init(struct sv_prog *p);
 void sv_prog_release(struct sv_prog *p);
+/* Makes name an allocation function for the files parsed after. */
+void sv_add_alloc_fn(struct sv_prog *p, const char *name);
 
 /* Parses every C file under dir (recursively) with extra flags cflags
  * (split at blanks; may be NULL) and -I dir.  Files that cannot be parsed
@@ -90,7 +111,8 @@ int sv_add_sources(struct sv_prog *p, const char *dir, const char *cflags,
  * as made by bear or CMake): path is the file or its directory. */
 int sv_add_compile_commands(struct sv_prog *p, const char *path, const char *cflags,
 			    char *err, size_t errlen);
-/* Resolves aliases, sorts the accesses by file, line and key and merges the
+/* Resolves aliases (a pointer parameter whose calls in the file all pass
+ * one variable is that variable's alias), marks register accesses, sorts the accesses by file, line and key and merges the
  * repeats of one location on one line; sorts each file's code lines. */
 void sv_prog_finish(struct sv_prog *p);
 

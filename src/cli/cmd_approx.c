@@ -890,8 +890,8 @@ static void print_text(const struct approx *a, struct profile *p, const struct h
 	sbuf_init(&out);
 	header_text(&out, p, h);
 	sbuf_addf(&out, "%-10s", "sampled:");
-	sample_describe(&out, &a->si);
-	sbuf_adds(&out, ", instruction addresses only\n");
+	sample_describe_ip(&out, &a->si);
+	sbuf_adds(&out, "\n");
 	sbuf_addf(&out, "%-10s", "skid:");
 	if (a->at.skid_sd < 0)
 		sbuf_adds(&out, "none (SA = LA)\n");
@@ -1009,7 +1009,7 @@ int cmd_approx(int argc, char **argv)
 	header_init(&h);
 	table_init(&t);
 	rc = DC_EXIT_ERROR;
-	if (sample_info_read(&p, &a.si, err, sizeof err) || header_read(&p, &h, err, sizeof err) ||
+	if (sample_info_read_ip(&p, &a.si, err, sizeof err) || header_read(&p, &h, err, sizeof err) ||
 	    skid_setup(&p, &a, err, sizeof err))
 		goto fail;
 	if (a.sources)
