@@ -64,8 +64,11 @@ size_t approx_skid_offsets(double mean, double sd, double *w, size_t cap)
 		sum += w[k];
 		n = k + 1;
 	}
+	/* No offset within 2 sd of the mean (sd < 0.5): the nearest one. */
+	if (!(sum > 0))
+		return approx_skid_offsets(mean, 0, w, cap);
 	for (size_t k = 0; k < n; k++)
-		w[k] = sum > 0 ? w[k] / sum : 0.0;
+		w[k] /= sum;
 	return n;
 }
 

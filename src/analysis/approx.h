@@ -19,8 +19,8 @@ void approx_loop_weights(const uint32_t *lines_read, size_t n, uint32_t loop_lin
 
 /* Skid distribution over offsets k = 0, 1, ... back from the sampled line
  * or instruction (§3.3.3): weight exp(-(k - mean)^2 / (2 sd^2)) for every
- * k >= 0 with |k - mean| <= 2 sd, normalised to sum 1; sd 0 puts all on
- * the offset nearest mean.  Writes at most cap weights (w[k] for offset k)
+ * k >= 0 with |k - mean| <= 2 sd, normalised to sum 1; sd 0, or no
+ * offset within 2 sd, puts all on the offset nearest mean.  Writes at most cap weights (w[k] for offset k)
  * and returns how many (the last offset + 1). */
 size_t approx_skid_offsets(double mean, double sd, double *w, size_t cap);
 

@@ -20,6 +20,13 @@
  *    compensation as for LA (the paper: "the skid negated value would be
  *    the base for passes such as the loop compensation").  The window
  *    stays in S's file.
+ *  - SA over instructions (at_groups, insnskid.c): a group's samples go to
+ *    the lines of the instructions they may have come from, p each,
+ *    normalised over those lines with a counted location; on a line, p is
+ *    split equally over its counted locations; then loop compensation.
+ *  - Register accesses (sv_access.reg) are not counted unless
+ *    at_opts.registers: a local scalar whose address is never taken lives
+ *    in a register at -O2 and cannot miss.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -214,8 +221,45 @@ static void skid_line(struct at_ctx *c, const struct at_line *l, const double *w
 	}
 }
 
+/* Counted locations on a line; *start and *n as count_on's. */
+static size_t counted_on(const struct at_ctx *c, uint32_t file, uint32_t line, size_t *start,
+			 size_t *n)
+{
+	size_t m = 0;
+
+	*n = count_on(c, file, line, start);
+	for (size_t i = *start; i < *start + *n; i++)
+		m += counted(c, &c->p->acc[i]);
+	return m;
+}
+
+/* SA of one group's n entries f (Notes). */
+static void skid_group(struct at_ctx *c, const struct at_from *f, size_t n, double count,
+		       struct at_result *r)
+{
+	double sum = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		size_t s, k;
+
+		if (counted_on(c, f[j].file, f[j].line, &s, &k))
+			sum += f[j].p;
+	}
+	if (!(sum > 0)) {
+		r->unplaced[AT_SA] += count;
+		return;
+	}
+	for (size_t j = 0; j < n; j++) {
+		size_t s, k, m = counted_on(c, f[j].file, f[j].line, &s, &k);
+
+		for (size_t i = s; i < s + k; i++)
+			if (counted(c, &c->p->acc[i]))
+				r->val[AT_SA][i] += count * f[j].p / sum / (double)m * weight(c, i);
+	}
+}
+
 void attrib_run(const struct sv_prog *p, const struct at_line *lines, size_t n,
-		const struct at_opts *o, struct at_result *r)
+		const struct at_opts *o, const struct at_groups *g, struct at_result *r)
 {
 	struct at_ctx c = { p, o, xcalloc(p->nloops + 1, sizeof *c.lw) };
 	double w[SKID_MAX];
@@ -230,7 +274,16 @@ void attrib_run(const struct sv_prog *p, const struct at_line *lines, size_t n,
 		nw = approx_skid_offsets(0, 0, w, SKID_MAX);
 	for (size_t i = 0; i < n; i++) {
 		raw_line(&c, &lines[i], r);
-		skid_line(&c, &lines[i], w, nw, r);
+		if (!g)
+			skid_line(&c, &lines[i], w, nw, r);
+	}
+	for (size_t grp = 0, j = 0; g && grp < g->ngroups; grp++) {
+		size_t k = j;
+
+		while (k < g->n && g->from[k].group == grp)
+			k++;
+		skid_group(&c, g->from + j, k - j, g->count[grp], r);
+		j = k;
 	}
 	for (size_t i = 0; i < p->nloops; i++) {
 		free(c.lw[i].keys);

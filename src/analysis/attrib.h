@@ -24,6 +24,21 @@ struct at_opts {
 	bool registers;         /* count register accesses (sv_access.reg) too */
 };
 
+/* Skid over instructions (insnskid.h): the sample group `group` (count
+ * samples x period, all landed on one instruction) came from an
+ * instruction on (file, line) with relative weight p. */
+struct at_from {
+	uint32_t group, file, line;
+	double p;
+};
+
+struct at_groups {
+	const struct at_from *from;     /* ascending group */
+	size_t n;
+	const double *count;            /* per group */
+	size_t ngroups;
+};
+
 enum { AT_RAW, AT_LA, AT_SA, AT_METHODS };
 
 struct at_result {
@@ -32,9 +47,10 @@ struct at_result {
 };
 
 /* Attributes the n lines' samples; r is the caller's, released with
- * at_result_release. */
+ * at_result_release.  With g (not NULL), SA comes from its groups instead
+ * of the skid over source lines of o. */
 void attrib_run(const struct sv_prog *p, const struct at_line *lines, size_t n,
-		const struct at_opts *o, struct at_result *r);
+		const struct at_opts *o, const struct at_groups *g, struct at_result *r);
 void at_result_release(struct at_result *r);
 
 #endif

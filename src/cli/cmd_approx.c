@@ -35,6 +35,7 @@
 #include "analysis/attrib.h"
 #include "analysis/srcvars.h"
 #include "base/fmt.h"
+#include "cli/approx_insn.h"
 #include "base/num.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
@@ -44,7 +45,7 @@
 
 enum {
 	OPT_SOURCES = OPT_OWN, OPT_CCMDS, OPT_CFLAGS, OPT_THRESHOLD, OPT_SKID, OPT_SKID_LINES,
-	OPT_WRITES, OPT_TOP, OPT_BY, OPT_FORMAT,
+	OPT_WRITES, OPT_TOP, OPT_BY, OPT_FORMAT, OPT_SKID_MODEL, OPT_SCALARS,
 };
 
 static const struct opt_def approx_opts[] = {
@@ -55,6 +56,8 @@ static const struct opt_def approx_opts[] = {
 	{ OPT_THRESHOLD, 0, "loop-threshold", OPT_REQUIRED },
 	{ OPT_SKID, 0, "skid", OPT_REQUIRED },
 	{ OPT_SKID_LINES, 0, "skid-lines", OPT_REQUIRED },
+	{ OPT_SKID_MODEL, 0, "skid-over", OPT_REQUIRED },
+	{ OPT_SCALARS, 0, "register-scalars", OPT_REQUIRED },
 	{ OPT_WRITES, 0, "writes", OPT_REQUIRED },
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
 	{ OPT_BY, 0, "by", OPT_REQUIRED },
@@ -97,6 +100,8 @@ void cmd_approx_usage(FILE *f)
 
 enum by { BY_OBJECT, BY_VARIABLE, BY_LINE };
 
+#define SKID_INSNS 256          /* instructions a skid window may span */
+
 static const char *const method_name[AT_METHODS] = { "raw", "LA", "SA" };
 
 struct object {
@@ -124,6 +129,8 @@ struct approx {
 	enum out_format format;
 	struct at_opts at;
 	bool has_skid, has_skid_lines;
+	bool skid_lines_model;          /* --skid-over lines, or the fallback */
+	struct approx_insn groups;
 	double skid[2], insns_per_line;
 	int writes;                     /* -1: by event */
 	struct sample_info si;
@@ -180,6 +187,7 @@ static int parse(struct approx *a, int argc, char **argv)
 	a->writes = -1;
 	a->at.loop = true;
 	a->at.threshold = 0.75;
+	a->at.registers = false;
 	opt_iter_init(&it, argc, argv, false);
 	while ((id = opt_next_cmd(&it, approx_opts, "approx", cmd_approx_usage, &a->path)) > 0) {
 		switch (id) {
@@ -211,6 +219,23 @@ static int parse(struct approx *a, int argc, char **argv)
 			if (parse_pair("--skid-lines", it.arg, a->skid))
 				return -1;
 			a->has_skid_lines = true;
+			break;
+		case OPT_SKID_MODEL:
+			if (!strcmp(it.arg, "lines")) {
+				a->skid_lines_model = true;
+			} else if (strcmp(it.arg, "instructions")) {
+				err_msg("invalid --skid-over value '%s' (instructions or lines)", it.arg);
+				return -1;
+			}
+			break;
+		case OPT_SCALARS:
+			if (!strcmp(it.arg, "count")) {
+				a->at.registers = true;
+			} else if (strcmp(it.arg, "exclude")) {
+				err_msg("invalid --register-scalars value '%s' (exclude or count)",
+					it.arg);
+				return -1;
+			}
 			break;
 		case OPT_WRITES:
 			a->writes = opt_parse_yesno(it.arg);
@@ -256,6 +281,7 @@ static int parse(struct approx *a, int argc, char **argv)
 		err_msg("--skid and --skid-lines exclude each other");
 		return -1;
 	}
+	a->skid_lines_model |= a->has_skid_lines;
 	return 0;
 }
 
@@ -273,24 +299,6 @@ static const char *base_name(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s ? s + 1 : path;
-}
-
-/* The analysed file a profile's file name is: the same path, or else the
- * only analysed file of that name (sources checked out elsewhere). */
-static int find_file(const struct sv_prog *pg, const char *file)
-{
-	char real[PATH_MAX];
-	int f = realpath(file, real) ? sv_file_find(pg, real) : -1;
-
-	for (size_t i = 0; f < 0 && i < pg->nfiles; i++) {
-		if (strcmp(base_name(pg->files[i].path), base_name(file)))
-			continue;
-		for (size_t j = i + 1; j < pg->nfiles; j++)
-			if (!strcmp(base_name(pg->files[j].path), base_name(file)))
-				return -1;
-		f = (int)i;
-	}
-	return f;
 }
 
 /* The samples per source line; lines of files not analysed are counted in
@@ -327,7 +335,7 @@ static int read_samples(struct profile *p, struct approx *a, char *err, size_t e
 			continue;
 		a->total_samples += count;
 		if (file && *file && line > 0 && line <= UINT32_MAX)
-			f = find_file(&a->prog, file);
+			f = approx_find_file(&a->prog, file);
 		if (f < 0) {
 			a->not_analysed += count;
 			continue;
@@ -457,6 +465,8 @@ static int insns_per_line(struct profile *p, struct approx *a, char *err, size_t
 	return 0;
 }
 
+static int skid_in_lines(struct profile *p, struct approx *a, char *err, size_t errlen);
+
 /* The skid in code lines: --skid-lines, --skid or meta sample_skid over
  * instructions per line, or none (sd -1). */
 static int skid_setup(struct profile *p, struct approx *a, char *err, size_t errlen)
@@ -494,14 +504,44 @@ static int skid_setup(struct profile *p, struct approx *a, char *err, size_t err
 	}
 	if (a->skid[0] == 0 && a->skid[1] == 0)
 		return 0;
+	if (!a->skid_lines_model) {
+		a->at.skid_mean = a->skid[0];
+		a->at.skid_sd = a->skid[1];
+		return 0;
+	}
+	return skid_in_lines(p, a, err, errlen);
+bad_meta:
+	snprintf(err, errlen, "cannot read profile '%s': invalid sample_skid", p->path);
+	return -1;
+}
+
+/* The skid over instructions: the groups, or the skid over source lines
+ * when no object could be disassembled. */
+static int skid_groups(struct profile *p, struct approx *a, char *err, size_t errlen)
+{
+	double w[SKID_INSNS];
+	size_t nw;
+
+	if (a->skid_lines_model || a->at.skid_sd < 0)
+		return 0;
+	nw = approx_skid_offsets(a->skid[0], a->skid[1], w, SKID_INSNS);
+	if (approx_insn_groups(p, &a->prog, w, nw, &a->groups, err, errlen))
+		return -1;
+	if (a->groups.objects)
+		return 0;
+	err_note("warning: no object disassembled: skid negation over source lines");
+	a->skid_lines_model = true;
+	return skid_in_lines(p, a, err, errlen);
+}
+
+/* --skid (instructions) in code lines. */
+static int skid_in_lines(struct profile *p, struct approx *a, char *err, size_t errlen)
+{
 	if (insns_per_line(p, a, err, errlen))
 		return -1;
 	a->at.skid_mean = a->skid[0] / a->insns_per_line;
 	a->at.skid_sd = a->skid[1] / a->insns_per_line;
 	return 0;
-bad_meta:
-	snprintf(err, errlen, "cannot read profile '%s': invalid sample_skid", p->path);
-	return -1;
 }
 
 /* ---- objects --------------------------------------------------------------- */
@@ -876,8 +916,15 @@ static void add_real(struct sbuf *out, bool has, double v, const char *fmt, cons
 		sbuf_adds(out, null);
 }
 
+static bool insn_model(const struct approx *a)
+{
+	return a->at.skid_sd >= 0 && !a->skid_lines_model;
+}
+
 static double unattributed(const struct approx *a, int m)
 {
+	if (m == AT_SA && insn_model(a))
+		return a->total_samples - a->groups.grouped + a->res.unplaced[m];
 	return a->not_analysed + a->res.unplaced[m];
 }
 
@@ -898,6 +945,10 @@ static void print_text(const struct approx *a, struct profile *p, const struct h
 	else if (a->has_skid_lines)
 		sbuf_addf(&out, "%.3g:%.3g source lines (--skid-lines)\n", a->at.skid_mean,
 			  a->at.skid_sd);
+	else if (insn_model(a))
+		sbuf_addf(&out, "%.3g:%.3g instructions, walked back over the instructions of %zu"
+			  " object%s\n", a->skid[0], a->skid[1], a->groups.objects,
+			  a->groups.objects == 1 ? "" : "s");
 	else
 		sbuf_addf(&out, "%.3g:%.3g instructions = %.3g:%.3g source lines (%.2f"
 			  " instructions per line)\n", a->skid[0], a->skid[1], a->at.skid_mean,
@@ -944,10 +995,15 @@ static void print_json(const struct approx *a, struct profile *p, const struct h
 	sbuf_adds(&out, ",\"sample\":");
 	sample_json(&out, &a->si);
 	sbuf_adds(&out, ",\"skid_lines\":");
-	if (a->at.skid_sd < 0)
+	if (a->at.skid_sd < 0 || insn_model(a))
 		sbuf_adds(&out, "null");
 	else
 		sbuf_addf(&out, "{\"mean\":%.10g,\"sd\":%.10g}", a->at.skid_mean, a->at.skid_sd);
+	sbuf_adds(&out, ",\"skid_instructions\":");
+	if (insn_model(a))
+		sbuf_addf(&out, "{\"mean\":%.10g,\"sd\":%.10g}", a->skid[0], a->skid[1]);
+	else
+		sbuf_adds(&out, "null");
 	sbuf_addf(&out, ",\"loop_threshold\":");
 	add_real(&out, a->at.loop, a->at.threshold, "%.10g", "null");
 	sbuf_addf(&out, ",\"files\":%zu,\"sampled_events\":%.10g,\"not_analysed\":%.10g,"
@@ -984,6 +1040,7 @@ static void approx_release(struct approx *a)
 	free(a->o);
 	free(a->lines);
 	sbuf_release(&a->skid_meta);
+	approx_insn_release(&a->groups);
 }
 
 int cmd_approx(int argc, char **argv)
@@ -1027,8 +1084,15 @@ int cmd_approx(int argc, char **argv)
 	if (read_samples(&p, &a, err, sizeof err) || read_buckets(&p, &a, err, sizeof err))
 		goto fail;
 	check_lines(&a);
+	if (skid_groups(&p, &a, err, sizeof err))
+		goto fail;
 	a.at.writes = a.writes >= 0 ? a.writes : strcmp(a.si.event, "Dr") != 0;
-	attrib_run(&a.prog, a.lines, a.nlines, &a.at, &a.res);
+	{
+		struct at_groups g = { a.groups.from, a.groups.n, a.groups.count,
+				       a.groups.ngroups };
+
+		attrib_run(&a.prog, a.lines, a.nlines, &a.at, insn_model(&a) ? &g : NULL, &a.res);
+	}
 	map_variables(&a);
 	sum_approx(&a);
 	compare(&a);
