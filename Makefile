@@ -66,10 +66,12 @@ CLANG_LIB := -lclang-14
 $(B)/host/analysis/srcvars.o $(B)/san/analysis/srcvars.o: HOSTFLAGS += -I$(LLVM_INC)
 
 # ---- unit tests (core with ASan/UBSan) -------------------------------------
-# The core, and approx's arithmetic (src/analysis/approx.c, pure).
+# The core, approx's arithmetic (src/analysis/approx.c, pure) and its walk
+# over instructions (src/analysis/insnskid.c, with base/ for allocation).
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC)) \
-	$(patsubst src/%.c,$(B)/san/%.o,$(CORE_SRC) src/host/port_libc.c src/analysis/approx.c)
+	$(patsubst src/%.c,$(B)/san/%.o,$(CORE_SRC) src/host/port_libc.c src/analysis/approx.c \
+	src/analysis/insnskid.c src/base/err.c src/base/fmt.c src/base/sbuf.c)
 UNIT_BIN  := $(B)/unit-tests
 
 # Second files of multi-file workloads live in tests/workloads/parts/, out of

@@ -644,10 +644,20 @@ static void map_variables(struct approx *a)
 				for (size_t k = 0; k < pg->nallocs; k++) {
 					const struct sv_alloc *al = &pg->allocs[k];
 
-					if (al->var == v && line >= al->first && line <= al->last &&
+					if (al->var == v && !al->label && line >= al->first &&
+					    line <= al->last &&
 					    !strcmp(file, base_name(pg->files[al->file].path)))
 						a->b[i].obj = o;
 				}
+			}
+			/* A naming allocator's block: the user bucket of its name. */
+			for (size_t k = 0; k < pg->nallocs; k++) {
+				const struct sv_alloc *al = &pg->allocs[k];
+				int ub = al->var == v && al->label ?
+					 find_bucket(a, al->label, "user") : -1;
+
+				if (ub >= 0 && a->b[ub].obj < 0)
+					a->b[ub].obj = o;
 			}
 		} else if (var->scope == SV_GLOBAL) {
 			b = global_bucket(a, var->name);
