@@ -620,20 +620,22 @@ static void map_variables(struct approx *a)
 	a->var_obj = xcalloc(pg->nvars + 1, sizeof *a->var_obj);
 	for (size_t v = 0; v < pg->nvars; v++) {
 		const struct sv_var *var = &pg->vars[v];
-		bool heap = false;
+		bool heap = false, named = false;
 		int o = -1, b;
 
 		a->var_obj[v] = -1;
 		if (var->alias >= 0)
 			continue;
-		for (size_t k = 0; k < pg->nallocs; k++)
+		for (size_t k = 0; k < pg->nallocs; k++) {
 			heap |= pg->allocs[k].var == v;
+			named |= pg->allocs[k].var == v && pg->allocs[k].label;
+		}
 		if (heap) {
 			sbuf_reset(&name);
 			sbuf_adds(&name, var->name);
 			if (var->scope != SV_GLOBAL)
 				sbuf_addf(&name, " (%s)", var->func);
-			o = add_object(a, name.buf, "heap");
+			o = add_object(a, name.buf, named ? "user" : "heap");
 			for (size_t i = 0; i < a->nb; i++) {
 				char file[256];
 				unsigned long line;

@@ -2,10 +2,11 @@
 samples and the sources (N. Rutar, J. K. Hollingsworth, "Software Analysis
 Techniques to Approximate Data Centric Direct Measurements", §3.3).
 
-Until the simulator engine writes IP-only samples, each test records a
-workload and fills ip_sample itself: the paper's samples per line
-(Figure 2), or the exact misses of every instruction from `cost` (samples
-at the very instructions that missed: a precise-IP oracle, skid 0).
+Figure 2's tests give the paper's own input, one miss per line, by filling
+ip_sample of a recorded profile; they count the local scalars a and b as
+the paper does (--register-scalars count).  The rank tests record real
+IP-only samples (record --sample=D1m:37 --sample-ip-only --skid=MEAN:SD,
+fixed --sample-seed) and compare with the exact misses of the same run.
 
 Figure 2 (tests/workloads/approx_fig2.c; paper line L is file line 17 + L):
 the paper's tables, typed from the paper, are the oracle.  Raw (§3.3.1),
@@ -34,11 +35,23 @@ SA (§3.3.3), one miss on line 4, skid mean 1 line, p = .25 .5 .25 on lines
   read (its normaliser 3.5 counts y[a] and y[b]): a typo, tested as derived.
 
 approx_arrays: exact D1 misses about passes x 2048 per array (see the
-workload), g0 > g1 > ... > h11.  With the precise-IP oracle, LA attributes
-each body line's misses to its array (the index, on every line of its loop,
-gets weight 0), so the ranks of the exact top 10 match: Spearman 1 >= 0.9
-(the stack's share, from scalars read beside the arrays, is an error the
-method makes and the overlap shows).
+workload), g0 > g1 > ... > h11.  Skid 0 (precise IP): every sample is on
+the array's body line, whose only counted location is the array element
+(the index and pass counters are register scalars, not counted), so each
+array gets its own samples: the estimate of passes x 2048 (period 37, the
+sampler's estimate within a period or so of the count), the exact order,
+Spearman 1 and overlap 10 of 10 by every method; h11's misses are in
+sweep(), whose parameter a is bound to h11 at the one call.
+Skid of a few instructions: the samples land up to about 5 instructions
+after the miss.  The loops are 4 to 6 instructions (the body's load or
+store, then the index increment, compare and branch of the for line), so
+a large part lands on the for line, which has no counted location: raw
+and LA lose those samples, in proportions that differ between loops with
+a load at the top (g: the load's skid stays on the body line for k <= 3)
+and with a store at the end (h: one instruction on lands on the for line).
+Walking back over the instructions finds the body's memory instruction
+whatever the loop's layout, so SA keeps the order (Spearman >= 0.9, the
+issue's target being 0.8) and its largest share error is below raw's.
 """
 import json
 import os
@@ -52,15 +65,10 @@ ARRAYS = os.path.join(ROOT, "tests", "workloads", "approx_arrays.c")
 SD_PAPER = "0.8493218"          # 1 / sqrt(2 ln 2): p(±1) = p(0) / 2
 
 
-def add_samples(db, event="D1m", per_line=None, path=None, from_cost=False):
+def add_samples(db, event="D1m", per_line=None, path=None):
     """ip_sample and the sample_* meta keys: per_line {line: count} at new
-    locations of file path, or the exact misses of every location."""
+    locations of file path (the paper's input, one miss per line)."""
     con = sqlite3.connect(db)
-    con.execute("CREATE TABLE ip_sample(location INTEGER, thread INTEGER, count INTEGER,"
-                " PRIMARY KEY(location, thread))")
-    if from_cost:
-        con.execute("INSERT INTO ip_sample SELECT location, thread, SUM(D1mr + D1mw) FROM cost"
-                    " GROUP BY location, thread HAVING SUM(D1mr + D1mw) > 0")
     for n, (line, count) in enumerate(sorted((per_line or {}).items())):
         lid = 10 ** 7 + n
         con.execute("INSERT INTO location VALUES (?, 0, '', 'figure2', ?, ?, '')",
@@ -93,7 +101,8 @@ class Figure2(TmpDirTest):
 
     def approx(self, *opts, check=True):
         r = run([DCPROF, "approx", self.db, "--sources", self.src, "--writes", "no",
-                 "--by", "line", "--format", "json"] + list(opts))
+                 "--register-scalars", "count", "--by", "line", "--format", "json"] +
+                list(opts))
         if check:
             self.assertEqual(r.returncode, 0, r.stderr)
         return r
@@ -130,7 +139,7 @@ class Figure2(TmpDirTest):
                         "arguments": ["cc", "-O2", "-c", "approx_fig2.c", "-o", "f.o"]}], f)
         r = run([DCPROF, "approx", self.db, "--compile-commands",
                  os.path.join(self.src, "compile_commands.json"), "--writes", "no",
-                 "--by", "line", "--format", "json"])
+                 "--register-scalars", "count", "--by", "line", "--format", "json"])
         self.assertEqual(r.returncode, 0, r.stderr)
         raw = by_line_var(json.loads(r.stdout)["rows"], "raw")
         self.assertAlmostEqual(raw[(20, "y")], .5)
@@ -161,9 +170,10 @@ class Figure2(TmpDirTest):
     def test_errors(self):
         r = self.approx(check=False)       # no ip_sample yet
         self.assertEqual(r.returncode, 2)
-        self.assertIn("has no samples", r.stderr)
+        self.assertIn("has no IP-only samples", r.stderr)
         add_samples(self.db, per_line={19: 1}, path=FIG2)
         for opts in (["--skid", "x"], ["--loop-threshold", "2"], ["--by", "nothing"],
+                     ["--skid-over", "paths"], ["--register-scalars", "maybe"],
                      ["--skid", "1:1", "--skid-lines", "1:1"]):
             r = self.approx(*opts, check=False)
             self.assertEqual(r.returncode, 2, opts)
@@ -177,24 +187,79 @@ class Figure2(TmpDirTest):
 
 
 class Arrays(TmpDirTest):
+    def approx(self, skid, *opts):
+        src = self.path("src")
+        if not os.path.isdir(src):
+            os.mkdir(src)
+            shutil.copy(ARRAYS, src)
+        _, db = self.record([workload("approx_arrays")],
+                            ["--sample=D1m:37", "--sample-seed=1", "--sample-ip-only",
+                             "--skid=" + skid], out="p%s.db" % skid.replace(":", "_"))
+        r = run([DCPROF, "approx", db, "--sources", src, "--format", "json"] + list(opts))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
     def test_precise_ip_rank_order(self):
+        out = self.approx("0:0")
+        self.assertEqual(out["skid_instructions"], None)
+        for m in ("raw", "LA", "SA"):
+            self.assertEqual(out["methods"][m]["spearman"], 1.0, m)
+            self.assertEqual(out["methods"][m]["top_overlap"], 10, m)
+        rows = {row["object"]: row for row in out["rows"]}
+        names = ["g0", "g1", "g2", "g3", "g4", "g5"] + ["h%d (main)" % k for k in (6, 7, 8, 9)]
+        self.assertEqual([rows[n]["exact_rank"] for n in names], list(range(1, 11)))
+        self.assertEqual([rows[n]["LA_rank"] for n in names], list(range(1, 11)))
+        # Each array's estimate within 5 % of its exact misses (the sampler
+        # counts every 37th miss: one period of error, 37 of >= 6,000).
+        for n in names:
+            self.assertAlmostEqual(rows[n]["LA"] / rows[n]["exact"], 1.0, delta=0.05)
+        # h11 (12th, out of the rows) through sweep()'s parameter: its
+        # 2,050 misses within 5 %.
+        out = self.approx("0:0", "--top", "12")
+        h11 = [r for r in out["rows"] if r["object"] == "h11 (main)"][0]
+        self.assertAlmostEqual(h11["LA"] / h11["exact"], 1.0, delta=0.05)
+
+    def test_skid_negation_over_instructions(self):
+        for skid in ("3:1", "5:2"):
+            out = self.approx(skid)
+            self.assertEqual(out["skid_instructions"]["mean"], float(skid.split(":")[0]))
+            raw, sa = out["methods"]["raw"], out["methods"]["SA"]
+            self.assertGreaterEqual(sa["spearman"], 0.9, skid)
+            self.assertEqual(sa["top_overlap"], 10, skid)
+            self.assertLess(sa["max_abs_error_pp"], raw["max_abs_error_pp"], skid)
+            # Raw loses the samples that landed on for lines; SA places
+            # them on the body's memory instruction.
+            self.assertGreater(raw["unattributed"], 2 * sa["unattributed"], skid)
+
+    def test_skid_over_lines(self):
+        # The paper's first mapping steps back in source order: from a for
+        # line (the loop's end in the binary) to the line above the loop,
+        # not to the body.  Here it must run and report the conversion;
+        # that it is worse than the walk over instructions is measured in
+        # docs/approx.md.
+        out = self.approx("5:2", "--skid-over", "lines")
+        self.assertIsNone(out["skid_instructions"])
+        self.assertGreater(out["skid_lines"]["mean"], 0)
+
+
+class Demo(TmpDirTest):
+    def test_named_block_and_parameters(self):
+        # examples/demo.c: hist = dcprof_calloc_named(..., "histogram") is
+        # the user bucket "histogram"; step(list, hist) binds its
+        # parameter hist to main's hist.
         src = self.path("src")
         os.mkdir(src)
-        shutil.copy(ARRAYS, src)
-        _, db = self.record([workload("approx_arrays")])
-        add_samples(db, from_cost=True)
-        r = run([DCPROF, "approx", db, "--sources", src, "--format", "json"])
+        shutil.copy(os.path.join(ROOT, "examples", "demo.c"), src)
+        _, db = self.record([workload("demo")],
+                            ["--sample=D1m:37", "--sample-seed=1", "--sample-ip-only"])
+        r = run([DCPROF, "approx", db, "--sources", src, "--cflags",
+                 "-I" + os.path.join(ROOT, "include"), "--by", "variable", "--format", "json"])
         self.assertEqual(r.returncode, 0, r.stderr)
-        out = json.loads(r.stdout)
-        self.assertGreaterEqual(out["methods"]["LA"]["spearman"], 0.9)
-        # h6..h10's loops read p beside h[i] on their body line: p (stack)
-        # gets half of those misses, (12295 + 10246 + 8197 + 6148 + 4099) / 2
-        # = about 20,500, above g3's 18,433: <stack> is third by LA and h9
-        # falls to 11th, out of the LA top 10.
-        self.assertEqual(out["methods"]["LA"]["top_overlap"], 9)
-        ranks = {row["object"]: (row["exact_rank"], row["LA_rank"]) for row in out["rows"]}
-        # The exact order is the workload's: g0 .. g5, then h6 .. h9.
-        names = ["g0", "g1", "g2", "g3", "g4", "g5"] + ["h%d (main)" % k for k in (6, 7, 8, 9)]
-        self.assertEqual([ranks[n][0] for n in names], list(range(1, 11)))
-        la = [ranks[n][1] for n in names]
-        self.assertEqual(la, sorted(la))
+        rows = {(v["variable"], v["function"]): v for v in json.loads(r.stdout)["rows"]}
+        self.assertEqual(rows[("hist", "main")]["object"], "hist (main)")
+        self.assertNotIn(("hist", "step"), rows)
+        r = run([DCPROF, "approx", db, "--sources", src, "--cflags",
+                 "-I" + os.path.join(ROOT, "include"), "--format", "json", "--top", "20"])
+        objs = {o["object"]: o for o in json.loads(r.stdout)["rows"]}
+        self.assertEqual(objs["hist (main)"]["kind"], "user")
+        self.assertGreater(objs["hist (main)"]["exact"], 0)
