@@ -24,6 +24,8 @@
 #                         libclang's C API (clang-c/Index.h; src/analysis/srcvars.c)
 #   bear                  makes the compile_commands.json dcprof approx reads
 #                         (bear -- make; docs/approx.md)
+#   binutils              objdump: dcprof approx disassembles the sampled objects
+#                         for skid negation over instructions (docs/approx.md)
 #   openmpi-bin libopenmpi-dev
 #                         the MPI workload and the tests of record under mpirun
 #                         and merge (run as root with --allow-run-as-root)

@@ -88,6 +88,15 @@ void cmd_approx_usage(FILE *f)
 	      "  --skid MEAN:SD             skid in instructions (default: the profile's\n"
 	      "                             sample_skid; none without it)\n"
 	      "  --skid-lines MEAN:SD       skid in source code lines, instead of --skid\n"
+	      "  --skid-over instructions|lines\n"
+	      "                             skid negation walks back over the instructions\n"
+	      "                             (objdump's disassembly) or over source lines in\n"
+	      "                             source order, the paper's first mapping\n"
+	      "                             (default: instructions)\n"
+	      "  --register-scalars exclude|count\n"
+	      "                             whether reads of local scalars whose address is\n"
+	      "                             never taken count (the paper counts them; at -O2\n"
+	      "                             they live in registers; default: exclude)\n"
 	      "  --writes yes|no            count written locations too (default: yes\n"
 	      "                             unless the sampled event is Dr)\n"
 	      "  --top N                    the top N objects of each order (default: 10)\n"
@@ -541,6 +550,30 @@ static int skid_in_lines(struct profile *p, struct approx *a, char *err, size_t 
 		return -1;
 	a->at.skid_mean = a->skid[0] / a->insns_per_line;
 	a->at.skid_sd = a->skid[1] / a->insns_per_line;
+	return 0;
+}
+
+/* The profile's --alloc-fn names (meta alloc_fns, comma-separated) are
+ * allocation functions to the analysis too. */
+static int alloc_fns(struct profile *p, struct sv_prog *pg, char *err, size_t errlen)
+{
+	struct sbuf v;
+	int rc;
+
+	sbuf_init(&v);
+	rc = profile_meta(p, "alloc_fns", &v);
+	if (rc < 0) {
+		sbuf_release(&v);
+		return query_error(p, NULL, err, errlen);
+	}
+	for (char *s = rc ? v.buf : NULL, *e; s && *s; s = e ? e + 1 : NULL) {
+		e = strchr(s, ',');
+		if (e)
+			*e = 0;
+		if (*s)
+			sv_add_alloc_fn(pg, s);
+	}
+	sbuf_release(&v);
 	return 0;
 }
 
@@ -1080,6 +1113,8 @@ int cmd_approx(int argc, char **argv)
 	rc = DC_EXIT_ERROR;
 	if (sample_info_read_ip(&p, &a.si, err, sizeof err) || header_read(&p, &h, err, sizeof err) ||
 	    skid_setup(&p, &a, err, sizeof err))
+		goto fail;
+	if (alloc_fns(&p, &a.prog, err, sizeof err))
 		goto fail;
 	if (a.sources)
 		n = sv_add_sources(&a.prog, a.sources, a.cflags, err, sizeof err);
