@@ -21,6 +21,7 @@ sequence of the workload as objdump lists it.
   block has the Gaussian's mean and variance within derived bounds.
 * The same seed gives the same samples; another seed other ones.
 * Option errors: one line, exit 2, no profile."""
+import json
 import math
 import os
 import re
@@ -29,7 +30,8 @@ import subprocess
 import tempfile
 import unittest
 
-from test_engine_common import (CACHE_2, LAT, meta, query, record, run, workload)
+from test_engine_common import (CACHE_2, LAT, Recorded, meta, query, record, run,
+                                workload)
 from harness import DCPROF
 
 N_WALK = 20000
@@ -69,27 +71,10 @@ def walk_block(path):
     return block
 
 
-class SkidRun(unittest.TestCase):
-    """Records WORKLOAD ARGS with OPTS once per class."""
+class SkidRun(Recorded):
+    """Records WORKLOAD ARGS with OPTS once per class (Recorded)."""
     WORKLOAD = "skid_walk"
     ARGS = (str(N_WALK),)
-    OPTS = ()
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmpdir = tempfile.mkdtemp(prefix="dcprof-skid-")
-        cls.db = os.path.join(cls.tmpdir, "p.db")
-        cls.rec = record(cls.db, [workload(cls.WORKLOAD)] + list(cls.ARGS),
-                         SKID_OPTS + tuple(cls.OPTS))
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmpdir, ignore_errors=True)
-
-    def setUp(self):
-        if not os.path.exists(self.db):
-            self.fail("dcprof record wrote no profile (exit %d): %s" %
-                      (self.rec.returncode, self.rec.stderr.strip()[-2000:]))
 
     def walk(self):
         """(runtime addresses of skid_walk's block, misses at skid_load):
@@ -112,7 +97,7 @@ class Precise(SkidRun):
     """Skid 0:0 (the default), period 1: ip_sample = exact misses."""
     WORKLOAD = "cg_cxx"
     ARGS = ()
-    OPTS = ("--sample=D1m:1", "--sample-ip-only")
+    OPTS = SKID_OPTS + ("--sample=D1m:1", "--sample-ip-only")
 
     def test_meta_and_no_estimates(self):
         m = meta(self.db)
@@ -146,7 +131,7 @@ class PreciseThreads(SkidRun):
     """The same on threads.c: the key includes the thread."""
     WORKLOAD = "threads"
     ARGS = ()
-    OPTS = ("--sample=D1m:1", "--sample-ip-only", "--skid=0:0")
+    OPTS = SKID_OPTS + ("--sample=D1m:1", "--sample-ip-only", "--skid=0:0")
 
     def test_ip_sample_equals_exact_misses_per_thread(self):
         got, want = ip_samples(self.db), exact_misses(self.db)
@@ -161,7 +146,7 @@ class EveryThird(SkidRun):
     other access of the loop misses; skid_walk.c), so they hold
     floor(20000 / 3) = 6666 or 6667 of the samples, by where the walk
     starts modulo 3."""
-    OPTS = ("--sample=D1m:3", "--sample-ip-only")
+    OPTS = SKID_OPTS + ("--sample=D1m:3", "--sample-ip-only")
 
     def test_counts(self):
         total = query(self.db, "SELECT SUM(D1mr + D1mw) FROM cost")[0][0]
@@ -180,7 +165,7 @@ class SkidStraight(SkidRun):
     the load's samples, and no other instruction of the block has any
     (one executed 5 after an instruction of the block is in the block;
     an instruction before skid_load has no misses)."""
-    OPTS = ("--sample=D1m:1", "--sample-ip-only", "--skid=5:0")
+    OPTS = SKID_OPTS + ("--sample=D1m:1", "--sample-ip-only", "--skid=5:0")
 
     def test_lands_five_on(self):
         block, misses = self.walk()
@@ -199,7 +184,7 @@ class SkidPastJump(SkidRun):
     iterations 1..N-1, N - 1, plus any sample whose instruction ran 70
     before the first iteration's 2nd addq (the caller's code: a call
     instruction's write, at most 2 accesses): N - 1 <= count <= N + 1."""
-    OPTS = ("--sample=D1m:1", "--sample-ip-only", "--skid=70:0")
+    OPTS = SKID_OPTS + ("--sample=D1m:1", "--sample-ip-only", "--skid=70:0")
 
     def test_follows_the_jump(self):
         block, _ = self.walk()
@@ -217,7 +202,7 @@ class SkidGaussian(SkidRun):
     bounds are 5 of them.  Samples from the caller's code landing in the
     first iteration's block (at most 2, index < 64) move the mean by at
     most 2 * 64 / n = 0.0064."""
-    OPTS = ("--sample=D1m:1", "--sample-ip-only", "--skid=20:4", "--sample-seed=5")
+    OPTS = SKID_OPTS + ("--sample=D1m:1", "--sample-ip-only", "--skid=20:4", "--sample-seed=5")
 
     def test_displacement_is_gaussian(self):
         block, _ = self.walk()
@@ -234,16 +219,16 @@ class SkidGaussian(SkidRun):
 
     def test_same_seed_same_samples(self):
         other = os.path.join(self.tmpdir, "same.db")
-        record(other, [workload(self.WORKLOAD)] + list(self.ARGS), SKID_OPTS + self.OPTS)
+        record(other, [workload(self.WORKLOAD)] + list(self.ARGS), self.OPTS)
         self.assertEqual(ip_samples(other), ip_samples(self.db))
         seed = os.path.join(self.tmpdir, "seed.db")
         record(seed, [workload(self.WORKLOAD)] + list(self.ARGS),
-               SKID_OPTS + self.OPTS[:-1] + ("--sample-seed=6",))
+               self.OPTS[:-1] + ("--sample-seed=6",))
         self.assertNotEqual(ip_samples(seed), ip_samples(self.db))
 
 
 def json_report(test, db, *opts):
-    import json
+    """dcprof report DB --format json OPTS, parsed; it must succeed."""
     r = run([DCPROF, "report", db, "--format", "json"] + list(opts))
     test.assertEqual(r.returncode, 0, r.stderr)
     return json.loads(r.stdout)
