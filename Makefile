@@ -79,10 +79,19 @@ DCPROF        := $(B)/bin/dcprof
 # (tests/e2e/test_robustness.py, docs/robustness.md).
 SAN_DCPROF    := $(B)/san-bin/dcprof
 
+# dcprof approx's source analysis (src/analysis/srcvars.c, alone in
+# including clang-c) uses Debian's libclang (libclang-14-dev).
+LLVM_INC  := /usr/lib/llvm-14/include
+CLANG_LIB := -lclang-14
+$(B)/host/analysis/srcvars.o $(B)/san/analysis/srcvars.o: HOSTFLAGS += -I$(LLVM_INC)
+
 # ---- unit tests (core with ASan/UBSan) -------------------------------------
+# The core, approx's arithmetic (src/analysis/approx.c, pure) and its walk
+# over instructions (src/analysis/insnskid.c, with base/ for allocation).
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC)) \
-	$(patsubst src/%.c,$(B)/san/%.o,$(CORE_SRC) src/host/port_libc.c)
+	$(patsubst src/%.c,$(B)/san/%.o,$(CORE_SRC) src/host/port_libc.c src/analysis/approx.c \
+	src/analysis/insnskid.c src/base/err.c src/base/fmt.c src/base/sbuf.c)
 UNIT_BIN  := $(B)/unit-tests
 
 # Second files of multi-file workloads live in tests/workloads/parts/, out of
@@ -145,12 +154,12 @@ $(B)/host/gen/html_assets.o: $(B)/gen/html_assets.c
 
 $(DCPROF): $(CLI_OBJ) $(HOST_CORE_OBJ) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lstdc++ -lm
+	$(CC) $(CFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lstdc++ -lm $(CLANG_LIB)
 
 # The page's strings are data: the plain object serves both builds.
 $(SAN_DCPROF): $(patsubst src/%.c,$(B)/san/%.o,$(CLI_SRC) $(CORE_SRC)) $(B)/host/gen/html_assets.o
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lstdc++ -lm
+	$(CC) $(SANFLAGS) -o $@ $^ -lsqlite3 -ldw -lelf -lstdc++ -lm $(CLANG_LIB)
 
 $(B)/san/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -161,7 +170,7 @@ $(B)/san/tests/unit/%.o: tests/unit/%.c $(HEADERS) $(wildcard tests/unit/*.h)
 	$(CC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit -c $< -o $@
 
 $(UNIT_BIN): $(UNIT_OBJ)
-	$(CC) $(SANFLAGS) -o $@ $^
+	$(CC) $(SANFLAGS) -o $@ $^ -lm
 
 # Workloads are built without optimisation surprises: -O1 keeps loops as
 # written but removes pointless stack traffic, -g gives file:line.
@@ -170,7 +179,7 @@ $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	$(CC) -O1 -g -fno-inline -Iinclude -o $@ $< -lpthread
 # Workloads written since STYLE rule 12 are built as users build theirs.
 O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail fields_array fields_global \
-	fields_heaptypes)
+	fields_heaptypes approx_arrays approx_fig2)
 $(O2_WORKLOADS): $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Iinclude -o $@ $<
@@ -337,7 +346,7 @@ FUZZ_TARGETS  := raw rawprof profile opts
 FUZZ_CC       ?= clang
 FUZZ_CORPUS   := tests/fuzz/corpus
 FUZZ_DEFS     := -DFUZZ_CORPUS='"$(abspath $(FUZZ_CORPUS))"'
-FUZZ_LIBS     := $(B)/host/gen/html_assets.o -lsqlite3 -ldw -lelf -lstdc++ -lm -Wl,--wrap=spawn_wait
+FUZZ_LIBS     := $(B)/host/gen/html_assets.o -lsqlite3 -ldw -lelf -lstdc++ -lm $(CLANG_LIB) -Wl,--wrap=spawn_wait
 FUZZ_HDR      := tests/fuzz/fuzz.h
 FUZZ_SRC_OBJ  := $(filter-out cli/dcprof.o,$(patsubst src/%.c,%.o,$(CLI_SRC))) cli/dcprof_main.o
 # The core goes in as an archive, so only what the front end uses is linked:
@@ -361,6 +370,7 @@ fuzz: $(addprefix $(FZ)/fuzz-,$(FUZZ_TARGETS))
 $(FZ)/obj/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CLANG) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FZ)/obj/analysis/srcvars.o: FUZZ_CLANG += -I$(LLVM_INC)
 $(FZ)/obj/cli/dcprof_main.o: src/cli/dcprof.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CLANG) -fsanitize=fuzzer-no-link -Dmain=dcprof_main -c $< -o $@

@@ -25,6 +25,12 @@
 #   libclang-rt-14-dev    make fuzz: the fuzz targets are built with clang's
 #                         libFuzzer, which this package holds (Debian 12's
 #                         clang is version 14); docs/fuzzing.md
+#   libclang-14-dev       dcprof approx analyses the program's C sources with
+#                         libclang's C API (clang-c/Index.h; src/analysis/srcvars.c)
+#   bear                  makes the compile_commands.json dcprof approx reads
+#                         (bear -- make; docs/approx.md)
+#   binutils              objdump: dcprof approx disassembles the sampled objects
+#                         for skid negation over instructions (docs/approx.md)
 #   openmpi-bin libopenmpi-dev
 #                         the MPI workload and the tests of record under mpirun
 #                         and merge (run as root with --allow-run-as-root)
@@ -38,7 +44,7 @@
 # browser (it drives Debian's /usr/bin/chromium).
 set -eu
 
-PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 libdw-dev libunwind-dev python3 libc6-dbg time binutils clang libclang-rt-14-dev openmpi-bin libopenmpi-dev chromium nodejs"
+PKGS="gcc g++ make valgrind libsqlite3-dev sqlite3 libdw-dev libunwind-dev python3 libc6-dbg time binutils clang libclang-rt-14-dev libclang-14-dev bear openmpi-bin libopenmpi-dev chromium nodejs"
 BROWSER_DIR=$(cd "$(dirname "$0")/../tests/browser" && pwd)
 
 # playwright-core for the browser tests: only what the lock file names.

@@ -28,6 +28,8 @@ int cmd_finalize(int argc, char **argv);
 void cmd_finalize_usage(FILE *f);
 int cmd_accuracy(int argc, char **argv);
 void cmd_accuracy_usage(FILE *f);
+int cmd_approx(int argc, char **argv);
+void cmd_approx_usage(FILE *f);
 int cmd_evictions(int argc, char **argv);
 void cmd_evictions_usage(FILE *f);
 int cmd_reuse(int argc, char **argv);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/approx.h"
 #include "base/fmt.h"
 #include "base/num.h"
 #include "cli/cli.h"
@@ -217,25 +218,10 @@ static double share(const struct accuracy *a, const struct bucket_count *b, int 
 	return 100.0 * (double)b->count[which] / (double)a->total[which];
 }
 
-/* Ranks 1..n by value, descending; ties get their average rank. */
-static void average_ranks(const int64_t *v, size_t n, double *r)
-{
-	for (size_t i = 0; i < n; i++) {
-		size_t above = 0, same = 0;
-
-		for (size_t j = 0; j < n; j++) {
-			above += v[j] > v[i];
-			same += v[j] == v[i];
-		}
-		r[i] = (double)above + (double)(same + 1) / 2.0;
-	}
-}
-
 static void figures(struct accuracy *a)
 {
 	size_t n = a->ntop;
-	int64_t *v[2];
-	double *r[2], mean = ((double)n + 1) / 2, sxy = 0, sxx = 0, syy = 0;
+	double *v[2], *r[2];
 
 	for (size_t i = 0; a->total[ACTUAL] && a->total[SAMPLED] && i < a->n; i++) {
 		const struct bucket_count *b = &a->b[i];
@@ -252,19 +238,10 @@ static void figures(struct accuracy *a)
 		v[w] = xcalloc(n, sizeof *v[w]);
 		r[w] = xcalloc(n, sizeof *r[w]);
 		for (size_t i = 0; i < n; i++)
-			v[w][i] = a->b[a->order[ACTUAL][i]].count[w];
-		average_ranks(v[w], n, r[w]);
+			v[w][i] = (double)a->b[a->order[ACTUAL][i]].count[w];
 	}
-	/* Average ranks of 1..n always have mean (n + 1) / 2. */
-	for (size_t i = 0; i < n; i++) {
-		sxy += (r[ACTUAL][i] - mean) * (r[SAMPLED][i] - mean);
-		sxx += (r[ACTUAL][i] - mean) * (r[ACTUAL][i] - mean);
-		syy += (r[SAMPLED][i] - mean) * (r[SAMPLED][i] - mean);
-	}
-	if (sxx > 0 && syy > 0) {
-		a->spearman = sxy / sqrt(sxx * syy);
-		a->has_spearman = true;
-	}
+	a->has_spearman = !approx_spearman(v[ACTUAL], v[SAMPLED], n, r[ACTUAL], r[SAMPLED],
+					   &a->spearman);
 	for (int w = ACTUAL; w <= SAMPLED; w++) {
 		free(v[w]);
 		free(r[w]);

@@ -18,6 +18,8 @@ static const struct cmd commands[] = {
 	  cmd_diff, cmd_diff_usage },
 	{ "accuracy", "compare sampled estimates with the exact counts",
 	  cmd_accuracy, cmd_accuracy_usage },
+	{ "approx", "approximate each variable's misses from IP-only samples and the sources",
+	  cmd_approx, cmd_approx_usage },
 	{ "evictions", "show who evicts whom from the caches",
 	  cmd_evictions, cmd_evictions_usage },
 	{ "reuse", "show reuse distances: exact or sampled histograms, accuracy, pairs",
