@@ -245,6 +245,8 @@ static void write_tail(struct dc_rawout *o, bool complete, const char *exec_path
 	dc_raw_meta_u64(o, "samples", nat.samples);
 	dc_raw_meta_u64(o, "samples_lost", nat.lost);
 	dc_raw_meta_u64(o, "samples_runtime", nat.runtime_samples);
+	if (nat.event == NAT_EV_REPLAY)
+		dc_raw_meta_u64(o, "replay_unresolved", nat.replay_unresolved);
 	dc_raw_meta_u64(o, "block_records_dropped", nat.block_records_dropped);
 	dc_raw_meta_u64(o, "checkpoints", nat.checkpoints);
 	if (exec_path)
