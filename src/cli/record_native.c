@@ -77,6 +77,7 @@ static int check_samples(const char *path)
 	ssize_t n;
 	long no = 0;
 	int kind = -1, rc = 0;
+	char event[4];
 
 	if (!f) {
 		err_msg("cannot read samples '%s': %s", path, strerror(errno));
@@ -88,10 +89,11 @@ static int check_samples(const char *path)
 		if (n > 0 && line[n - 1] == '\n')
 			line[--n] = 0;
 		if (no == 1) {
-			kind = dc_smpfile_kind(line, (size_t)n);
+			kind = dc_smpfile_kind(line, (size_t)n, event);
 			if (kind < 0) {
 				err_msg("invalid samples '%s': the first line is not 'dcprof-samples"
-					" pebs', 'dcprof-samples ibs' or 'dcprof-samples spe'", path);
+					" KIND [EVENT]' (KIND pebs, ibs or spe; EVENT D1m..D4m, DLm,"
+					" Dr, Dw or Da)", path);
 				rc = -1;
 				break;
 			}

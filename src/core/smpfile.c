@@ -19,16 +19,32 @@ static bool same(const char *s, size_t n, const char *lit)
 	return n == k && eq(s, lit, n);
 }
 
-int dc_smpfile_kind(const char *line, size_t len)
+static bool event_ok(const char *s, size_t n)
+{
+	if (same(s, n, "Dr") || same(s, n, "Dw") || same(s, n, "Da") || same(s, n, "DLm"))
+		return true;
+	return n == 3 && s[0] == 'D' && s[1] >= '1' && s[1] <= '4' && s[2] == 'm';
+}
+
+int dc_smpfile_kind(const char *line, size_t len, char event[4])
 {
 	static const char magic[] = "dcprof-samples ";
-	size_t m = sizeof magic - 1;
+	size_t m = sizeof magic - 1, k = m;
 
 	if (len < m || !eq(line, magic, m))
 		return -1;
-	for (int k = 0; k < 3; k++)
-		if (same(line + m, len - m, dc_smp_kind_name[k]))
-			return k;
+	while (k < len && line[k] != ' ')
+		k++;
+	memcpy(event, "Da", 3);
+	if (k < len) {
+		if (!event_ok(line + k + 1, len - k - 1))
+			return -1;
+		memcpy(event, line + k + 1, len - k - 1);
+		event[len - k - 1] = 0;
+	}
+	for (int i = 0; i < 3; i++)
+		if (same(line + m, k - m, dc_smp_kind_name[i]))
+			return i;
 	return -1;
 }
 

@@ -3,7 +3,8 @@
  * Notes:
  *  - Text, one sample a line; the first line names the kind of hardware
  *    record each sample is replayed as: "dcprof-samples pebs", "... ibs"
- *    or "... spe".  Blank lines and lines starting with '#' are skipped.
+ *    or "... spe", optionally followed by the event the samples count
+ *    ("dcprof-samples pebs D1m"; meta sample_event).  Blank lines and lines starting with '#' are skipped.
  *  - A sample: ADDRESS IP WEIGHT OP SOURCE THREAD TIME, separated by
  *    blanks (docs/engine-native.md, "Replay", has the table).
  *    ADDRESS is absolute (0xHEX) or relative to an object of the run the
@@ -44,8 +45,10 @@ struct dc_smpline {
 	uint64_t time;            /* allocation events before the sample */
 };
 
-/* The kind named by a file's first line (without its newline), or -1. */
-int dc_smpfile_kind(const char *line, size_t len);
+/* The kind named by a file's first line (without its newline), or -1;
+ * event gets the event the samples count, which the line may name after
+ * the kind (D1m..D4m, DLm, Dr, Dw, Da; default Da). */
+int dc_smpfile_kind(const char *line, size_t len, char event[4]);
 extern const char *const dc_smp_kind_name[3];
 
 /* Parses one line (without its newline): 1 a sample, 0 blank or comment,

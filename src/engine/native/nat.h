@@ -86,6 +86,7 @@ struct nat_state {
 	const char *event_name;
 	uint64_t period;
 	char *replay;             /* --replay file */
+	const char *replay_kind;  /* its kind: pebs, ibs, spe */
 	unsigned depth;           /* frames of a call path kept (alloc_depth) */
 	char *alloc_fns;          /* --alloc-fn names, comma-separated */
 	uint64_t ckpt_ms;         /* checkpoint interval, 0 = none */

@@ -54,6 +54,7 @@ struct named {
 
 static struct {
 	int kind;
+	char event[4];            /* meta sample_event */
 	struct line *lines;
 	uint32_t n, next;
 	uint64_t *seqs, *seq_lo;  /* heap blocks the file names, sorted; their address */
@@ -154,7 +155,7 @@ void nat_replay_load(const char *path)
 		int rc;
 
 		if (first) {
-			rp.kind = dc_smpfile_kind(text + i, e - i);
+			rp.kind = dc_smpfile_kind(text + i, e - i, rp.event);
 			first = false;
 			if (rp.kind < 0)
 				break;
@@ -200,9 +201,10 @@ void nat_replay_load(const char *path)
 			rp.seqs[u++] = rp.seqs[k];
 	rp.nseqs = u;
 	rp.seq_lo = xalloc(u * sizeof *rp.seq_lo);
-	if (rp.kind >= 0)
-		nat.event_name = rp.kind == DC_SMP_PEBS ? "replay-pebs"
-				 : rp.kind == DC_SMP_IBS ? "replay-ibs" : "replay-spe";
+	if (rp.kind >= 0) {
+		nat.event_name = rp.event;
+		nat.replay_kind = dc_smp_kind_name[rp.kind];
+	}
 }
 
 static int64_t seq_index(uint64_t seq)

@@ -50,7 +50,7 @@ void dc_smplog_open(void)
 		VG_(exit)(2);
 	}
 	VG_(free)(path);
-	used = (SizeT)VG_(sprintf)(buf, "dcprof-samples pebs\n");
+	used = (SizeT)VG_(sprintf)(buf, "dcprof-samples pebs %s\n", dc.sample_name);
 }
 
 void dc_smplog_flush(void)
