@@ -165,6 +165,19 @@ struct nat_smp {
 };
 /* The thread numbered for kernel thread id tid, 0 when none; lock held. */
 uint32_t nat_thread_num(uint32_t tid);
+/* Records are read and written in the host's byte order, unaligned. */
+static inline uint64_t nat_get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, 8);
+	return v;
+}
+
+static inline void nat_put64(unsigned char *p, uint64_t v)
+{
+	__builtin_memcpy(p, &v, 8);
+}
 /* Attributes one sample; lock held. */
 void nat_sample(const struct nat_smp *s);
 

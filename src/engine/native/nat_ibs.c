@@ -46,19 +46,6 @@ enum { OP_CTL, OP_RIP, OP_DATA, OP_DATA2, OP_DATA3, DC_LINAD, DC_PHYSAD };
 /* capabilities: available, op sampling, op counting, MaxCnt extension */
 #define CAPS 0x5d
 
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
 static uint8_t level_of(uint64_t d2, uint64_t d3)
 {
 	unsigned src = (unsigned)((d2 & 7) | ((d2 >> 6) & 3) << 3);
@@ -86,14 +73,14 @@ int nat_ibs_decode(const unsigned char *rec, size_t len, struct nat_smp *s)
 		return -1;
 	raw = p + 36 + 4;        /* the size, then the capabilities word */
 	for (int i = 0; i < NREGS; i++)
-		r[i] = get64(raw + 8 * i);
+		r[i] = nat_get64(raw + 8 * i);
 	if (!(r[OP_DATA3] & (D3_LD_OP | D3_ST_OP)) || !(r[OP_DATA3] & D3_LIN_VALID))
 		return -1;
 	memset(s, 0, sizeof *s);
-	s->ip = r[OP_DATA] & OPDATA_RIP_INVALID ? get64(p) : r[OP_RIP];
-	s->tid = (uint32_t)(get64(p + 8) >> 32);
-	s->time = get64(p + 16);
-	s->weight = get64(p + 24);
+	s->ip = r[OP_DATA] & OPDATA_RIP_INVALID ? nat_get64(p) : r[OP_RIP];
+	s->tid = (uint32_t)(nat_get64(p + 8) >> 32);
+	s->time = nat_get64(p + 16);
+	s->weight = nat_get64(p + 24);
 	s->has_addr = true;
 	s->addr = r[DC_LINAD];
 	s->is_write = (r[OP_DATA3] & D3_ST_OP) != 0;
@@ -125,13 +112,13 @@ size_t nat_ibs_encode(const struct nat_smp *s, unsigned char *buf, size_t cap)
 		}
 	}
 	memcpy(buf, &h, sizeof h);
-	put64(p, s->ip);
-	put64(p + 8, (uint64_t)s->tid << 32 | s->tid);
-	put64(p + 16, s->time);
-	put64(p + 24, s->weight);
+	nat_put64(p, s->ip);
+	nat_put64(p + 8, (uint64_t)s->tid << 32 | s->tid);
+	nat_put64(p + 16, s->time);
+	nat_put64(p + 24, s->weight);
 	memcpy(p + 32, &raw_size, 4);
 	memcpy(raw, &caps, 4);
 	for (int i = 0; i < NREGS; i++)
-		put64(raw + 4 + 8 * i, r[i]);
+		nat_put64(raw + 4 + 8 * i, r[i]);
 	return REC_SIZE;
 }

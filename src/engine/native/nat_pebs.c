@@ -22,19 +22,6 @@
 
 #define REC_SIZE (sizeof(struct perf_event_header) + 7 * 8)
 
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
 static uint8_t level_of(uint64_t src)
 {
 	uint64_t lvl = (src >> PERF_MEM_LVL_SHIFT) & 0x3fff;
@@ -76,18 +63,18 @@ int nat_pebs_decode(const unsigned char *rec, size_t len, struct nat_smp *s)
 	memcpy(&h, rec, sizeof h);
 	if (h.type != PERF_RECORD_SAMPLE || h.size < REC_SIZE || h.size > len)
 		return -1;
-	src = get64(p + 48);
+	src = nat_get64(p + 48);
 	op = (src >> PERF_MEM_OP_SHIFT) & 0x1f;
 	if (!(op & (PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE)))
 		return -1;
 	memset(s, 0, sizeof *s);
-	s->ip = get64(p);
-	s->tid = (uint32_t)(get64(p + 8) >> 32);
-	s->time = get64(p + 16);
-	s->addr = get64(p + 24);
+	s->ip = nat_get64(p);
+	s->tid = (uint32_t)(nat_get64(p + 8) >> 32);
+	s->time = nat_get64(p + 16);
+	s->addr = nat_get64(p + 24);
 	s->has_addr = true;
-	s->weight = get64(p + 32);
-	s->latency = (uint32_t)get64(p + 40);
+	s->weight = nat_get64(p + 32);
+	s->latency = (uint32_t)nat_get64(p + 40);
 	s->is_write = (op & PERF_MEM_OP_STORE) != 0;
 	s->level = level_of(src);
 	return s->weight ? 0 : -1;
@@ -111,13 +98,13 @@ size_t nat_pebs_encode(const struct nat_smp *s, unsigned char *buf, size_t cap)
 	if (cap < REC_SIZE)
 		return 0;
 	memcpy(buf, &h, sizeof h);
-	put64(p, s->ip);
+	nat_put64(p, s->ip);
 	/* pid (the process: the replay has none of its own) and tid */
-	put64(p + 8, (uint64_t)s->tid << 32 | s->tid);
-	put64(p + 16, s->time);
-	put64(p + 24, s->addr);
-	put64(p + 32, s->weight);
-	put64(p + 40, s->latency);
-	put64(p + 48, src);
+	nat_put64(p + 8, (uint64_t)s->tid << 32 | s->tid);
+	nat_put64(p + 16, s->time);
+	nat_put64(p + 24, s->addr);
+	nat_put64(p + 32, s->weight);
+	nat_put64(p + 40, s->latency);
+	nat_put64(p + 48, src);
 	return REC_SIZE;
 }

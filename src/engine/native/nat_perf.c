@@ -92,14 +92,6 @@ void nat_perf_close(struct nat_thread *t)
 	t->ring = NULL;
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* One record of thread t's ring. */
 static void record(const struct nat_thread *t, const unsigned char *rec, size_t len)
 {
@@ -108,7 +100,7 @@ static void record(const struct nat_thread *t, const unsigned char *rec, size_t 
 	struct nat_smp s;
 
 	if (h->type == PERF_RECORD_LOST && len >= sizeof *h + 16) {
-		nat.lost += get64(p + 8);
+		nat.lost += nat_get64(p + 8);
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)
@@ -119,10 +111,10 @@ static void record(const struct nat_thread *t, const unsigned char *rec, size_t 
 	/* IP, then TID (pid, tid), TIME, ADDR: the order of the sample_type bits */
 	if (len < sizeof *h + 24 + (nat.event == NAT_EV_PAGEFAULT ? 8 : 0))
 		return;
-	s.ip = get64(p);
+	s.ip = nat_get64(p);
 	if (nat.event == NAT_EV_PAGEFAULT) {
 		s.has_addr = true;
-		s.addr = get64(p + 24);
+		s.addr = nat_get64(p + 24);
 	}
 	nat_sample(&s);
 }
