@@ -45,7 +45,7 @@
 
 enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_FOLLOW_EXEC, OPT_CACHE, OPT_LATENCY,
        OPT_COMPAT, OPT_HEAP_NAMES, OPT_ALLOC_FN, OPT_STACK_FRAMES, OPT_COLLECT_ATSTART,
-       OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED, OPT_REUSE,
+       OPT_MAX_BLOCK_RECORDS, OPT_EVICTIONS, OPT_SAMPLE, OPT_SAMPLE_SEED, OPT_SAMPLE_LOG, OPT_REUSE,
        OPT_REUSE_BLOCK, OPT_REUSE_BINS, OPT_REUSE_SAMPLE, OPT_REUSE_WATCHPOINTS,
        OPT_REUSE_WATCH, OPT_REUSE_REPLACE, OPT_REUSE_ATTRIB, OPT_CACHE_USE,
        OPT_CACHE_USE_GRAN, OPT_CALLS, OPT_TRACE_WINDOW, OPT_TRACE_PERIOD, OPT_TRACE_SEED,
@@ -83,6 +83,7 @@ static const struct opt_def record_opts[] = {
 	{ OPT_SAMPLE_SEED, 0, "sample-seed", OPT_REQUIRED },
 	{ OPT_SAMPLE_IP_ONLY, 0, "sample-ip-only", OPT_OPTIONAL },
 	{ OPT_SKID, 0, "skid", OPT_REQUIRED },
+	{ OPT_SAMPLE_LOG, 0, "sample-log", OPT_REQUIRED },
 	{ OPT_REUSE, 0, "reuse", OPT_OPTIONAL },
 	{ OPT_REUSE_BLOCK, 0, "reuse-block", OPT_REQUIRED },
 	{ OPT_REUSE_BINS, 0, "reuse-bins", OPT_REQUIRED },
@@ -206,6 +207,9 @@ void cmd_record_usage(FILE *f)
 		"                             Techniques to Approximate Data Centric Direct\n"
 		"                             Measurements, 3.3.3); 0 to %d each, up to\n"
 		"                             three decimals (default: 0:0, precise)\n"
+		"  --sample-log=FILE          also write every sample to FILE, a sample file\n"
+		"                             for --engine=native --replay (format:\n"
+		"                             docs/engine-native.md, \"Replay\")\n"
 		"  --reuse[=yes|no]           measure exact reuse distances (stack and time)\n"
 		"                             with histograms per bucket and per pair of code\n"
 		"                             locations (default: no)\n"
@@ -266,6 +270,7 @@ struct record {
 	char host[256];         /* meta host */
 	struct sbuf out_name;   /* -o with %r, %h and %% expanded (%p after the run) */
 	const char *trace_out;  /* --trace-out's value */
+	const char *sample_log; /* --sample-log's value */
 	bool quiet, keep_raw;
 	bool no_follow;         /* --follow-exec=no */
 	const char *cache, *latency;
@@ -496,6 +501,13 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		if (check_sample(r, v))
 			return -1;
 		break;
+	case OPT_SAMPLE_LOG:
+		if (!*v) {
+			err_msg("--sample-log needs a file name");
+			return -1;
+		}
+		r->sample_log = v;
+		break;
 	case OPT_REUSE_SAMPLE:
 		if (num_parse_u64(v, 1000000000000ULL, &n)) {
 			err_msg("invalid --reuse-sample value '%s' (0 to 10^12)", v);
@@ -668,6 +680,10 @@ static int parse(struct record *r, int argc, char **argv)
 			: r->nat.period ? "--period" : "--replay");
 		return -1;
 	}
+	if (r->sample_log && !r->sample) {
+		err_msg("--sample-log needs --sample");
+		return -1;
+	}
 	if (r->seed_given && !r->sample && !r->reuse_sample) {
 		err_msg("--sample-seed needs --sample or --reuse-sample");
 		return -1;
@@ -678,6 +694,11 @@ static int parse(struct record *r, int argc, char **argv)
 	}
 	if (r->skid && !r->ip_only) {
 		err_msg("--skid needs --sample-ip-only");
+		return -1;
+	}
+	if (r->sample_log && r->ip_only) {
+		err_msg("--sample-log cannot be combined with --sample-ip-only (IP-only samples"
+			" have no data address to replay)");
 		return -1;
 	}
 	if (r->reuse_sub && !r->reuse && !r->reuse_sample) {
@@ -783,6 +804,10 @@ static int check_outputs(const struct record *r)
 
 	if (outfile_check(r->output ? r->output : "dcprof.PID.db", false, err, sizeof err)) {
 		err_msg("cannot write profile%s", err + strlen("cannot write"));
+		return -1;
+	}
+	if (r->sample_log && outfile_check(r->sample_log, true, err, sizeof err)) {
+		err_msg("%s", err);
 		return -1;
 	}
 	if (r->trace_out && outfile_check(r->trace_out, true, err, sizeof err)) {

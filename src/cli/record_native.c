@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "core/smpfile.h"
 #include "base/num.h"
 #include "cli/record_native.h"
 
@@ -66,6 +67,60 @@ static bool has_device(const char *dev)
 	return stat(path, &st) == 0;
 }
 
+/* The whole sample file, checked before the program runs: its first
+ * malformed line is the one error line (the runtime reads it again). */
+static int check_samples(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, err[160];
+	size_t cap = 0;
+	ssize_t n;
+	long no = 0;
+	int kind = -1, rc = 0;
+	char event[4];
+
+	if (!f) {
+		err_msg("cannot read samples '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		struct dc_smpline l;
+		no++;
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = 0;
+		if (no == 1) {
+			kind = dc_smpfile_kind(line, (size_t)n, event);
+			if (kind < 0) {
+				err_msg("invalid samples '%s': the first line is not 'dcprof-samples"
+					" KIND [EVENT]' (KIND pebs, ibs or spe; EVENT D1m..D4m, DLm,"
+					" Dr, Dw or Da)", path);
+				rc = -1;
+				break;
+			}
+			continue;
+		}
+		if (memchr(line, 0, (size_t)n) ||
+		    dc_smpline_parse(kind, line, (size_t)n, &l, err, sizeof err) < 0) {
+			if (memchr(line, 0, (size_t)n))
+				snprintf(err, sizeof err, "a NUL byte");
+			err_msg("invalid samples '%s' line %ld: %s", path, no, err);
+			rc = -1;
+			break;
+		}
+	}
+	if (!rc && no == 0) {
+		err_msg("invalid samples '%s': empty file", path);
+		rc = -1;
+	}
+	if (!rc && ferror(f)) {
+		err_msg("cannot read samples '%s': %s", path, strerror(errno));
+		rc = -1;
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
 int native_check_event(const char *event, const char *replay)
 {
 	int e;
@@ -76,11 +131,7 @@ int native_check_event(const char *event, const char *replay)
 				" come from its file)");
 			return -1;
 		}
-		if (access(replay, R_OK) < 0) {
-			err_msg("cannot read samples '%s': %s", replay, strerror(errno));
-			return -1;
-		}
-		return 0;
+		return check_samples(replay);
 	}
 	if (event && (!strcmp(event, "pagefault") || !strcmp(event, "cpu-clock")))
 		return 0;

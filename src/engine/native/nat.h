@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <linux/perf_event.h>
 
 #include "core/hier.h"
 #include "core/objmap.h"
@@ -23,6 +24,7 @@
 #include "core/costtab.h"
 #include "core/rectab.h"
 #include "core/rawout.h"
+#include "core/smpfile.h"
 
 #define NAT_MAX_FRAMES 24     /* allocation call path kept per block */
 
@@ -84,6 +86,7 @@ struct nat_state {
 	const char *event_name;
 	uint64_t period;
 	char *replay;             /* --replay file */
+	const char *replay_kind;  /* its kind: pebs, ibs, spe */
 	unsigned depth;           /* frames of a call path kept (alloc_depth) */
 	char *alloc_fns;          /* --alloc-fn names, comma-separated */
 	uint64_t ckpt_ms;         /* checkpoint interval, 0 = none */
@@ -117,6 +120,7 @@ struct nat_state {
 	struct dc_rectab ipsamp;        /* struct nat_ipsamp */
 	struct dc_costtab scosts;       /* data-address samples (replay, PEBS) */
 	uint64_t samples, lost, runtime_samples, unattributed;
+	uint64_t replay_unresolved;   /* replayed samples whose object is not in this run */
 	/* the runtime's own text, whose samples and frames are skipped */
 	uint64_t self_lo, self_hi;
 	uint64_t start_ms, ckpt_next_ms, checkpoints;
@@ -144,16 +148,36 @@ int nat_perf_open(struct nat_thread *t);
 void nat_perf_close(struct nat_thread *t);
 /* Reads every thread's ring; lock held. */
 void nat_perf_drain_all(void);
-/* One sample as the decoders give it. */
+/* One sample as the decoders give it (the normalized sample: what PEBS,
+ * IBS and SPE records have in common). */
 struct nat_smp {
-	uint32_t thread;          /* nat_thread.num */
+	uint32_t thread;          /* nat_thread.num (decoders: 0, see tid) */
+	uint32_t tid;             /* the kernel's thread id the record names */
 	uint64_t ip;
 	bool has_addr;            /* false: IP-only (cpu-clock) */
-	uint64_t addr;
 	bool is_write;
-	int served;               /* level that served the access, 1..N+1; 0: unknown */
+	uint8_t level;            /* level that served the access: 1..4 (L1..L4),
+				     DC_SMP_MEM, 0 unknown */
+	uint32_t latency;         /* cycles the access took, 0 when the record has none */
+	uint64_t addr;
 	uint64_t weight;          /* events the sample stands for (the period) */
+	uint64_t time;            /* the record's time stamp */
 };
+/* The thread numbered for kernel thread id tid, 0 when none; lock held. */
+uint32_t nat_thread_num(uint32_t tid);
+/* Records are read and written in the host's byte order, unaligned. */
+static inline uint64_t nat_get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, 8);
+	return v;
+}
+
+static inline void nat_put64(unsigned char *p, uint64_t v)
+{
+	__builtin_memcpy(p, &v, 8);
+}
 /* Attributes one sample; lock held. */
 void nat_sample(const struct nat_smp *s);
 
@@ -184,7 +208,30 @@ void nat_dump_child(void);
 void nat_dump_exec(const char *path);
 void nat_dump_exec_failed(void);
 
-/* nat_replay.c */
-int nat_replay_run(const char *path);
+/* The decoders (nat_pebs.c, nat_ibs.c, nat_spe.c): one record of their
+ * kind into a normalized sample, 0 or -1 when the record is malformed or
+ * is no data-address sample; and the encoders --replay uses to build the
+ * record a sample file's line stands for (bytes written, 0: no room).
+ * SPE records carry no period: the decoder takes the session's. */
+#define NAT_PEBS_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			      PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | \
+			      PERF_SAMPLE_DATA_SRC)
+#define NAT_IBS_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			     PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+int nat_pebs_decode(const unsigned char *rec, size_t len, struct nat_smp *s);
+size_t nat_pebs_encode(const struct nat_smp *s, unsigned char *buf, size_t cap);
+int nat_ibs_decode(const unsigned char *rec, size_t len, struct nat_smp *s);
+size_t nat_ibs_encode(const struct nat_smp *s, unsigned char *buf, size_t cap);
+int nat_spe_decode(const unsigned char *rec, size_t len, uint64_t period, struct nat_smp *s);
+size_t nat_spe_encode(const struct nat_smp *s, unsigned char *buf, size_t cap);
+
+/* nat_replay.c: --replay.  Reads the file at start; the allocation
+ * wrappers call nat_replay_until before each allocation event (samples
+ * up to that time are attributed while the blocks they hit exist) and
+ * nat_replay_block for each new block; the end of the run replays the
+ * rest (seq UINT64_MAX).  No-ops without --replay; lock held. */
+void nat_replay_load(const char *path);
+void nat_replay_until(uint64_t seq);
+void nat_replay_block(const struct dc_obj *o);
 
 #endif

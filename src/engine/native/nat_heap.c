@@ -19,6 +19,8 @@
  *    wrappers) has the frames it needs.
  *  - Sequence numbers count allocation events (each malloc, free,
  *    realloc, ...) from 1, as the simulator engine counts them.
+ *  - --replay's samples are fed before each allocation event
+ *    (nat_replay_until; nat_replay.c explains the clock).
  *  - Every free and realloc drains the rings first (nat_main.c): samples
  *    in the block are attributed while it exists.
  *  - Recursion: while the runtime runs (unwinding, its own tables) the
@@ -78,6 +80,7 @@ static void track_in(void *p, size_t size, uint32_t bucket)
 	o->lo = (uint64_t)(uintptr_t)p;
 	o->hi = o->lo + (size ? size : 1);
 	o->alloc_size = size;
+	nat_replay_until(nat.alloc_seq);
 	o->alloc_seq = ++nat.alloc_seq;
 	o->kind = NAT_K_HEAP;
 	o->live = 1;
@@ -92,6 +95,7 @@ static void track_in(void *p, size_t size, uint32_t bucket)
 		}
 	}
 	nat_bucket_add_block(o->bucket, size);
+	nat_replay_block(o);
 out:
 	nat_unlock();
 }
@@ -111,6 +115,7 @@ static uint32_t untrack(void *p)
 	if (!o || o->lo != (uint64_t)(uintptr_t)p || o->kind != NAT_K_HEAP)
 		return UINT32_MAX;
 	bucket = o->bucket;
+	nat_replay_until(nat.alloc_seq);
 	nat_dump_block(o, ++nat.alloc_seq);
 	nat_bucket_drop_block(o->bucket, o->alloc_size);
 	dc_objmap_remove(&nat.objs, o);

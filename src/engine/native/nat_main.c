@@ -265,8 +265,7 @@ static void finish(bool complete)
 		return;
 	}
 	nat_perf_drain_all();
-	if (nat.event == NAT_EV_REPLAY)
-		nat_replay_run(nat.replay);
+	nat_replay_until(UINT64_MAX);
 	nat_dump_finish(complete);
 	nat.off = true;
 	nat_unlock();
@@ -518,6 +517,8 @@ __attribute__((constructor)) static void nat_init(void)
 	nat.ckpt_next_ms = nat.start_ms + nat.ckpt_ms;
 	pthread_key_create(&exit_key, thread_exit);
 	nat_objs_init();
+	if (nat.replay)
+		nat_replay_load(nat.replay);
 	nat_dump_open();
 	nat_heap_init();
 	nat_globals_scan();

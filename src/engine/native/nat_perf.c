@@ -17,6 +17,11 @@
  *    events of the process's own threads, and only the program's code is
  *    wanted.  A page fault is a software event raised on behalf of the
  *    user-space access; its IP is that access's.
+ *  - Data-address samples (PEBS, IBS, SPE; today from --replay) are
+ *    charged as the simulator charges its samples (dc_cost_count_n): the
+ *    period to the access count, a miss at each level above the one that
+ *    served the access, and period x latency, the record's measured
+ *    latency where it has one, else the serving level's (--latency).
  *  - The ring: one header page and NAT_RING_PAGES data pages, read from
  *    data_tail to data_head (an acquire load of data_head, a release store
  *    of data_tail), records that wrap copied out whole.
@@ -87,14 +92,6 @@ void nat_perf_close(struct nat_thread *t)
 	t->ring = NULL;
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* One record of thread t's ring. */
 static void record(const struct nat_thread *t, const unsigned char *rec, size_t len)
 {
@@ -103,7 +100,7 @@ static void record(const struct nat_thread *t, const unsigned char *rec, size_t 
 	struct nat_smp s;
 
 	if (h->type == PERF_RECORD_LOST && len >= sizeof *h + 16) {
-		nat.lost += get64(p + 8);
+		nat.lost += nat_get64(p + 8);
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)
@@ -114,10 +111,10 @@ static void record(const struct nat_thread *t, const unsigned char *rec, size_t 
 	/* IP, then TID (pid, tid), TIME, ADDR: the order of the sample_type bits */
 	if (len < sizeof *h + 24 + (nat.event == NAT_EV_PAGEFAULT ? 8 : 0))
 		return;
-	s.ip = get64(p);
+	s.ip = nat_get64(p);
 	if (nat.event == NAT_EV_PAGEFAULT) {
 		s.has_addr = true;
-		s.addr = get64(p + 24);
+		s.addr = nat_get64(p + 24);
 	}
 	nat_sample(&s);
 }
@@ -199,12 +196,28 @@ void nat_sample(const struct nat_smp *s)
 		return;
 	}
 	/* a data-address sample: the simulator's sampled-cost rule (costtab.h,
-	 * dc_cost_count_n), the serving level from the sample's data source */
+	 * dc_cost_count_n): the serving level from the sample's data source
+	 * (memory, or a level below the hierarchy's last: a miss in all of
+	 * them), its latency the record's own when it has one */
 	struct dc_cost *c = dc_costtab_get(&nat.scosts, loc, bucket, s->thread);
-	int served = s->served >= 1 && s->served <= nat.hier.nlevels + 1 ? s->served : 1;
+	int n = nat.hier.nlevels;
+	int served = !s->level ? 1 : s->level == DC_SMP_MEM || s->level > n ? n + 1 : s->level;
+	uint32_t lat[DC_MAX_LEVELS + 2];
 
-	if (c)
-		dc_cost_count_n(c, s->is_write, served, nat.lat, s->weight);
-	else
+	if (!c) {
 		nat.unattributed++;
+		return;
+	}
+	memcpy(lat, nat.lat, sizeof lat);
+	if (s->latency)
+		lat[served] = s->latency;
+	dc_cost_count_n(c, s->is_write, served, lat, s->weight);
+}
+
+uint32_t nat_thread_num(uint32_t tid)
+{
+	for (uint32_t i = 0; i < nat.nthreads; i++)
+		if ((uint32_t)nat.threads[i]->tid == tid)
+			return nat.threads[i]->num;
+	return 0;
 }

@@ -135,6 +135,7 @@ static void __attribute__((noreturn)) write_checkpoint(Off64T streamed, UInt ms)
 		/* The parent's descriptor shares its file offset: leave it alone. */
 		dc.raw_fd = (Int)sr_Res(sr);
 		dc_trace_detach_file();
+		dc_smplog_detach();
 		if (copy_dump(dc.raw_fd, streamed)) {
 			dc_rawout_init(dc.raw, dc_fd_sink(&dc.raw_fd));
 			dc_raw_meta_u64(dc.raw, "checkpoint_ms", ms);

@@ -150,6 +150,7 @@ void dc_dump_reopen_child(void)
 	if (dc.opt.calls)
 		dc_calls_reset_child();
 	dc_trace_reset_child();
+	dc_smplog_detach();
 	VG_(memset)(&dc.lost, 0, sizeof dc.lost);
 	dc.ir = 0;
 	dc.ir_mark = dc.ir_all;
@@ -210,6 +211,7 @@ void dc_dump_finish(Bool complete, Int exitcode)
 	if (!dc.raw)
 		return;
 	dc_ckpt_stop();
+	dc_smplog_close();
 	if (dc_dump_write_tail(complete))
 		VG_(umsg)("dcprof: writing the raw dump failed\n");
 	else

@@ -140,6 +140,7 @@ void dc_exec_pre(const HChar *target)
 		return;
 	dc_ckpt_stop();
 	trace_fd = dc_trace_file_flush(&trace_path);
+	dc_smplog_flush();
 	if (dc_rawout_finish(dc.raw))
 		return;           /* the dump cannot be written: nothing to save */
 	note_length(&ex.raw, dc.raw_fd);

@@ -346,7 +346,7 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 		dc_track_reuse(in, c, a);
 	if ((mode & REF_SAMPLE) && dc_sample_event_matches(in, served) &&
 	    UNLIKELY(dc_sampler_tick(&dc.sampler)))
-		dc_track_sample(in, c, served);
+		dc_track_sample(in, c, a, served);
 	if (mode & REF_RDX) {
 		Bool use = dc_rdx_tick();
 		if (UNLIKELY(use | dc_rdx_maybe(&dc.rdx, a)))

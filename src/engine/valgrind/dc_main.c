@@ -54,6 +54,7 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 		if (!dc_track_parse_sample(dc.opt.sample))
 			VG_(fmsg_bad_option)(arg, "expected EVENT:N with EVENT one of D1m..D4m, DLm, "
 					     "Dr, Dw, Da and N >= 1\n");
+	} else if VG_STR_CLO(arg, "--sample-log", dc.opt.sample_log) {
 	} else if VG_BINT_CLO(arg, "--sample-seed", dc.opt.sample_seed, 0, 0x7fffffffffffffffLL) {
 	} else if VG_BOOL_CLO(arg, "--sample-ip-only", dc.opt.sample_ip_only) {
 	} else if VG_STR_CLO(arg, "--skid", dc.opt.skid) {
@@ -148,6 +149,7 @@ static void dc_print_usage(void)
 "    --offset-cells=<n>           (bucket, offset) cells at most [65536]\n"
 "    --sample=<event>:<n>         emulate a counter sampling every n-th event\n"
 "                                 (D1m..D4m, DLm, Dr, Dw, Da) [off]\n"
+"    --sample-log=<file>          also write each sample to <file>, for --replay\n"
 "    --sample-seed=<n>            seed of the sampling period's randomization [1]\n"
 "    --sample-ip-only=no|yes      samples carry only a (skidded) instruction\n"
 "                                 pointer, counted per code location [no]\n"
@@ -395,6 +397,7 @@ static void dc_post_clo_init(void)
 	dc_set_collecting(dc.opt.collect_atstart);
 	dc_dump_open();
 	dc_trace_setup();
+	dc_smplog_open();
 	VG_(atfork)(NULL, NULL, at_fork_child);
 }
 

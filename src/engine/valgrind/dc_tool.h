@@ -168,6 +168,7 @@ struct dc_opts {
 	Long trace_block;         /* --trace-block, bytes */
 	Bool trace_full;          /* --trace-full */
 	const HChar *trace_out;   /* --trace-out or NULL */
+	const HChar *sample_log;  /* --sample-log or NULL */
 	Long checkpoint_ms;       /* --checkpoint-ms, 0: no checkpoints */
 	Long checkpoint_budget;   /* --checkpoint-budget, percent of the run; 0: none */
 	Bool offsets;             /* --offsets */
@@ -475,7 +476,7 @@ static inline void dc_track_reuse(struct dc_ins *in, const struct dc_cost *c, Ad
 /* --reuse-sample: a watched access (reuse points) and a use point. */
 void dc_track_rdx(const struct dc_ins *in, const struct dc_cost *c, Addr a, Bool use);
 /* The emulated interrupt handler: records one sample of this access. */
-void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int served);
+void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, Addr a, int served);
 /* Parses --sample's EVENT:N; False when malformed. */
 Bool dc_track_parse_sample(const HChar *spec);
 void dc_track_init(void);
@@ -543,6 +544,15 @@ void dc_trace_detach_file(void);
 /* --trace-out: writes out what is buffered; the file's descriptor and
  * path, or -1 when there is none (or it cannot be written). */
 Int dc_trace_file_flush(const HChar **path);
+
+/* dc_smplog.c: --sample-log */
+void dc_smplog_open(void);
+void dc_smplog_write(const struct dc_ins *in, const struct dc_cost *c, Addr a, int served,
+		     ULong weight);
+void dc_smplog_flush(void);
+void dc_smplog_close(void);
+/* A forked child or a checkpoint copy: the file is the parent's. */
+void dc_smplog_detach(void);
 
 /* dc_dump.c */
 void dc_dump_open(void);

@@ -163,7 +163,7 @@ static void track_fills(Int k, UInt evictor, UInt loc)
 	}
 }
 
-void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int served)
+void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, Addr a, int served)
 {
 	ULong w = dc.sampler.period;
 	struct dc_cost *s;
@@ -172,6 +172,7 @@ void dc_track_sample(const struct dc_ins *in, const struct dc_cost *c, int serve
 		dc_ipsamp_take(in, c);
 		return;
 	}
+	dc_smplog_write(in, c, a, served, w);
 	s = dc_costtab_get(&dc.scosts, c->loc, c->bucket, c->tid);
 	if (s)
 		dc_cost_count_n(s, in->is_write, served, dc.lat, w);
@@ -378,7 +379,7 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 		for (Int k = 0; k < served - 1; k++)
 			track_fills(k, c->bucket, c->loc);
 	if (dc.sampling && dc_sample_event_matches(in, served) && dc_sampler_tick(&dc.sampler))
-		dc_track_sample(in, c, served);
+		dc_track_sample(in, c, a, served);
 	if (dc.opt.offsets)
 		dc_offsets_access(in, a, c->bucket, served);
 }
