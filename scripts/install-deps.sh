@@ -14,7 +14,7 @@
 #   sqlite3               to look into profiles by hand (docs/schema.md)
 #   libdw-dev             elfutils' libdw (and libelf): report --by field reads
 #                         the program's DWARF types (src/analysis/dwtype.c) and
-#                         finalize names the native engine's code (src/store/dwsym.c)
+#                         finalize names the native engine's code (src/dwarf/dwsym.c)
 #   python3               the test runner (tests/run.py)
 #   libc6-dbg             symbols of libc and the dynamic loader, which
 #                         Valgrind uses for its redirections and stack traces

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "store/dwscope.h"
+#include "dwarf/dwscope.h"
 
 /* Nodes are numbered from 1 in DIE order (node 0 is the unit); a span is
  * one address range of a node, filed under the node it is searched from. */

@@ -30,8 +30,8 @@
  *    else; an address in no mapping gives nothing.  Nothing here fails
  *    on bad debug information: what cannot be read is unknown.
  */
-#ifndef DC_STORE_DWSYM_H
-#define DC_STORE_DWSYM_H
+#ifndef DC_DWARF_DWSYM_H
+#define DC_DWARF_DWSYM_H
 
 #include <stddef.h>
 #include <stdint.h>

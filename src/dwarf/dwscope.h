@@ -23,8 +23,8 @@
  *  - The index holds copies of the DIEs of inlined subroutines: it lives
  *    no longer than the Dwarf they are in.
  */
-#ifndef DC_STORE_DWSCOPE_H
-#define DC_STORE_DWSCOPE_H
+#ifndef DC_DWARF_DWSCOPE_H
+#define DC_DWARF_DWSCOPE_H
 
 #include <elfutils/libdw.h>
 #include <stdbool.h>

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "base/err.h"
-#include "store/dwscope.h"
-#include "store/dwsym.h"
+#include "dwarf/dwscope.h"
+#include "dwarf/dwsym.h"
 
 /* The C++ ABI's demangler (libstdc++), the one GNU tools and Valgrind's
  * share the rules of. */
