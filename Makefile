@@ -27,7 +27,7 @@ SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 
 CORE_SRC  := $(wildcard src/core/*.c)
 # The front end's stages, bottom up (src/README.md): includes point down.
-FRONT_DIRS := base store analysis report cli
+FRONT_DIRS := base dwarf store analysis report cli
 CLI_SRC   := $(foreach d,$(FRONT_DIRS),$(wildcard src/$(d)/*.c)) src/host/port_libc.c
 TOOL_SRC  := $(wildcard src/engine/valgrind/*.c)
 HEADERS   := $(wildcard src/*/*.h src/engine/*/*.h)

@@ -7,9 +7,11 @@
 #
 #   sh bench/finalize-natsym.sh [-n N] [-r RUNS]
 #
-# Prints the wall time of finalize on the dump with its map record (names
-# looked up) and without it (nothing to look up), RUNS times each (default
-# 3), and their medians.  Nothing here is a test: timings are never
+# Prints the wall and CPU (user + system) time of finalize on the dump with
+# its map record (names looked up) and without it (nothing to look up),
+# RUNS times each (default 3), and their medians (CPU time is the steadier
+# on a shared machine; docs/performance.md, "Finalize naming native
+# records").  Nothing here is a test: timings are never
 # asserted anywhere.
 set -eu
 
@@ -20,7 +22,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) shift; N=$1 ;;
 	-r) shift; RUNS=$1 ;;
-	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,15p' "$0"; exit 0 ;;
 	*) echo "bench/finalize-natsym.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -52,15 +54,16 @@ awk -v n="$N" -v off="$OFF" -v start="$START" -v size="$SIZE" -v lib="$LIBC" 'BE
 }' > "$TMP/with.raw"
 sed '/^map /d' "$TMP/with.raw" > "$TMP/without.raw"
 
+median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 for dump in with without; do
-	times=""
+	times="" cpus=""
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		rm -f "$TMP/out.db"
-		t=$( { /usr/bin/time -f %e "$DCPROF" finalize -q "$TMP/$dump.raw" -o "$TMP/out.db"; } 2>&1 )
-		times="$times $t"
+		set -- $( { /usr/bin/time -f "%e %U %S" "$DCPROF" finalize -q "$TMP/$dump.raw" -o "$TMP/out.db"; } 2>&1 )
+		times="$times $1"
+		cpus="$cpus $(echo "$2 $3" | awk '{ printf "%.2f", $1 + $2 }')"
 		i=$((i + 1))
 	done
-	med=$(echo "$times" | tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-	echo "$dump map record: $N locations, $((N / 10)) buckets:$times s (median $med s)"
+	echo "$dump map record: $N locations, $((N / 10)) buckets: wall$times s (median $(echo "$times" | median) s), CPU$cpus s (median $(echo "$cpus" | median) s)"
 done

@@ -14,7 +14,7 @@
 #   sqlite3               to look into profiles by hand (docs/schema.md)
 #   libdw-dev             elfutils' libdw (and libelf): report --by field reads
 #                         the program's DWARF types (src/analysis/dwtype.c) and
-#                         finalize names the native engine's code (src/store/dwsym.c)
+#                         finalize names the native engine's code (src/dwarf/dwsym.c)
 #   libunwind-dev         the native engine's runtime unwinds allocation call
 #                         paths with libunwind (src/engine/native/nat_heap.c)
 #   python3               the test runner (tests/run.py)

@@ -6,6 +6,7 @@
 #   core                      freestanding models (nothing else)
 #   host                      core's libc port
 #   base                      errors, allocation, sbuf, escaping, numbers
+#   dwarf                     code addresses named from debug information
 #   store < analysis < report < cli   the front end, each above the last
 #   engine/valgrind           the simulator engine: core only
 #   engine/native             the native engine's runtime: core only
@@ -19,10 +20,11 @@ allowed() {
 	core) echo "core" ;;
 	host) echo "core host" ;;
 	base) echo "base" ;;
-	store) echo "core host base store" ;;
-	analysis) echo "core host base store analysis" ;;
-	report) echo "core host base store analysis report" ;;
-	cli) echo "core host base store analysis report cli" ;;
+	dwarf) echo "base dwarf" ;;
+	store) echo "core host base dwarf store" ;;
+	analysis) echo "core host base dwarf store analysis" ;;
+	report) echo "core host base dwarf store analysis report" ;;
+	cli) echo "core host base dwarf store analysis report cli" ;;
 	engine/valgrind) echo "core engine/valgrind" ;;
 	engine/native) echo "core engine/native" ;;
 	*) echo "" ;;

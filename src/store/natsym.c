@@ -7,7 +7,7 @@
 
 #include "base/err.h"
 #include "core/heapname.h"
-#include "store/dwsym.h"
+#include "dwarf/dwsym.h"
 #include "store/natsym.h"
 
 void natsym_init(struct natsym *ns)

@@ -7,7 +7,7 @@
  *    named `-` with their allocation path in an `hpath` record.  The
  *    reader (rawread.c) collects them here; natsym_apply then fills in the
  *    profile being written, exactly as the simulator engine would have
- *    written those records for the same instructions (dwsym.h).
+ *    written those records for the same instructions (dwarf/dwsym.h).
  *  - A location is named as engine/valgrind/dc_names.c names one: the
  *    object, the innermost inlined function with the function it was
  *    inlined into (except at a symbol's first instruction, which is the

@@ -17,6 +17,7 @@ Expected names and locations come from two references that share no code
 with finalize: binutils' `addr2line -i -f -C` with the naming rule
 re-implemented below (docs/engine.md, "Heap bucket names"), and the
 simulator engine's own profile of the same binary (`dcprof record`)."""
+import bisect
 import os
 import re
 import shutil
@@ -354,3 +355,186 @@ class NativeBadInput(TmpDirTest):
         self.assertBad(H + ["map 0x1000 0x2000 0x0 %-", "end 1"], "map record without a path")
         self.assertBad(["dcprof-raw 7"] + H[1:] + ["map 0x1000 0x2000 0x0 /bin/true", "end 1"],
                        "unknown record type 'map'")
+
+
+def libc_path():
+    out = run(["ldd", DCPROF]).stdout
+    m = re.search(r"libc\.so\.6 => (\S+)", out)
+    return m.group(1) if m else None
+
+
+def debug_file(binary):
+    """The separate debug file of binary under /usr/lib/debug (build ID)."""
+    out = subprocess.run(["readelf", "-n", binary], capture_output=True, text=True).stdout
+    m = re.search(r"Build ID: ([0-9a-f]{2})([0-9a-f]+)", out)
+    path = m and "/usr/lib/debug/.build-id/%s/%s.debug" % (m.group(1), m.group(2))
+    return path if path and os.path.exists(path) else None
+
+
+def func_symbols(binary):
+    """(address, size) of every defined function symbol with code."""
+    out = subprocess.run(["readelf", "-sW", binary], capture_output=True, text=True).stdout
+    syms = set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[3] in ("FUNC", "IFUNC") and f[6] != "UND" and f[1].isalnum():
+            size = int(f[2], 0) if f[2].isdigit() else int(f[2], 16)
+            if size > 1:
+                syms.add((int(f[1], 16), size))
+    return sorted(syms)
+
+
+def line_table_files(debug, ips):
+    """The file of each ip's line-table row (binutils' readelf -wL)."""
+    out = subprocess.run(["readelf", "-wL", debug], capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 3 and re.match(r"^0x[0-9a-f]+$", f[2]) and f[1].isdigit():
+            rows.append((int(f[2], 16), f[0]))
+    rows.sort()
+    addrs = [a for a, _ in rows]
+    found = {}
+    for ip in ips:
+        k = bisect.bisect_right(addrs, ip) - 1
+        found[ip] = rows[k][1] if k >= 0 else ""
+    return found
+
+
+def addr2line_many(binary, ips):
+    """The inline chain at each ip, innermost first: [(function, file base, line)];
+    glibc's internal aliases (__GI_name) are shown by their name."""
+    out = subprocess.run(["addr2line", "-i", "-f", "-a", "-e", binary],
+                         input="".join("%#x\n" % ip for ip in ips),
+                         capture_output=True, text=True, check=True).stdout
+    chains, cur = [], None
+    for line in out.splitlines():
+        if re.match(r"^0x[0-9a-f]+$", line):
+            cur = []
+            chains.append(cur)
+        else:
+            cur.append(line)
+    frames = []
+    for c in chains:
+        fr = []
+        for fn, src in zip(c[0::2], c[1::2]):
+            file, _, line = re.sub(r" \(discriminator \d+\)$", "", src).rpartition(":")
+            fr.append((re.sub(r"^__GI_", "", fn) if fn != "??" else "",
+                       os.path.basename(file) if file != "??" else "",
+                       int(line) if line.isdigit() else 0))
+        frames.append(fr)
+    return frames
+
+
+def allocator_like(fn):
+    """Names the heap-naming rule skips at the start of a path (a superset:
+    such addresses are left out of the bucket comparison)."""
+    return bool(re.match(r"(__libc_|_vgr|operator (new|delete)|_Z[nd]|dcprof_|__builtin_)", fn)
+                or re.sub(r"@.*", "", fn) in ALLOC_FNS | {"realloc", "reallocarray", "valloc",
+                                                        "pvalloc", "free", "cfree"})
+
+
+def masked(name):
+    """A bucket name with its outermost function left out: the symbol table
+    names it for finalize (an alias of several), the DWARF for addr2line."""
+    parts = name.split(" < ")
+    parts[-1] = "*" + re.match(r"^.*?((?: \([^()]*\))?)$", parts[-1]).group(1)
+    return " < ".join(parts)
+
+
+class LibcAgainstAddr2line(TmpDirTest):
+    """The C library's code, where one compilation unit holds thousands of
+    scopes: finalize's names (each unit's scopes indexed once, dwscope.h)
+    against binutils' addr2line -i at a few thousand addresses spread over
+    every function of its symbol table (libc6-dbg), never a symbol's first
+    byte (there the symbol's own name wins, dc_names.c).
+
+    * Locations: the line is addr2line's; the file's name is addr2line's or
+      the line table's row's as readelf -wL decodes it (addr2line 2.40 names
+      the unit's main file for some code from headers: plural_eval's rows
+      are eval-plural.h's, it says dcigettext.c); inlined code names the
+      inlined function and, from the third frame on, the function it was
+      inlined into (the second frame's function is the symbol's for
+      finalize, the DWARF name for addr2line).
+    * No line at all is right only where no DWARF scope covers the address
+      (a function's DIE without code ranges, as _IO_default_showmanyc's in
+      Debian 12's libc): addr2line then has one frame from the line table
+      alone; such addresses are few.
+    * Heap buckets named with every frame's site (heap_names site), one per
+      address as a return address after it, give the whole inline chain
+      with each call site's file and line: equal to addr2line's chain, the
+      first frame's file as its location's, the outermost function left
+      out (masked())."""
+    BASE = 0x7f0000000000
+    N = 3000
+
+    def setUp(self):
+        super().setUp()
+        if tools_missing():
+            self.skipTest("binutils missing")
+        self.libc = libc_path()
+        self.debug = self.libc and debug_file(self.libc)
+        if not self.debug:
+            self.skipTest("no separate debug information for the C library (libc6-dbg)")
+
+    def test_locations_and_chains(self):
+        syms = func_symbols(self.debug)
+        starts = set(a for a, _ in syms)
+        ips = []
+        for i in range(self.N):
+            addr, size = syms[i * len(syms) // self.N]
+            ip = addr + 1 + (i * 7919) % (size - 1)
+            if ip not in starts:
+                ips.append(ip)
+        want = addr2line_many(self.libc, ips)
+        maps = ["map %#x %#x %#x %s" % (self.BASE + s, self.BASE + e, o, esc(self.libc))
+                for s, e, o in exec_maps(self.libc)]
+        raw = self.path("libc.raw")
+        with open(raw, "w") as f:
+            f.write("\n".join(["dcprof-raw 8", "level 1 L1 32768 8 64 4", "memory 200"] + maps +
+                              ["loc %d %#x %%- %%- %%- 0 %%-" % (i, self.BASE + ip)
+                               for i, ip in enumerate(ips)] + ["end 1"]) + "\n")
+        got = rows(finalize(self, raw), "SELECT function, file, line, inlined_into FROM location"
+                   " ORDER BY id")
+        table = line_table_files(self.debug, ips)
+        bad, unscoped = [], 0
+        for ip, (fn, file, line, into), fr in zip(ips, got, want):
+            if not line and not file:
+                unscoped += 1
+                ok = len(fr) == 1 and into == ""
+            else:
+                ok = line == fr[0][2] and os.path.basename(file) in (fr[0][1], table[ip])
+                if len(fr) > 1:
+                    ok = ok and fn == fr[0][0] and (len(fr) == 2 or into == fr[1][0])
+                else:
+                    ok = ok and into == ""
+            if not ok:
+                bad.append((hex(ip), fn, file, line, into, fr))
+        self.assertEqual(bad, [])
+        self.assertLess(unscoped, len(ips) // 100)
+
+        # the chains, as bucket names
+        obj = os.path.basename(self.libc)
+        paths, names = [], set()
+        for ip, (fn, file, line, into), fr in zip(ips, got, want):
+            if not line or allocator_like(fn) or allocator_like(fr[0][0]):
+                continue
+            parts = []
+            for k, (f, base, ln) in enumerate(fr):
+                if k == 0:
+                    base = os.path.basename(file)
+                src = " (%s:%d)" % (base, ln) if ln and base else " (%s)" % obj if f else ""
+                parts.append((f or "?(%s)" % obj) + src)
+            paths.append(ip + 1)
+            names.add(masked(" < ".join(parts)))
+        lines = ["dcprof-raw 8", "meta heap_names site", "level 1 L1 32768 8 64 4",
+                 "memory 200"] + maps
+        for b, ret in enumerate(paths):
+            lines += ["bucket %d heap -" % b, "hpath %d %#x" % (b, self.BASE + ret)]
+        raw = self.path("paths.raw")
+        with open(raw, "w") as f:
+            f.write("\n".join(lines + ["end 1"]) + "\n")
+        got_names = set(masked(n) for (n,) in rows(finalize(self, raw), "SELECT name FROM bucket"))
+        self.assertGreater(len(paths), len(ips) // 2)
+        self.assertEqual(sorted(got_names - names), [])
+        self.assertEqual(sorted(names - got_names), [])

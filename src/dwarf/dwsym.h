@@ -23,12 +23,15 @@
  *  - Source files are the line table's directory joined with the name,
  *    as Valgrind records them: a file under a relative directory keeps
  *    only its own name.
+ *  - Each compilation unit an address falls into is read once: its
+ *    scopes indexed by address (dwscope.h), its source files named once;
+ *    the line table is libdw's, sorted by address and searched.
  *  - An object that is gone or is no ELF file gives its path and nothing
  *    else; an address in no mapping gives nothing.  Nothing here fails
  *    on bad debug information: what cannot be read is unknown.
  */
-#ifndef DC_STORE_DWSYM_H
-#define DC_STORE_DWSYM_H
+#ifndef DC_DWARF_DWSYM_H
+#define DC_DWARF_DWSYM_H
 
 #include <stddef.h>
 #include <stdint.h>

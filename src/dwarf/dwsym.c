@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "base/err.h"
-#include "store/dwsym.h"
+#include "dwarf/dwscope.h"
+#include "dwarf/dwsym.h"
 
 /* The C++ ABI's demangler (libstdc++), the one GNU tools and Valgrind's
  * share the rules of. */
@@ -29,6 +30,17 @@ struct sym {
 	int rank;               /* lower wins at one address: global, weak, local */
 };
 
+/* A compilation unit an address fell into: its scopes and its source
+ * files as Valgrind names them, made when first needed. */
+struct unit {
+	Dwarf_Off off;          /* of its DIE in .debug_info */
+	Dwarf_Die die;
+	struct dwscope *scopes;
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char **names;     /* by file index, NULL until named */
+};
+
 struct obj {
 	char *path;
 	bool loaded;            /* tried to open it */
@@ -36,6 +48,8 @@ struct obj {
 	Dwfl_Module *mod;
 	struct sym *syms;
 	size_t nsyms;
+	struct unit **units;    /* open addressing by offset, cap a power of 2 */
+	size_t nunits, unit_cap;
 };
 
 struct map {
@@ -50,10 +64,9 @@ struct dwsym {
 	struct obj *objs;
 	size_t nobjs, obj_cap;
 	struct dwsym_frame frames[MAX_FRAMES];
-	/* Files under a relative directory: libdw's joined name (stable
-	 * while the Dwfl lives) and the name Valgrind gives, made once each. */
-	struct { const char *joined; char *bare; } *rel;
-	size_t nrel, rel_cap;
+	/* the source file names made here (libdw's are its own) */
+	char **made;
+	size_t nmade, made_cap;
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -77,13 +90,20 @@ void dwsym_free(struct dwsym *d)
 			if (o->syms[k].owned)
 				free((char *)o->syms[k].name);
 		free(o->syms);
+		for (size_t k = 0; k < o->unit_cap; k++)
+			if (o->units[k]) {
+				dwscope_free(o->units[k]->scopes);
+				free(o->units[k]->names);
+				free(o->units[k]);
+			}
+		free(o->units);
 		if (o->dwfl)
 			dwfl_end(o->dwfl);
 		free(o->path);
 	}
-	for (size_t i = 0; i < d->nrel; i++)
-		free(d->rel[i].bare);
-	free(d->rel);
+	for (size_t i = 0; i < d->nmade; i++)
+		free(d->made[i]);
+	free(d->made);
 	free(d->objs);
 	free(d->maps);
 	free(d);
@@ -314,15 +334,13 @@ static const char *inlined_name(Dwarf_Die *die)
  * as Valgrind does; without one (or under a relative one) Valgrind keeps
  * only the name, without the directory (the longest of the CU's that
  * prefixes the joined path). */
-static const char *intern(struct dwsym *d, const char *joined, char *made)
+static const char *keep(struct dwsym *d, char *made)
 {
-	if (d->nrel == d->rel_cap) {
-		d->rel_cap = d->rel_cap ? 2 * d->rel_cap : 16;
-		d->rel = xrealloc(d->rel, d->rel_cap * sizeof *d->rel);
+	if (d->nmade == d->made_cap) {
+		d->made_cap = d->made_cap ? 2 * d->made_cap : 16;
+		d->made = xrealloc(d->made, d->made_cap * sizeof *d->made);
 	}
-	d->rel[d->nrel].joined = joined;
-	d->rel[d->nrel].bare = made;
-	return d->rel[d->nrel++].bare;
+	return d->made[d->nmade++] = made;
 }
 
 static const char *valgrind_path(struct dwsym *d, Dwarf_Die *cu, const char *path)
@@ -337,15 +355,12 @@ static const char *valgrind_path(struct dwsym *d, Dwarf_Die *cu, const char *pat
 		return "";
 	if (path[0] == '/')
 		return path;
-	for (size_t k = 0; k < d->nrel; k++)
-		if (d->rel[k].joined == path)
-			return d->rel[k].bare;
 	comp = dwarf_attr(cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
 	if (comp && comp[0] == '/') {
 		size_t n = strlen(comp) + strlen(path) + 2;
 		char *full = xmalloc(n);
 		snprintf(full, n, "%s/%s", comp, path);
-		return intern(d, path, full);
+		return keep(d, full);
 	}
 	if (dwarf_getsrcfiles(cu, &files, NULL) != 0 || dwarf_getsrcdirs(files, &dirs, &ndirs) != 0)
 		return path;
@@ -356,25 +371,81 @@ static const char *valgrind_path(struct dwsym *d, Dwarf_Die *cu, const char *pat
 	}
 	if (!best)
 		return path;
-	return intern(d, path, xmemdup(path + best + 1, strlen(path + best + 1)));
+	return keep(d, xmemdup(path + best + 1, strlen(path + best + 1)));
+}
+
+/* The unit whose DIE is cu, indexed when first met. */
+static struct unit *unit_of(struct obj *o, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	size_t mask, k;
+	struct unit *u;
+
+	if (2 * (o->nunits + 1) > o->unit_cap) {
+		size_t cap = o->unit_cap ? 2 * o->unit_cap : 64;
+		struct unit **t = xcalloc(cap, sizeof *t);
+		for (size_t i = 0; i < o->unit_cap; i++) {
+			if (!o->units[i])
+				continue;
+			for (k = (size_t)(o->units[i]->off * 0x9E3779B97F4A7C15u) & (cap - 1); t[k];
+			     k = (k + 1) & (cap - 1))
+				;
+			t[k] = o->units[i];
+		}
+		free(o->units);
+		o->units = t;
+		o->unit_cap = cap;
+	}
+	mask = o->unit_cap - 1;
+	for (k = (size_t)(off * 0x9E3779B97F4A7C15u) & mask; o->units[k]; k = (k + 1) & mask)
+		if (o->units[k]->off == off)
+			return o->units[k];
+	u = o->units[k] = xcalloc(1, sizeof *u);
+	o->nunits++;
+	u->off = off;
+	u->die = *cu;
+	u->scopes = dwscope_build(cu);
+	if (dwarf_getsrcfiles(cu, &u->files, &u->nfiles) != 0) {
+		u->files = NULL;
+		u->nfiles = 0;
+	}
+	u->names = xcalloc(u->nfiles ? u->nfiles : 1, sizeof *u->names);
+	return u;
+}
+
+/* The unit's source file idx as Valgrind names it ("" unknown). */
+static const char *unit_file(struct dwsym *d, struct unit *u, size_t idx)
+{
+	if (idx >= u->nfiles)
+		return "";
+	if (!u->names[idx])
+		u->names[idx] = valgrind_path(d, &u->die, dwarf_filesrc(u->files, idx, NULL, NULL));
+	return u->names[idx];
+}
+
+/* The file of line l. */
+static const char *line_file(struct dwsym *d, struct unit *u, Dwarf_Line *l)
+{
+	Dwarf_Files *files;
+	size_t idx;
+
+	if (dwarf_line_file(l, &files, &idx) == 0 && files == u->files)
+		return unit_file(d, u, idx);
+	return valgrind_path(d, &u->die, dwarf_linesrc(l, NULL, NULL));
 }
 
 /* The file of the call site of inlined subroutine die. */
-static const char *call_file(struct dwsym *d, Dwarf_Die *cu, Dwarf_Die *die,
-			     uint32_t *line)
+static const char *call_file(struct dwsym *d, struct unit *u, Dwarf_Die *die, uint32_t *line)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word idx = 0, ln = 0;
-	Dwarf_Files *files;
-	size_t nfiles;
 
 	*line = 0;
 	if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &ln) == 0)
 		*line = (uint32_t)ln;
-	if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &idx) != 0 || idx == 0 ||
-	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
+	if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &idx) != 0 || idx == 0)
 		return "";
-	return valgrind_path(d, cu, dwarf_filesrc(files, idx, NULL, NULL));
+	return unit_file(d, u, idx);
 }
 
 size_t dwsym_frames(struct dwsym *d, uint64_t ip, const struct dwsym_frame **frames,
@@ -383,10 +454,11 @@ size_t dwsym_frames(struct dwsym *d, uint64_t ip, const struct dwsym_frame **fra
 	const struct map *m = map_of(d, ip);
 	struct obj *o;
 	const struct sym *s;
-	Dwarf_Die *cu, *scopes = NULL;
+	struct unit *u;
+	Dwarf_Die *cu;
 	Dwarf_Addr bias;
 	size_t n = 0;
-	int nscopes;
+	uint32_t inl;
 
 	*frames = d->frames;
 	*obj = "";
@@ -399,38 +471,25 @@ size_t dwsym_frames(struct dwsym *d, uint64_t ip, const struct dwsym_frame **fra
 	*entry = s && s->lo == ip;
 	d->frames[0] = (struct dwsym_frame){ "", "", 0 };
 	cu = o->mod ? dwfl_module_addrdie(o->mod, ip, &bias) : NULL;
+	u = cu ? unit_of(o, cu) : NULL;
 	/* no scope: ip is between the CU's ranges (crt code among them) */
-	nscopes = cu ? dwarf_getscopes(cu, ip - bias, &scopes) : 0;
-	if (nscopes > 0) {
-		Dwarf_Line *l = dwarf_getsrc_die(cu, ip - bias);
+	if (u && dwscope_find(u->scopes, ip - bias, &inl)) {
+		Dwarf_Line *l = dwarf_getsrc_die(&u->die, ip - bias);
 		int ln = 0;
 		if (l && dwarf_lineno(l, &ln) == 0 && ln > 0) {
-			d->frames[0].file = valgrind_path(d, cu, dwarf_linesrc(l, NULL, NULL));
+			d->frames[0].file = line_file(d, u, l);
 			d->frames[0].line = (uint32_t)ln;
 		}
-		/* dwarf_getscopes continues an inlined instance with its
-		 * abstract origin's scopes; the concrete nesting (the functions
-		 * it was inlined into) is dwarf_getscopes_die's */
-		for (int k = 0; k < nscopes; k++) {
-			Dwarf_Die *chain = NULL;
-			int nchain;
-
-			if (dwarf_tag(&scopes[k]) != DW_TAG_inlined_subroutine)
-				continue;
-			nchain = dwarf_getscopes_die(&scopes[k], &chain);
-			for (int j = 0; j < nchain && n + 1 < MAX_FRAMES; j++) {
-				if (dwarf_tag(&chain[j]) != DW_TAG_inlined_subroutine)
-					continue;
-				d->frames[n].fn = inlined_name(&chain[j]);
-				n++;
-				d->frames[n].fn = "";
-				d->frames[n].file = call_file(d, cu, &chain[j], &d->frames[n].line);
-			}
-			free(chain);
-			break;
+		/* the innermost inlined subroutine, then those it is inside,
+		 * each called from the next frame */
+		for (; inl && n + 1 < MAX_FRAMES; inl = dwscope_outer(u->scopes, inl)) {
+			Dwarf_Die *die = dwscope_die(u->scopes, inl);
+			d->frames[n].fn = inlined_name(die);
+			n++;
+			d->frames[n].fn = "";
+			d->frames[n].file = call_file(d, u, die, &d->frames[n].line);
 		}
 	}
-	free(scopes);
 	d->frames[n].fn = s ? s->name : "";
 	return n + 1;
 }
