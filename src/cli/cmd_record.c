@@ -51,6 +51,7 @@ enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_FOLLOW_EXEC, OPT_CACHE
        OPT_CACHE_USE_GRAN, OPT_CALLS, OPT_TRACE_WINDOW, OPT_TRACE_PERIOD, OPT_TRACE_SEED,
        OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT, OPT_CHECKPOINT,
        OPT_CHECKPOINT_BUDGET, OPT_OFFSETS, OPT_OFFSET_WINDOW, OPT_OFFSET_CELLS,
+       OPT_OFFSET_SHARE,
        OPT_ENGINE, OPT_EVENT, OPT_PERIOD, OPT_REPLAY, OPT_SAMPLE_IP_ONLY, OPT_SKID };
 
 #define REUSE_BLOCK_MAX 1048576
@@ -103,6 +104,7 @@ static const struct opt_def record_opts[] = {
 	{ OPT_OFFSETS, 0, "offsets", OPT_OPTIONAL },
 	{ OPT_OFFSET_WINDOW, 0, "offset-window", OPT_REQUIRED },
 	{ OPT_OFFSET_CELLS, 0, "offset-cells", OPT_REQUIRED },
+	{ OPT_OFFSET_SHARE, 0, "offset-bucket-cells", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
 };
 
@@ -188,7 +190,13 @@ void cmd_record_usage(FILE *f)
 		"                             one; further ones count as beyond (default:\n"
 		"                             65536)\n"
 		"  --offset-cells=N           (bucket, offset) cells at most; new offsets\n"
-		"                             beyond that count as beyond (default: 65536)\n"
+		"                             beyond that count as beyond (default: 131072)\n"
+		"  --offset-bucket-cells=N    cells of one bucket at most, so that every\n"
+		"                             bucket gets some: a cell is 1, 2, 4 or 8\n"
+		"                             bytes wide, the least with which N cells\n"
+		"                             cover the bucket's first object (or the\n"
+		"                             window); new cells past N count as beyond\n"
+		"                             (default: 1024)\n"
 		"  --sample=EVENT:N           also sample one in N events (on average) and\n"
 		"                             record the sampled estimates; EVENT is D1m..D4m\n"
 		"                             or DLm (misses at a level), Dr, Dw or Da (reads,\n"
@@ -414,6 +422,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 		break;
 	case OPT_OFFSET_WINDOW:
 	case OPT_OFFSET_CELLS:
+	case OPT_OFFSET_SHARE:
 		if (num_parse_u64(v, id == OPT_OFFSET_WINDOW ? DC_OFF_WINDOW_MAX : 1ULL << 32, &n) ||
 		    n == 0) {
 			err_msg("invalid --%s value '%s' (1 to %llu)", name, v,

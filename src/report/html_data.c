@@ -7,10 +7,14 @@
  *    by MissLat; rows as report --format json writes them.
  *  - details[i] belongs to buckets.rows[i]: the bucket's functions and
  *    source lines by MissLat (the top --top of each, with the number there
- *    are), and "fields": null — a hook for field-level costs, which no
- *    profile has yet.  Buckets are matched by name and kind, so two
- *    buckets of one name and kind show the same details (as report
- *    --object NAME sums them).
+ *    are), and "fields": report --object NAME --by field of the bucket
+ *    (analysis/fields.h) for the first FIELD_BUCKETS global, heap and user
+ *    buckets of the table when the profile has offsets: {"type", "size",
+ *    "summary", "counted", "beyond", "rows"} (rows as the JSON report's,
+ *    Unused1.. with --cache-use), or {"why"} when no type is known; null
+ *    otherwise.  Each costs a DWARF lookup, hence the bound.  Buckets are
+ *    matched by name and kind, so two buckets of one name and kind show
+ *    the same details (as report --object NAME sums them).
  *  - hot: the program's line view, the top --hot-lines rows with MissLat.
  *  - reuse, evictions, footprint: null when the profile was recorded
  *    without --reuse/--reuse-sample, --evictions=yes or --trace-window.
@@ -20,6 +24,7 @@
 #include <string.h>
 
 #include "analysis/evmatrix.h"
+#include "analysis/fields.h"
 #include "analysis/fptrace.h"
 #include "analysis/mrc.h"
 #include "analysis/rmodel.h"
@@ -30,6 +35,7 @@
 
 #define REUSE_BUCKETS 10   /* buckets with their own reuse histogram */
 #define EVICT_TOP 10       /* buckets of each eviction matrix */
+#define FIELD_BUCKETS 20   /* buckets with their field view */
 
 /* One row of a bucket's functions or lines. */
 struct drow {
@@ -338,21 +344,65 @@ static void json_drows(struct hd *d, const char *name, const struct drow *r, siz
 	sbuf_addf(d->out, "],\"%s_total\":%zu", name, total);
 }
 
+/* The field view of bucket table row b (the Notes); *left counts down
+ * the buckets that may still have one. */
+static void json_fields(struct hd *d, size_t b, bool offsets, int *left)
+{
+	const struct cell *row = table_row(&d->buckets, b);
+	struct sbuf *out = d->out;
+	struct fields_info fi;
+	struct table t;
+	char err[1024];
+
+	if (!offsets || *left <= 0 || row[0].null || row[1].null ||
+	    (strcmp(row[1].s, "global") && strcmp(row[1].s, "heap") && strcmp(row[1].s, "user"))) {
+		sbuf_adds(out, ",\"fields\":null");
+		return;
+	}
+	(*left)--;
+	table_init(&t);
+	fields_info_init(&fi);
+	if (fields_build(d->p, row[0].s, FIELDS_FIELD, &t, &fi, err, sizeof err)) {
+		sbuf_adds(out, ",\"fields\":{\"why\":");
+		fmt_json_str(out, err, strlen(err));
+	} else {
+		sbuf_adds(out, ",\"fields\":{\"type\":");
+		fmt_json_str(out, fi.type.buf, fi.type.len);
+		sbuf_addf(out, ",\"size\":%lld,\"counted\":%lld,\"beyond\":%lld,\"summary\":",
+			  (long long)fi.elem_size, (long long)fi.counted, (long long)fi.beyond);
+		fmt_json_str(out, fi.summary.buf, fi.summary.len);
+		sbuf_adds(out, ",\"rows\":");
+		render_table_json_rows(out, &t, 0);
+	}
+	sbuf_addc(out, '}');
+	fields_info_release(&fi);
+	table_release(&t);
+}
+
 static int add_details(struct hd *d, struct drow **fns, size_t *nfns, struct drow **lines,
 		       size_t *nlines)
 {
 	size_t fi = 0, li = 0;
+	struct sbuf val;
+	bool offsets;
+	int left = FIELD_BUCKETS, rc;
 
 	if (read_details(d, false, fns, nfns) || read_details(d, true, lines, nlines))
 		return -1;
+	sbuf_init(&val);
+	rc = profile_meta(d->p, "offsets", &val);
+	offsets = rc == 1 && !strcmp(val.buf, "yes");
+	sbuf_release(&val);
+	if (rc < 0)
+		return read_error(d);
 	sbuf_adds(d->out, ",\"details\":[");
 	for (size_t b = 0; b < d->buckets.nrows; b++) {
 		sbuf_adds(d->out, b ? ",{" : "{");
 		json_drows(d, "functions", *fns, *nfns, &fi, b, false);
 		sbuf_addc(d->out, ',');
 		json_drows(d, "lines", *lines, *nlines, &li, b, true);
-		/* Field-level costs (which member of a struct) will go here. */
-		sbuf_adds(d->out, ",\"fields\":null}");
+		json_fields(d, b, offsets, &left);
+		sbuf_addc(d->out, '}');
 	}
 	sbuf_addc(d->out, ']');
 	return 0;

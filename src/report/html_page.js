@@ -499,16 +499,65 @@
 			  ' (dcprof html --top N shows more)' : total + ' ' + what);
 	}
 
-	/* The hook for field-level costs: rows of objects, shown as they come. */
-	function fieldsTable(fields) {
+	/* A bucket's field view (report --by field): heat bars, one strip per
+	 * measure, each field a rect as wide as its bytes and as dark as its
+	 * share; then the rows.  {why} when no type is known. */
+	function fieldsTable(f) {
 		var wrap = el('div', { 'class': 'fields' }, el('h4', null, 'Fields'));
-		if (!fields.length)
+		if (f.why) {
+			wrap.appendChild(el('p', { 'class': 'note' }, f.why));
 			return wrap;
-		var keys = Object.keys(fields[0]);
+		}
+		wrap.appendChild(el('p', { 'class': 'note' }, f.summary + ' (' + f.type + ', ' +
+				    f.size + ' bytes; ' + fmtInt(f.counted) + ' accesses by offset, ' +
+				    fmtInt(f.beyond) + ' beyond)'));
+		var placed = f.rows.filter(function (r) { return r.offset !== null; });
+		var utot = 0, hasU = f.rows.length && 'Unused1' in f.rows[0];
+		f.rows.forEach(function (r) { if (r.field !== '(beyond)') utot += r.Unused1 || 0; });
+		var strips = [{ label: 'L1 misses', value: function (r) { return r.MissPct || 0; } }];
+		if (hasU)
+			strips.push({ label: 'L1 unused bytes', value: function (r) {
+				return utot ? 100 * (r.Unused1 || 0) / utot : 0; } });
+		var labelW = 130, barW = 560, rowH = 30, size = f.size || 1;
+		var svg = newSvg(labelW + barW + 10, strips.length * rowH + 24, 'field heat bars');
+		strips.forEach(function (st, si) {
+			var y = 4 + si * rowH;
+			svgText(svg, labelW - 8, y + 18, st.label, { 'text-anchor': 'end' });
+			placed.forEach(function (r) {
+				var v = st.value(r), x = labelW + barW * r.offset / size;
+				var w = Math.max(1, barW * r.size / size - 1);
+				var rect = svgEl('rect', { x: x, y: y + 2, width: w, height: rowH - 6,
+							   fill: heat(v), stroke: '#9aa5b1', 'stroke-width': 0.5,
+							   'class': 'datum', 'data-value': v,
+							   'data-label': st.label + ': ' + r.field }, svg);
+				tip(rect, r.field + ' (offset ' + r.offset + ', ' + r.size + ' bytes): ' +
+				    v.toFixed(2) + ' % of ' + st.label + (r.note ? '; ' + r.note : ''));
+			});
+		});
+		placed.forEach(function (r) {
+			var w = barW * r.size / size;
+			if (w >= 36)
+				svgText(svg, labelW + barW * r.offset / size + w / 2, strips.length * rowH + 16,
+					shorten(r.field, Math.floor(w / 7)), { 'text-anchor': 'middle', 'class': 'axis' });
+		});
+		var fig = figure('field-heat', 'Fields of ' + f.type + ': share of L1 misses' +
+				 (hasU ? ' and of L1 unused bytes' : '') + ' (darker: more)');
+		fig.appendChild(svg);
+		wrap.appendChild(fig);
+		if (!f.rows.length)
+			return wrap;
+		var keys = Object.keys(f.rows[0]);
 		wrap.appendChild(sortableTable(keys.map(function (k) {
-			return { name: k, label: k, type: typeof fields[0][k] === 'number' ? 'int' : 'str' };
-		}), fields, { cls: 'fields', sortCol: null }));
+			return { name: k, label: k, type: typeof f.rows[0][k] === 'number' ? 'int' : 'str' };
+		}), f.rows, { cls: 'fields', sortCol: null }));
 		return wrap;
+	}
+
+	/* 0 % white to 100 % deep red. */
+	function heat(v) {
+		var t = Math.max(0, Math.min(1, v / 100));
+		return 'rgb(' + Math.round(255 - 55 * t) + ',' + Math.round(250 - 210 * t) + ',' +
+			Math.round(245 - 205 * t) + ')';
 	}
 
 	/* ---- annotated source ---------------------------------------------- */

@@ -21,7 +21,8 @@
 /* Recording options that must be the same (or absent) in every profile. */
 static const char *const config_keys[] = {
 	"heap_names", "stack_frames", "collect_atstart", "cache_use", "cache_use_granularity",
-	"calls", "evictions", "offsets", "offset_window", "reuse_block", "reuse_bins", "reuse_sample_period",
+	"calls", "evictions", "offsets", "offset_window", "offset_bucket_cells",
+	"reuse_block", "reuse_bins", "reuse_sample_period",
 	"reuse_watchpoints", "reuse_watch", "reuse_replace", "reuse_attrib", "sample_event",
 	"sample_period", NULL
 };

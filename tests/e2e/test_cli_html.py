@@ -388,6 +388,48 @@ class HtmlDemo(BrowserTest):
         self.assertTrue(windows <= fp["rects"] <= 2 * windows, (windows, fp["rects"]))
 
 
+class HtmlFields(BrowserTest):
+    """Per-field heat bars: tests/workloads/fields_array.c's recs (struct rec:
+    id 8 bytes, val 8, pad[48] 48), recorded with --offsets --cache-use.
+    Its header derives the shares: val has every L1 miss; of the 56 bytes
+    of a line left unused at each L1 residency, id holds 8 (8 / 56 =
+    14.29 %) and pad[48] 48 (85.71 %).  --offset-bucket-cells=4096: every
+    run boundary has its cell (test_engine_fields.UnusedBytes)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls._td = tempfile.TemporaryDirectory(prefix="dcprof-html-")
+        cls.db = os.path.join(cls._td.name, "fields.db")
+        r = run([DCPROF, "record", "-q", "-o", cls.db, CACHE, "--offsets", "--cache-use",
+                 "--offset-bucket-cells=4096", "--", workload("fields_array")])
+        assert r.returncode == 0, r.stderr
+        src = os.path.join(ROOT, "tests", "workloads", "fields_array.c")
+        with open(src) as f:
+            line = next(i for i, t in enumerate(f, 1) if "SITE:recs" in t)
+        (cls.recs,), = query(cls.db, "SELECT name FROM bucket WHERE name LIKE ?",
+                             "%% (fields_array.c:%d)%%" % line)
+        cls.page = os.path.join(cls._td.name, "fields.html")
+        r = run([DCPROF, "html", cls.db, "-o", cls.page])
+        assert r.returncode == 0, r.stderr
+        cls.p = probe(cls.page, "--click", cls.recs)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._td.cleanup()
+
+    def test_heat_bars_of_misses_and_unused_bytes(self):
+        p = self.p
+        self.assertEqual((p["console_errors"], p["page_errors"], p["requests"]), ([], [], []))
+        self.assertIn("field-heat", p["detail"]["plots"])
+        heat, = [x for x in p["plots"] if x["name"] == "field-heat"]
+        self.assertEqual(heat["svgs"], 1)
+        got = {lab: round(v, 2) for lab, v in zip(heat["labels"], heat["values"])}
+        self.assertEqual(got, {"L1 misses: id": 0, "L1 misses: val": 100,
+                               "L1 misses: pad[48]": 0, "L1 unused bytes: id": 14.29,
+                               "L1 unused bytes: val": 0, "L1 unused bytes: pad[48]": 85.71})
+
+
 class HtmlEscaping(BrowserTest, CliTest):
     """Names from the program that look like HTML stay text; nothing runs."""
 

@@ -128,6 +128,35 @@ class Window(Recorded):
         self.assertEqual(rows["val"]["AccPct"], 100.0)
 
 
+class BucketShare(Recorded):
+    """The default share, 1024 cells a bucket (engine.md, "Offsets within
+    objects"): big (256 KiB) and recs (64 KiB) have 8-byte cells (more
+    than 8 bytes a cell would be needed for 1024 to cover the window)."""
+    WORKLOAD = "fields_array"
+    OPTS = (CACHE_2, LAT, "--offsets")
+
+    def test_big_block_keeps_its_first_cells(self):
+        big = heap_bucket(self.db, "fields_array.c", "SITE:big")
+        got = cells(self.db, big)
+        inside = {k: v for k, v in got.items() if k is not None}
+        # the first 1024 doubles, one 8-byte cell each, written once
+        self.assertEqual(sorted(inside), list(range(0, 8 * 1024, 8)))
+        self.assertEqual({v[1:3] for v in inside.values()}, {(0, 1)})
+        # the other writes, and printf's read of big[W / 2]
+        self.assertEqual(got[None][1:3], (1, W - 1024))
+
+    def test_every_bucket_within_its_share(self):
+        # recs: its 1024 val offsets are exactly the share: nothing beyond
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        got = cells(self.db, recs)
+        self.assertEqual(sorted(got), [8 + 64 * i for i in range(N)])
+        (most,), = query(self.db, "SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM offset_cost"
+                         " WHERE offset >= 0 GROUP BY bucket)")
+        self.assertLessEqual(most, 1024)
+        m = meta(self.db)
+        self.assertEqual((m["offset_cells"], m["offset_bucket_cells"]), ("131072", "1024"))
+
+
 class CellCap(Recorded):
     """At most --offset-cells cells: new offsets beyond it count as beyond."""
     WORKLOAD = "fields_array"
@@ -181,9 +210,13 @@ class LinkedList(Recorded):
 
 class UnusedBytes(Recorded):
     """--cache-use with --offsets: bytes loaded and never used, by offset
-    and field (derived in fields_array.c's header)."""
+    and field (derived in fields_array.c's header).  recs (64 KiB) has
+    8-byte cells (65536 / 8192 > 8: the widest grain); it needs 2049: val
+    at 64 i + 8 (where runs end too), runs starting at 64 i + 16, and 0.
+    The default share (1024) holds the val cells alone, the rest of the
+    runs counting as beyond (BucketShare below); 4096 holds them all."""
     WORKLOAD = "fields_array"
-    OPTS = (CACHE_2, LAT, "--offsets", "--cache-use")
+    OPTS = (CACHE_2, LAT, "--offsets", "--cache-use", "--offset-bucket-cells=4096")
 
     def test_fields_hold_the_unused_bytes(self):
         recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")

@@ -102,6 +102,7 @@ static Bool dc_process_cmd_line_option(const HChar *arg)
 	} else if VG_BINT_CLO(arg, "--offset-window", dc.opt.offset_window, 1,
 			      (Long)DC_OFF_WINDOW_MAX) {
 	} else if VG_BINT_CLO(arg, "--offset-cells", dc.opt.offset_cells, 1, 1LL << 32) {
+	} else if VG_BINT_CLO(arg, "--offset-bucket-cells", dc.opt.offset_share, 1, 1LL << 32) {
 	} else if VG_STR_CLO(arg, "--heap-names", tmp) {
 		if (VG_(strcmp)(tmp, "site") == 0) {
 			dc.opt.heap_site = True;
@@ -146,7 +147,8 @@ static void dc_print_usage(void)
 "                                 heap and user blocks [no]\n"
 "    --offset-window=<bytes>      offsets counted one by one from an object's\n"
 "                                 start; further ones count as beyond [65536]\n"
-"    --offset-cells=<n>           (bucket, offset) cells at most [65536]\n"
+"    --offset-cells=<n>           (bucket, offset) cells at most [131072]\n"
+"    --offset-bucket-cells=<n>    cells of one bucket at most [1024]\n"
 "    --sample=<event>:<n>         emulate a counter sampling every n-th event\n"
 "                                 (D1m..D4m, DLm, Dr, Dw, Da) [off]\n"
 "    --sample-log=<file>          also write each sample to <file>, for --replay\n"
@@ -489,7 +491,8 @@ static void dc_pre_clo_init(void)
 	dc.opt.checkpoint_ms = 5000;
 	dc.opt.checkpoint_budget = 2;
 	dc.opt.offset_window = 65536;
-	dc.opt.offset_cells = 65536;
+	dc.opt.offset_cells = 131072;
+	dc.opt.offset_share = 1024;
 	dc.raw_fd = -1;
 }
 

@@ -7,7 +7,8 @@
  *    at the offset of its first byte from the object's start, in its
  *    bucket's cell for that offset (core/offtab.h).  Stack, mappings and
  *    <unknown> have no object start and are not counted by offset.
- *  - Bounded: offsets from --offset-window bytes on, and new offsets once
+ *  - Bounded: offsets from --offset-window bytes on, new offsets of a
+ *    bucket with --offset-bucket-cells cells, and new offsets once
  *    --offset-cells cells exist, count in the bucket's beyond cell.
  *  - The per-access work is on the tracking helper only (dc_instrument.c
  *    chooses it when --offsets is on); the default helper is unchanged.
@@ -50,7 +51,8 @@ static void unused_range(Int k, Addr lo, Addr hi)
 		a = lo > e->lo ? lo : e->lo;
 		b = hi < e->hi ? hi : e->hi;
 		if (e->o->kind <= DC_K_USER)
-			dc_offtab_unused(&dc.offs, e->bucket, a - e->lo, b - e->lo, k);
+			dc_offtab_unused(&dc.offs, e->bucket, a - e->lo, b - e->lo, k,
+					 e->hi - e->lo);
 		lo = b;
 	}
 }
@@ -80,7 +82,7 @@ void dc_offsets_init(void)
 	if (!dc.opt.offsets)
 		return;
 	if (dc_offtab_init(&dc.offs, &dc.env, (ULong)dc.opt.offset_window,
-			   (ULong)dc.opt.offset_cells, dc.opt.cache_use))
+			   (ULong)dc.opt.offset_cells, (ULong)dc.opt.offset_share, dc.opt.cache_use))
 		VG_(tool_panic)("cannot allocate the offset table");
 	if (dc.opt.cache_use)
 		dc.use.unused = unused_line;
@@ -207,6 +209,7 @@ void dc_offsets_dump(struct dc_rawout *o)
 		return;
 	dc_raw_meta_u64(o, "offset_window", (ULong)dc.opt.offset_window);
 	dc_raw_meta_u64(o, "offset_cells", (ULong)dc.opt.offset_cells);
+	dc_raw_meta_u64(o, "offset_bucket_cells", (ULong)dc.opt.offset_share);
 	dc_raw_meta_u64(o, "offset_cells_used", dc.offs.cells);
 	{
 		struct cells cs = { .o = o };

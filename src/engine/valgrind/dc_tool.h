@@ -174,6 +174,7 @@ struct dc_opts {
 	Bool offsets;             /* --offsets */
 	Long offset_window;       /* --offset-window, bytes */
 	Long offset_cells;        /* --offset-cells */
+	Long offset_share;        /* --offset-bucket-cells */
 	const HChar *alloc_fns[64];
 	Int n_alloc_fns;
 };
@@ -519,7 +520,7 @@ static inline void dc_offsets_access(const struct dc_ins *in, Addr a, UInt bucke
 
 	if (!in->off_ok)
 		return;
-	oc = dc_offtab_cell(&dc.offs, bucket, a - in->lo);
+	oc = dc_offtab_cell(&dc.offs, bucket, a - in->lo, in->span);
 	if (LIKELY(oc != NULL))
 		dc_offcell_count(oc, in->size, in->is_write, served, dc.lat);
 }
