@@ -135,6 +135,21 @@ class KnownReuse(Case):
         self.assertIn("do not convert to stack distances", out.stderr)
 
 
+    def test_threads(self):
+        # rdx_reuse.c "threads": two threads each write the first word of
+        # their own page-aligned array (a use), spin 24 ms of their own CPU
+        # time and read it again.  Each thread has its own debug registers
+        # and reservoir, and CPU time is per thread, so each array gets one
+        # reuse in bin 25 = [2^24, 2^25) ns, as a does above.
+        r = record(self.db, [workload("rdx_reuse"), "threads"],
+                   ["--engine=native", "--event=pagefault", "--reuse-sample=1",
+                    "--reuse-replace=oldest"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sampled_bins(self.db, "ta"), {25: 1})
+        self.assertEqual(sampled_bins(self.db, "tb"), {25: 1})
+        self.assertEqual(meta(self.db, "reuse_threads_unwatched"), "0")
+
+
 class Errors(Case):
     def test_unavailable(self):
         r = record(self.db, [workload("rdx_reuse")],

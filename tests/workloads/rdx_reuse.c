@@ -10,8 +10,13 @@
  * context), the thread spins 3 ms and reads the first words of pages 7,
  * 6, 5, 4 in that order.
  * MADV_NOHUGEPAGE keeps each page one fault.
+ *
+ * With the argument "threads": two threads instead, each doing phase a on
+ * its own page-aligned array (ta, tb) — debug registers are per thread.
  */
+#include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -20,6 +25,8 @@
 static volatile uint64_t a[PAGE / 8] __attribute__((aligned(PAGE)));
 static volatile uint64_t b[8 * PAGE / 8] __attribute__((aligned(PAGE)));
 static volatile int npages = 8;     /* a loop the compiler cannot unroll */
+static volatile uint64_t ta[PAGE / 8] __attribute__((aligned(PAGE)));
+static volatile uint64_t tb[PAGE / 8] __attribute__((aligned(PAGE)));
 
 static uint64_t cpu_ns(void)
 {
@@ -63,10 +70,37 @@ __attribute__((noinline)) static uint64_t reuse_b(void)
 	return s;
 }
 
-int main(void)
+/* Phase a on the array x, in a thread of its own. */
+__attribute__((noinline)) static void *thread_a(void *x)
+{
+	volatile uint64_t *w = x;
+
+	w[0] = 1;
+	spin(24000000);
+	return (void *)(uintptr_t)w[0];
+}
+
+static int threads(void)
+{
+	pthread_t t1, t2;
+	void *r1, *r2;
+
+	madvise((void *)ta, sizeof ta, MADV_NOHUGEPAGE);
+	madvise((void *)tb, sizeof tb, MADV_NOHUGEPAGE);
+	if (pthread_create(&t1, NULL, thread_a, (void *)ta) ||
+	    pthread_create(&t2, NULL, thread_a, (void *)tb))
+		return 1;
+	pthread_join(t1, &r1);
+	pthread_join(t2, &r2);
+	return r1 == (void *)1 && r2 == (void *)1 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
 {
 	uint64_t s;
 
+	if (argc > 1 && !strcmp(argv[1], "threads"))
+		return threads();
 	madvise((void *)a, sizeof a, MADV_NOHUGEPAGE);
 	madvise((void *)b, sizeof b, MADV_NOHUGEPAGE);
 	touch_a();
