@@ -38,6 +38,10 @@
  *    instruction (code pages fault too): no data, not a use point.
  *  - Calling context of a use: its instruction only (no unwinding in a
  *    signal handler): proportional attribution weighs per instruction.
+ *  - At the end (nat_rdx_end) the events of every thread are disabled
+ *    first; a handler already running on another thread then may still
+ *    change its own dc_rdx while the end drains it (the program exits
+ *    with threads still running): such a use may be lost or counted twice.
  *  - Counts as the simulator engine writes them: weights x N, where a use
  *    stands for N page faults (meta reuse_use_event).
  */
@@ -84,7 +88,7 @@ struct nat_rdx_thr {
 	/* the queue: the handler writes at head, the drain reads at tail */
 	struct rdx_ev q[QUEUE];
 	uint32_t head, tail;
-	uint64_t q_dropped, opens_failed;
+	uint64_t q_dropped;
 	/* the drain's: each watchpoint's use, attributed */
 	uint32_t use_bucket[NAT_RDX_MAX_WP], use_loc[NAT_RDX_MAX_WP];
 	bool closed;
@@ -478,20 +482,25 @@ void nat_rdx_drain_all(void)
 		drain_one(rx.thr[i]);
 }
 
+static void tables_init(void)
+{
+	dc_rectab_init(&rx.bins, &nat_env, sizeof(struct rdx_bin), 8, "nat.rdx.bins");
+	dc_rectab_init(&rx.pairs, &nat_env, sizeof(struct rdx_pair), 8, "nat.rdx.pairs");
+	dc_rectab_init(&rx.unseen, &nat_env, sizeof(struct rdx_unseen), 8, "nat.rdx.unseen");
+}
+
 void nat_rdx_init(void)
 {
-	if (!nat.rdx_period)
-		return;
 	struct sigaction sa;
 
+	if (!nat.rdx_period)
+		return;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(NAT_RDX_SIG, &sa, NULL);
-	dc_rectab_init(&rx.bins, &nat_env, sizeof(struct rdx_bin), 8, "nat.rdx.bins");
-	dc_rectab_init(&rx.pairs, &nat_env, sizeof(struct rdx_pair), 8, "nat.rdx.pairs");
-	dc_rectab_init(&rx.unseen, &nat_env, sizeof(struct rdx_unseen), 8, "nat.rdx.unseen");
+	tables_init();
 }
 
 /* The end of the image: every thread's armed uses are never reused. */
@@ -528,35 +537,37 @@ void nat_rdx_child(void)
 	dc_rectab_release(&rx.bins);
 	dc_rectab_release(&rx.pairs);
 	dc_rectab_release(&rx.unseen);
-	dc_rectab_init(&rx.bins, &nat_env, sizeof(struct rdx_bin), 8, "nat.rdx.bins");
-	dc_rectab_init(&rx.pairs, &nat_env, sizeof(struct rdx_pair), 8, "nat.rdx.pairs");
-	dc_rectab_init(&rx.unseen, &nat_env, sizeof(struct rdx_unseen), 8, "nat.rdx.unseen");
+	tables_init();
 	rx.unwatched = 0;
 }
 
 /* ---- the dump ----------------------------------------------------------------- */
 
+/* A weighted distance sum x N, sticking at SUM_UNKNOWN. */
+static uint64_t sum_times_n(uint64_t s)
+{
+	uint64_t n = nat.rdx_period;
+
+	return s == SUM_UNKNOWN || s > SUM_UNKNOWN / n ? SUM_UNKNOWN : s * n;
+}
+
 static int bin_cb(void *ud, void *rec)
 {
 	const struct rdx_bin *b = rec;
-	uint64_t n = nat.rdx_period, s = b->sum;
 
-	if (s != SUM_UNKNOWN)
-		s = s <= SUM_UNKNOWN / n ? s * n : SUM_UNKNOWN;
 	if (b->count)
-		dc_raw_rhist(ud, "sampled", b->bucket, b->bin, b->count * n, s);
+		dc_raw_rhist(ud, "sampled", b->bucket, b->bin, b->count * nat.rdx_period,
+			     sum_times_n(b->sum));
 	return 0;
 }
 
 static int pair_cb(void *ud, void *rec)
 {
 	const struct rdx_pair *p = rec;
-	uint64_t n = nat.rdx_period, s = p->sum;
 
-	if (s != SUM_UNKNOWN)
-		s = s <= SUM_UNKNOWN / n ? s * n : SUM_UNKNOWN;
 	if (p->count)
-		dc_raw_srpair(ud, p->use, p->reuse, p->count * n, s);
+		dc_raw_srpair(ud, p->use, p->reuse, p->count * nat.rdx_period,
+			      sum_times_n(p->sum));
 	return 0;
 }
 
