@@ -1,16 +1,20 @@
 #!/bin/sh
 # native.sh — the native engine's cost: each bench workload run natively and
 # under `dcprof record --engine=native` (--event=pagefault and
-# --event=cpu-clock), the ratios of wall time and peak RSS (GNU time's
+# --event=cpu-clock, and --event=pagefault with --reuse-sample=RDX_N: RDX
+# with hardware watchpoints, where they work), the ratios of wall time and
+# peak RSS (GNU time's
 # %e and %M; the profile's own finalize included in the time, not in the
 # RSS, which is the program's process tree).  Targets (issue 23): <= 1.05x
 # time, <= 1.1x memory; <= 1.5x on chase.  docs/performance.md, "Native
 # engine".
 #
 #   bench/native.sh [RUNS]     best of RUNS (default 3) for each
+#   RDX_N=1 bench/native.sh    a use point every RDX_N page faults (default 64)
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${1:-3}
+RDX_N=${RDX_N:-64}
 B=build
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -33,10 +37,15 @@ printf '%-10s %-10s %8s %8s %8s %8s %6s %6s\n' workload event native_s run_s nat
 for w in bench_stream bench_transpose bench_matmul bench_chase; do
 	set -- $(best "$B/w/$w")
 	nt=$1 nm=$2
-	for ev in pagefault cpu-clock; do
+	for ev in pagefault cpu-clock rdx; do
 		# the program alone, under the runtime (no finalize): what the run costs
+		case $ev in
+		rdx) e=pagefault rs=$RDX_N ;;
+		*) e=$ev rs=0 ;;
+		esac
 		set -- $(best env LD_PRELOAD="$PWD/$B/lib/dcprof/dcprof-native.so" \
-			DCPROF_NATIVE_OUT="$T/raw.%p" DCPROF_NATIVE_EVENT=$ev "$B/w/$w")
+			DCPROF_NATIVE_OUT="$T/raw.%p" DCPROF_NATIVE_EVENT=$e \
+			DCPROF_NATIVE_REUSE_SAMPLE=$rs "$B/w/$w")
 		printf '%-10s %-10s %8s %8s %8s %8s %6.2f %6.2f\n' "$w" "$ev" "$nt" "$1" "$nm" "$2" \
 			"$(awk "BEGIN{print $1 / ($nt > 0 ? $nt : 0.01)}")" "$(awk "BEGIN{print $2 / $nm}")"
 		rm -f "$T"/raw.*

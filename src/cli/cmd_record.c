@@ -52,7 +52,8 @@ enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_FOLLOW_EXEC, OPT_CACHE
        OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT, OPT_CHECKPOINT,
        OPT_CHECKPOINT_BUDGET, OPT_OFFSETS, OPT_OFFSET_WINDOW, OPT_OFFSET_CELLS,
        OPT_OFFSET_SHARE,
-       OPT_ENGINE, OPT_EVENT, OPT_PERIOD, OPT_REPLAY, OPT_SAMPLE_IP_ONLY, OPT_SKID };
+       OPT_ENGINE, OPT_EVENT, OPT_PERIOD, OPT_REPLAY, OPT_SAMPLE_IP_ONLY, OPT_SKID,
+       OPT_TEST_NO_WATCHPOINTS };
 
 #define REUSE_BLOCK_MAX 1048576
 #define REUSE_FIRST_MAX (1LL << 32)
@@ -68,6 +69,8 @@ static const struct opt_def record_opts[] = {
 	{ OPT_EVENT, 0, "event", OPT_REQUIRED },
 	{ OPT_PERIOD, 0, "period", OPT_REQUIRED },
 	{ OPT_REPLAY, 0, "replay", OPT_REQUIRED },
+	/* hidden, for tests (docs/engine-native.md): the watchpoint probe fails */
+	{ OPT_TEST_NO_WATCHPOINTS, 0, "test-no-watchpoints", OPT_NOARG },
 	{ OPT_CACHE, 0, "cache", OPT_REQUIRED },
 	{ OPT_LATENCY, 0, "latency", OPT_REQUIRED },
 	{ OPT_COMPAT, 0, "cachegrind-compat", OPT_OPTIONAL },
@@ -134,7 +137,11 @@ void cmd_record_usage(FILE *f)
 		"  --replay=FILE              native: attribute the samples in FILE (format:\n"
 		"                             docs/engine-native.md) instead of sampling\n"
 		"  native takes --cache, --latency, --heap-names=fn:N, --alloc-fn,\n"
-		"  --checkpoint and --max-block-records of the options below.\n"
+		"  --checkpoint and --max-block-records of the options below, and with\n"
+		"  --event=pagefault --reuse-sample=N (a use point every N page faults,\n"
+		"  hardware watchpoints, distances in ns of CPU time), --reuse-bins,\n"
+		"  --reuse-watchpoints (1 to 4), --reuse-replace, --reuse-attrib and\n"
+		"  --sample-seed.\n"
 		"\n"
 		"  -o, --output FILE          profile of PROGRAM's process (of the last\n"
 		"                             program it exec'd); processes it forks get\n"
@@ -291,6 +298,8 @@ struct record {
 	bool reuse;             /* --reuse=yes */
 	const char *reuse_sub;  /* --reuse-block or --reuse-bins, given */
 	bool reuse_sample;      /* --reuse-sample=N, N > 0 */
+	const char *reuse_sample_arg;   /* its N */
+	bool no_watchpoints;    /* --test-no-watchpoints */
 	const char *rdx_sub;    /* an option of sampled reuse, given */
 	bool cache_use;         /* --cache-use=yes */
 	bool use_gran;          /* --cache-use-granularity given */
@@ -523,6 +532,7 @@ static int engine_option(struct record *r, int id, const char *name, const char 
 			return -1;
 		}
 		r->reuse_sample = n > 0;
+		r->reuse_sample_arg = v;
 		break;
 	case OPT_REUSE_WATCHPOINTS:
 		if (num_parse_u64(v, DC_RDX_MAX_WP, &n) || n == 0) {
@@ -672,6 +682,9 @@ static int parse(struct record *r, int argc, char **argv)
 		}
 		case OPT_REPLAY:
 			r->nat.replay = it.arg;
+			break;
+		case OPT_TEST_NO_WATCHPOINTS:
+			r->no_watchpoints = true;
 			break;
 		default:
 			for (const struct opt_def *d = record_opts; d->id; d++)
@@ -1352,7 +1365,9 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (r.native) {
-		if (native_check_event(r.nat.event, r.nat.replay) || expand_output(&r) ||
+		if (native_check_event(r.nat.event, r.nat.replay) ||
+		    native_check_reuse(r.nat.event, r.reuse_sample_arg, r.no_watchpoints) ||
+		    expand_output(&r) ||
 		    check_outputs(&r) || make_tmpdir(&tmpdir))
 			goto out;
 		if (run_native(&r, tmpdir.buf, &pid, &status))

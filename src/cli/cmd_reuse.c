@@ -272,7 +272,8 @@ static void hist_table(const struct reuse *r, const struct rhist *h, struct tabl
 			sbuf_adds(&sb, "inf");
 		else
 			sbuf_addf(&sb, "%lld", (long long)b->hi);
-		sbuf_adds(&sb, stack ? ") blocks" : ") accesses");
+		sbuf_addf(&sb, ") %s", stack ? "blocks" : r->src == RSRC_SAMPLED
+			  ? reuse_unit_text(&r->ri) : "accesses");
 		set_sbuf(&row[c.range], &sb);
 		if (stack) {
 			sbuf_addc(&sb, '[');
@@ -324,7 +325,8 @@ static void print_hist(struct profile *p, const struct header *h, const struct r
 		reuse_text_intro(&out, &r->ri, src_name[r->src], r->object);
 		if (r->src == RSRC_SAMPLED)
 			reuse_text_sampling(&out, &r->ri);
-		sbuf_addf(&out, "%-10s", "accesses:");
+		sbuf_addf(&out, "%-10s", r->src == RSRC_SAMPLED &&
+			  !strcmp(r->ri.use_event, "pagefault") ? "faults:" : "accesses:");
 		fmt_thousands(&out, num_add(hist->reuses, hist->first, NULL));
 		sbuf_adds(&out, " (");
 		fmt_thousands(&out, hist->reuses);
@@ -488,8 +490,8 @@ static void print_pairs(struct profile *p, const struct header *h, const struct 
 		fmt_thousands(&out, t->total[count].i);
 		if (r->sampled)
 			sbuf_addf(&out, " reuses (estimated) by %zu pairs of source lines (use ->"
-				  " reuse caught by a watchpoint); mean time distance in accesses\n\n",
-				  t->nrows);
+				  " reuse caught by a watchpoint); mean time distance in %s\n\n",
+				  t->nrows, reuse_unit_text(&r->ri));
 		else
 			sbuf_addf(&out, " reuses by %zu pairs of source lines (previous access ->"
 				  " reuse); mean stack distance in blocks, mean time distance in"
@@ -540,6 +542,16 @@ int cmd_reuse(int argc, char **argv)
 	    header_read(&p, &h, err, sizeof err)) {
 		err_msg("%s", err);
 		goto out;
+	}
+	if (r.sampled && !reuse_unit_accesses(&r.ri)) {
+		/* time in ns is no count of accesses: no stack distances */
+		if (r.kind_given && !strcmp(r.kind, "stack")) {
+			err_msg("profile '%s' has sampled distances in %s, not accesses; they do"
+				" not convert to stack distances (use --kind time)", r.path,
+				reuse_unit_text(&r.ri));
+			goto out;
+		}
+		r.kind = "time";
 	}
 	if (r.pairs && !r.sampled && !r.ri.exact) {
 		err_msg("profile '%s' has no exact reuse data; --pairs needs --reuse=yes"

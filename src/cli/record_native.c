@@ -7,10 +7,12 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 #include "cli/record_native.h"
 
 #define NATIVE_SO "dcprof-native.so"
+#define NATIVE_MAX_WATCHPOINTS 4   /* x86's debug registers (nat.h NAT_RDX_MAX_WP) */
 
 /* Events that carry a data address from a PMU, with the sysfs device each
  * needs: Intel PEBS (cpu), AMD IBS (ibs_op), Arm SPE (arm_spe_0). */
@@ -163,6 +166,65 @@ int native_check_event(const char *event, const char *replay)
 	return -1;
 }
 
+/* A counting watchpoint on a variable of this process: 0 when it counts
+ * every one of 10 reads and 10 writes, else why not in why. */
+static int probe_watchpoints(char *why, size_t n)
+{
+	static volatile uint64_t var;
+	struct perf_event_attr a;
+	uint64_t count = 0;
+	int fd;
+
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.bp_type = HW_BREAKPOINT_RW;
+	a.bp_addr = (uint64_t)(uintptr_t)&var;
+	a.bp_len = HW_BREAKPOINT_LEN_8;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, n, "perf_event_open of a breakpoint: %s", strerror(errno));
+		return -1;
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < 10; i++)
+		var = var + 1;           /* a read and a write each */
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (read(fd, &count, sizeof count) != (ssize_t)sizeof count)
+		count = 0;
+	close(fd);
+	if (count != 20) {
+		snprintf(why, n, "a watchpoint on 10 reads and 10 writes counted %llu",
+			 (unsigned long long)count);
+		return -1;
+	}
+	return 0;
+}
+
+int native_check_reuse(const char *event, const char *reuse_sample, bool force_fail)
+{
+	char why[160];
+
+	if (!reuse_sample || !strcmp(reuse_sample, "0"))
+		return 0;
+	if (!event || strcmp(event, "pagefault")) {
+		err_msg("--reuse-sample with --engine=native needs use points with a data"
+			" address: --event=pagefault");
+		return -1;
+	}
+	if (force_fail)
+		snprintf(why, sizeof why, "--test-no-watchpoints");
+	if (force_fail || probe_watchpoints(why, sizeof why)) {
+		err_msg("hardware watchpoints are unavailable on this machine (%s); the simulator"
+			" engine's --reuse-sample emulates them", why);
+		return -1;
+	}
+	return 0;
+}
+
 int native_find(struct sbuf *so)
 {
 	const char *env = getenv("DCPROF_LIB");
@@ -238,6 +300,37 @@ static int engine_env(char *const *args, int n)
 			rc = set("DCPROF_NATIVE_CHECKPOINT_MS", v);
 		} else if (len == 17 && !strncmp(a, "max-block-records", len)) {
 			rc = set("DCPROF_NATIVE_MAX_BLOCK_RECORDS", v);
+		} else if (len == 12 && !strncmp(a, "reuse-sample", len)) {
+			rc = set("DCPROF_NATIVE_REUSE_SAMPLE", v);
+		} else if (len == 17 && !strncmp(a, "reuse-watchpoints", len)) {
+			if (atoi(v) > NATIVE_MAX_WATCHPOINTS) {
+				err_msg("invalid --reuse-watchpoints value '%s' with --engine=native"
+					" (1 to %d: the debug registers of a thread)", v,
+					NATIVE_MAX_WATCHPOINTS);
+				rc = -1;
+			} else {
+				rc = set("DCPROF_NATIVE_REUSE_WATCHPOINTS", v);
+			}
+		} else if (len == 11 && !strncmp(a, "reuse-watch", len)) {
+			if (strcmp(v, "dr")) {
+				err_msg("--reuse-watch=%s is the simulator engine's; hardware watchpoints"
+					" watch the aligned 8 bytes (dr)", v);
+				rc = -1;
+			}
+		} else if (len == 13 && !strncmp(a, "reuse-replace", len)) {
+			rc = set("DCPROF_NATIVE_REUSE_OLDEST", strcmp(v, "oldest") ? "0" : "1");
+		} else if (len == 12 && !strncmp(a, "reuse-attrib", len)) {
+			rc = set("DCPROF_NATIVE_REUSE_NOATTRIB", strcmp(v, "none") ? "0" : "1");
+		} else if (len == 10 && !strncmp(a, "reuse-bins", len)) {
+			const char *colon = strchr(v, ':');
+			char first[24];
+			size_t k = colon ? (size_t)(colon - v) : 0;
+			snprintf(first, sizeof first, "%.*s", (int)k, v);
+			rc = set("DCPROF_NATIVE_REUSE_FIRST", first);
+			if (!rc)
+				rc = set("DCPROF_NATIVE_REUSE_GROWTH", colon ? colon + 1 : "2");
+		} else if (len == 11 && !strncmp(a, "sample-seed", len)) {
+			rc = set("DCPROF_NATIVE_REUSE_SEED", v);
 		} else if (len == 17 && !strncmp(a, "checkpoint-budget", len)) {
 			/* checkpoints copy the dump so far: cheap, no budget needed */
 		} else {

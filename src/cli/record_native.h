@@ -2,6 +2,8 @@
 #ifndef DC_CLI_RECORD_NATIVE_H
 #define DC_CLI_RECORD_NATIVE_H
 
+#include <stdbool.h>
+
 #include "base/sbuf.h"
 
 struct native_opts {
@@ -14,6 +16,12 @@ struct native_opts {
 /* 0 when the event can be recorded here; else says why on stderr (the
  * "no PMU" line when no data-address event is available) and returns -1. */
 int native_check_event(const char *event, const char *replay);
+
+/* --reuse-sample with the native engine: 0 when it can run (N is 0, or
+ * the event is pagefault and a probe watchpoint counts what it should);
+ * else the reason on stderr (the "watchpoints unavailable" line) and -1.
+ * force_fail: the hidden --test-no-watchpoints, for tests. */
+int native_check_reuse(const char *event, const char *reuse_sample, bool force_fail);
 
 /* The runtime's path: $DCPROF_LIB or BINDIR/../lib/dcprof. */
 int native_find(struct sbuf *so);

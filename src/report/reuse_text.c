@@ -41,8 +41,11 @@ void reuse_json_intro(struct sbuf *out, const struct reuse_info *ri, const char 
 		      const char *object)
 {
 	sbuf_addf(out, ",\"source\":\"%s\",", source);
-	sbuf_addf(out, "\"block\":%lld,\"bin_first\":%lld,\"bin_growth\":%lld,\"object\":",
+	sbuf_addf(out, "\"block\":%lld,\"bin_first\":%lld,\"bin_growth\":%lld,",
 		  (long long)ri->block, (long long)ri->first, (long long)ri->growth);
+	if (!reuse_unit_accesses(ri))
+		sbuf_addf(out, "\"distance_unit\":\"%s\",", ri->unit);
+	sbuf_adds(out, "\"object\":");
 	if (object)
 		fmt_json_str(out, object, strlen(object));
 	else
@@ -51,10 +54,15 @@ void reuse_json_intro(struct sbuf *out, const struct reuse_info *ri, const char 
 
 void reuse_text_sampling(struct sbuf *out, const struct reuse_info *ri)
 {
-	sbuf_addf(out, "%-10sa use every %lld accesses, %lld watchpoint%s (%s), %s, %s"
-		  " attribution\n%-10s", "sampling:", (long long)ri->period,
+	const char *per = !strcmp(ri->use_event, "pagefault") ? "page faults" : "accesses";
+
+	sbuf_addf(out, "%-10sa use every %lld %s, %lld watchpoint%s (%s), %s, %s"
+		  " attribution\n%-10s", "sampling:", (long long)ri->period, per,
 		  (long long)ri->watchpoints, ri->watchpoints == 1 ? "" : "s", ri->watch,
 		  ri->replace, ri->attrib, "");
+	if (!reuse_unit_accesses(ri))
+		sbuf_addf(out, "time distances in %s (the thread's task-clock between use"
+			  " and reuse; no access counter)\n%-10s", reuse_unit_text(ri), "");
 	sbuf_adds(out, "uses sampled ");
 	fmt_thousands(out, ri->samples);
 	sbuf_adds(out, ", reuses caught ");

@@ -93,7 +93,23 @@ static int sampled_info(struct profile *p, struct reuse_info *ri, struct sbuf *v
 	meta_word(p, "reuse_watch", v, ri->watch, sizeof ri->watch);
 	meta_word(p, "reuse_replace", v, ri->replace, sizeof ri->replace);
 	meta_word(p, "reuse_attrib", v, ri->attrib, sizeof ri->attrib);
+	snprintf(ri->unit, sizeof ri->unit, "%s",
+		 profile_meta(p, "reuse_distance_unit", v) == 1 ? v->buf : "accesses");
+	snprintf(ri->use_event, sizeof ri->use_event, "%s",
+		 profile_meta(p, "reuse_use_event", v) == 1 ? v->buf : "access");
 	return 1;
+}
+
+bool reuse_unit_accesses(const struct reuse_info *ri)
+{
+	return !ri->sampled || !ri->unit[0] || !strcmp(ri->unit, "accesses");
+}
+
+const char *reuse_unit_text(const struct reuse_info *ri)
+{
+	if (reuse_unit_accesses(ri))
+		return "accesses";
+	return !strcmp(ri->unit, "ns") ? "ns of CPU time" : ri->unit;
 }
 
 int reuse_info_read(struct profile *p, struct reuse_info *ri, char *err, size_t errlen)

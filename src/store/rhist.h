@@ -40,7 +40,17 @@ struct reuse_info {
 	/* with sampled: */
 	int64_t period, watchpoints, samples, traps, dropped;
 	char watch[16], replace[16], attrib[16];
+	/* what a time distance counts: "accesses" (the simulator engine), or
+	 * "ns" of the thread's CPU time (the native engine's watchpoints: meta
+	 * reuse_distance_unit); what a use point is a sample of: "access" or
+	 * "pagefault" (meta reuse_use_event) */
+	char unit[16], use_event[16];
 };
+
+/* The unit's name in reports: "accesses", or "ns of CPU time". */
+const char *reuse_unit_text(const struct reuse_info *ri);
+/* True when sampled time distances are accesses (can convert to stack). */
+bool reuse_unit_accesses(const struct reuse_info *ri);
 
 /* Fails with "profile 'F' has no reuse data; record with --reuse=yes" for
  * a profile without them (schema version < 3, or recorded without). */

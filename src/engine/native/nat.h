@@ -90,6 +90,10 @@ struct nat_state {
 	unsigned depth;           /* frames of a call path kept (alloc_depth) */
 	char *alloc_fns;          /* --alloc-fn names, comma-separated */
 	uint64_t ckpt_ms;         /* checkpoint interval, 0 = none */
+	/* --reuse-sample (nat_rdx.c): a use every rdx_period page faults */
+	uint64_t rdx_period, rdx_seed, rdx_first, rdx_growth;
+	unsigned rdx_wp;
+	bool rdx_oldest, rdx_noattrib;
 	struct dc_hier hier;
 	uint32_t lat[DC_MAX_LEVELS + 2];
 	/* the dump */
@@ -233,5 +237,18 @@ size_t nat_spe_encode(const struct nat_smp *s, unsigned char *buf, size_t cap);
 void nat_replay_load(const char *path);
 void nat_replay_until(uint64_t seq);
 void nat_replay_block(const struct dc_obj *o);
+
+/* nat_rdx.c: sampled reuse with hardware watchpoints (--reuse-sample) */
+#define NAT_RDX_MAX_WP 4      /* x86's debug registers */
+void nat_rdx_init(void);
+/* On the thread itself, after its event is open / before it exits. */
+void nat_rdx_open(struct nat_thread *t);
+void nat_rdx_close(struct nat_thread *t);
+/* Attributes what the threads' watchpoints queued; lock held. */
+void nat_rdx_drain_all(void);
+/* The image ends: armed uses are never reused. */
+void nat_rdx_end(void);
+void nat_rdx_child(void);
+void nat_rdx_dump(struct dc_rawout *o);
 
 #endif

@@ -242,6 +242,7 @@ static void write_tail(struct dc_rawout *o, bool complete, const char *exec_path
 				     b->total_bytes, b->min_size, b->max_size);
 	}
 	dc_costtab_each(&nat.scosts, scost_cb, o);
+	nat_rdx_dump(o);
 	dc_rectab_each(&nat.ftouch, ftouch_cb, o);
 	dc_rectab_each(&nat.ipsamp, ipsamp_cb, o);
 	dc_raw_meta_u64(o, "samples", nat.samples);
@@ -272,6 +273,7 @@ void nat_dump_finish(bool complete)
 
 	if (nat.fd < 0)
 		return;
+	nat_rdx_end();
 	write_tail(nat.raw, complete, NULL);
 	if (dc_rawout_finish(nat.raw) == 0) {
 		ckpt_path(ck, sizeof ck, false);
@@ -322,6 +324,7 @@ void nat_dump_child(void)
 		close(nat.fd);
 	nat.raw->n = 0;   /* what the parent buffered is the parent's to write */
 	open_file();
+	nat_rdx_child();
 	dc_costtab_zero(&nat.scosts);
 	dc_blockset_clear(&nat.touched);
 	dc_rectab_release(&nat.ftouch);

@@ -490,6 +490,15 @@ static bool configure(void)
 	nat.alloc_fns = env_copy("DCPROF_NATIVE_ALLOC_FN");
 	nat.ckpt_ms = env_u64("DCPROF_NATIVE_CHECKPOINT_MS", 5000);
 	nat.max_block_records = env_u64("DCPROF_NATIVE_MAX_BLOCK_RECORDS", 100000);
+	nat.rdx_period = nat.event == NAT_EV_PAGEFAULT ? env_u64("DCPROF_NATIVE_REUSE_SAMPLE", 0) : 0;
+	nat.rdx_wp = (unsigned)env_u64("DCPROF_NATIVE_REUSE_WATCHPOINTS", NAT_RDX_MAX_WP);
+	if (nat.rdx_wp < 1 || nat.rdx_wp > NAT_RDX_MAX_WP)
+		nat.rdx_wp = NAT_RDX_MAX_WP;
+	nat.rdx_oldest = env_u64("DCPROF_NATIVE_REUSE_OLDEST", 0) != 0;
+	nat.rdx_noattrib = env_u64("DCPROF_NATIVE_REUSE_NOATTRIB", 0) != 0;
+	nat.rdx_seed = env_u64("DCPROF_NATIVE_REUSE_SEED", 1);
+	nat.rdx_first = env_u64("DCPROF_NATIVE_REUSE_FIRST", 1);
+	nat.rdx_growth = env_u64("DCPROF_NATIVE_REUSE_GROWTH", 2);
 	if (!cache || dc_hier_parse_cache(&nat.hier, cache, err, sizeof err))
 		dc_hier_typical(&nat.hier);
 	if (latency)
@@ -522,6 +531,7 @@ __attribute__((constructor)) static void nat_init(void)
 	nat_dump_open();
 	nat_heap_init();
 	nat_globals_scan();
+	nat_rdx_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	catch_fatal();
 	nat.ready = true;

@@ -79,11 +79,13 @@ int nat_perf_open(struct nat_thread *t)
 	}
 	t->fd = fd;
 	t->ring = ring;
+	nat_rdx_open(t);
 	return 0;
 }
 
 void nat_perf_close(struct nat_thread *t)
 {
+	nat_rdx_close(t);
 	if (t->fd < 0)
 		return;
 	munmap(t->ring, (NAT_RING_PAGES + 1) * page_size());
@@ -161,6 +163,7 @@ void nat_perf_drain_all(void)
 	for (uint32_t i = 0; i < nat.nthreads; i++)
 		if (nat.threads[i]->fd >= 0)
 			drain(nat.threads[i]);
+	nat_rdx_drain_all();
 }
 
 /* ---- attribution ----------------------------------------------------------- */
