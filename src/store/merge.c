@@ -304,6 +304,9 @@ static int merge_counts(struct merge *m, const char *path)
 	if (!rc && src_has_table(m, "ip_sample"))
 		rc = upsert(m, path, "ip_sample", "location, thread", "l.dst, t.thread",
 			    LJ("l", "location"), "count");
+	if (!rc && src_has_table(m, "first_touch"))
+		rc = upsert(m, path, "first_touch", "bucket, location, thread",
+			    "b.dst, l.dst, t.thread", BJ("b", "bucket") LJ("l", "location"), "pages");
 	if (!rc && src_has_table(m, "reuse_first"))
 		rc = upsert(m, path, "reuse_first", "bucket", "b.dst", BJ("b", "bucket"), "count");
 	if (!rc && src_has_table(m, "reuse_unseen"))

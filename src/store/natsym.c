@@ -353,6 +353,14 @@ static const char merge_sql[] =
 	" size = MAX(size, excluded.size), " SUM("Dr") ", " SUM("Dw") ", " SUM("D1m") ", "
 	SUM("D2m") ", " SUM("D3m") ", " SUM("D4m") ", " SUM("Lat") ";"
 	GONE("offset_cost", "bucket")
+	"INSERT INTO offset_unused SELECT m.dst, t.offset, t.end_offset, t.Unused1, t.Unused2,"
+	" t.Unused3, t.Unused4 FROM offset_unused t" MOVED
+	" ON CONFLICT(bucket, offset, end_offset) DO UPDATE SET " SUM("Unused1") ", "
+	SUM("Unused2") ", " SUM("Unused3") ", " SUM("Unused4") ";"
+	GONE("offset_unused", "bucket")
+	"INSERT INTO first_touch SELECT m.dst, t.location, t.thread, t.pages FROM first_touch t"
+	MOVED " ON CONFLICT(bucket, location, thread) DO UPDATE SET " SUM("pages") ";"
+	GONE("first_touch", "bucket")
 	"INSERT OR IGNORE INTO bucket_type SELECT m.dst, t.type FROM bucket_type t" MOVED ";"
 	GONE("bucket_type", "bucket")
 	/* statistics: counts add up; peaks are the parts' largest ... */

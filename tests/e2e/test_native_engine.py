@@ -125,6 +125,20 @@ class FirstTouch(NativeCase):
             self.assertEqual(pages(nat, name), first, name)
 
 
+    def test_merge_adds_pages(self):
+        # Two processes' first touches are different pages: dcprof merge
+        # adds them, 2 x 2048 for each array (derived in test_globals).
+        for n in ("1", "2"):
+            r = native(self.db(n + ".db"), [workload("first_touch")])
+            self.assertEqual(r.returncode, 0, r.stderr)
+        m = run([DCPROF, "merge", "-o", self.db("m.db"), self.db("1.db"), self.db("2.db")])
+        self.assertEqual(m.returncode, 0, m.stderr)
+        self.assertEqual(pages(self.db("m.db"), "a"), 4096)
+        self.assertEqual(pages(self.db("m.db"), "b"), 4096)
+        self.assertEqual(query(self.db("m.db"), "SELECT COUNT(*) FROM first_touch"
+                               " WHERE bucket NOT IN (SELECT id FROM bucket)")[0][0], 0)
+
+
 class Heap(NativeCase):
     def test_block_statistics_equal_the_simulators(self):
         # heap_names.c derives each bucket's statistics; the native engine

@@ -254,7 +254,9 @@ class NativeMerge(TmpDirTest):
     (5, live).  Merged: 3 blocks, 148 bytes, sizes 24..100; live after
     each event: +A 1/24, +B 2/48, -A 1/24, -B 0/0, +C 1/100, so the peak
     is 2 blocks and 100 bytes (the parts' own peaks are 1 block each).
-    Costs at one location add up: (10, 5, 1, 0, 100) + (20, 0, 2, 1, 300)."""
+    Costs at one location add up: (10, 5, 1, 0, 100) + (20, 0, 2, 1, 300);
+    so do first-touch pages (5 + 7) and unused bytes of equal offset
+    ranges ([0, 8): 3 + 4; [8, 16): 2 from bucket 1 alone)."""
 
     def dump(self, blocks=("A", "B", "C")):
         binary = workload("heap_names_nopie")
@@ -264,7 +266,9 @@ class NativeMerge(TmpDirTest):
                "C": "block 1 0x3000 100 5 0"}
         native_dump(raw, binary, paths=[path, path], locs=[path[0] - 1], extra=[
             "bstat 0 1 1 24 24 24 24", "bstat 1 2 1 100 124 24 100",
-            "cost 0 0 1 10 5 1 0 100", "cost 1 0 1 20 0 2 1 300"] +
+            "cost 0 0 1 10 5 1 0 100", "cost 1 0 1 20 0 2 1 300",
+            "ftouch 0 0 1 5", "ftouch 1 0 1 7",
+            "offu 0 0 8 3", "offu 1 0 8 4", "offu 1 8 16 2"] +
             [rec[b] for b in blocks])
         return finalize(self, raw), reference_name(binary, path)
 
@@ -275,6 +279,9 @@ class NativeMerge(TmpDirTest):
         self.assertEqual(rows(db, "SELECT bucket, Dr, Dw, D1mr, D1mw, Lat FROM cost"),
                          [(0, 30, 5, 3, 1, 400)])
         self.assertEqual(rows(db, "SELECT DISTINCT bucket FROM block"), [(0,)])
+        self.assertEqual(rows(db, "SELECT * FROM first_touch"), [(0, 0, 1, 12)])
+        self.assertEqual(rows(db, "SELECT bucket, offset, end_offset, Unused1 FROM offset_unused"
+                              " ORDER BY offset"), [(0, 0, 8, 7), (0, 8, 16, 2)])
 
     def test_block_dropped(self):
         # without C's row the blocks do not cover the bucket: the peak is
