@@ -77,6 +77,19 @@ int dc_objmap_insert(struct dc_objmap *m, struct dc_obj *o);
 /* Removes an inserted object and returns its record to the pool. */
 void dc_objmap_remove(struct dc_objmap *m, struct dc_obj *o);
 
+/* What dc_objmap_resolve found: the object, or only the bucket of the
+ * 16-byte granule holding addr (*out's lo and hi are the granule's, o is
+ * NULL, gen 0), valid until an object in the map is removed or moved to
+ * another bucket. */
+enum { DC_OBJMAP_OBJECT = 1, DC_OBJMAP_GRAIN = 2 };
+#define DC_OBJMAP_MIXED 0xffffffffu
+
+/* Like dc_objmap_lookup, but when the granule holding addr lies wholly
+ * inside an object and every such granule of its 4 KiB page belongs to
+ * objects of one bucket, answers DC_OBJMAP_GRAIN from the page alone,
+ * without reading the object's entry; 0 when no object holds addr. */
+int dc_objmap_resolve(const struct dc_objmap *m, uint64_t addr, struct dc_objmap_ent *out);
+
 /* The object containing addr, or NULL. */
 struct dc_obj *dc_objmap_find(const struct dc_objmap *m, uint64_t addr);
 

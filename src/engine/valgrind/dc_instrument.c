@@ -133,6 +133,23 @@ static struct dc_cost *resolve_alloc(struct dc_ins *in)
 	return c;
 }
 
+/* The object holding a, or, where the map can tell from the page alone,
+ * the 16-byte granule (standing for it: dc.grain) with its object's
+ * bucket.  --offsets needs the object's start: always the object then. */
+static Int objs_resolve(Addr a, struct dc_objmap_ent *f)
+{
+	Int found;
+
+	if (dc.opt.offsets)
+		return dc_objmap_lookup(&dc.objs, a, f);
+	found = dc_objmap_resolve(&dc.objs, a, f);
+	if (found == DC_OBJMAP_GRAIN) {
+		f->o = &dc.grain;
+		f->gen = dc.grain.gen;
+	}
+	return found;
+}
+
 static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 {
 	ThreadId tid = dc.tid;
@@ -164,10 +181,10 @@ static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 		const struct dc_objmap_ent *e = &dc.last;
 		if (!(a - e->lo < e->hi - e->lo && dc.last_removals == dc.objs_removals)) {
 			struct dc_objmap_ent f;
-			Bool found = dc_objmap_lookup(&dc.objs, a, &f);
+			Int found = objs_resolve(a, &f);
 			if (!found && dc.debuginfo_dirty) {
 				dc_globals_scan();
-				found = dc_objmap_lookup(&dc.objs, a, &f);
+				found = objs_resolve(a, &f);
 			}
 			if (found) {
 				dc.last = f;
@@ -239,7 +256,7 @@ UInt dc_bucket_at_addr(Addr a)
 		VG_(memset)(recent_victim, 0, sizeof recent_victim);
 		victim_removals = dc.objs_removals;
 	}
-	if (dc_objmap_lookup(&dc.objs, a, &e)) {
+	if (dc_objmap_resolve(&dc.objs, a, &e)) {
 		recent_victim[1] = recent_victim[0];
 		recent_victim[0] = e;
 		return e.bucket;
