@@ -18,7 +18,8 @@ static int level_init(struct dc_cache_level *l, const struct dc_level_cfg *cfg,
 	l->set_mod = dc_is_pow2(sets) ? 0 : sets;
 	l->assoc = cfg->assoc;
 	l->line_bits = (uint32_t)dc_log2(cfg->line);
-	l->wide = (cfg->assoc == 8 || cfg->assoc == 16) && dc_cpu_avx2() ? cfg->assoc : 0;
+	l->wide = cfg->assoc % 4 == 0 && cfg->assoc >= 8 && cfg->assoc <= 32 && dc_cpu_avx2()
+			  ? cfg->assoc : 0;
 	return 0;
 }
 
@@ -29,26 +30,38 @@ typedef long long ways4 __attribute__((vector_size(32), aligned(8), may_alias));
 typedef double ways4d __attribute__((vector_size(32)));
 #define AVX2 __attribute__((target("avx2")))
 
-/* The ways of a set of 4n ways (n = 2 or 4) past its first: way i is
+/* The ways of a set of 4n ways (n = 2 to 8) past its first: way i is
  * compared in lane i % 4 of vector i / 4; the block's way p (4n on a
  * miss) is the lowest lane that matched; ways 0..p take what ways
- * -1..p-1 held (way -1 being the block), the others keep theirs. */
+ * -1..p-1 held (way -1 being the block), the others keep theirs.  Sets
+ * of more than 16 ways look at their first four ways alone first. */
 static AVX2 inline __attribute__((always_inline)) bool ref_ways(uint64_t *set, int n,
 								uint64_t block,
 								uint64_t *evicted)
 {
 	const ways4 b = { (long long)block, (long long)block, (long long)block, (long long)block };
-	ways4 v[4];
+	ways4 v[8];
 	unsigned m = 0;
 	long long p;
 
-#pragma GCC unroll 4
+	if (n > 4) {
+		v[0] = *(const ways4 *)set;
+		m = (unsigned)__builtin_ia32_movmskpd256((ways4d)(v[0] == b));
+		if (m) {
+			p = __builtin_ctz(m);
+			const ways4 keep = (ways4){ 0, 1, 2, 3 } > (ways4){ p, p, p, p };
+			ways4 moved = __builtin_shuffle(v[0], b, (ways4){ 7, 0, 1, 2 });
+			*(ways4 *)set = (moved & ~keep) | (v[0] & keep);
+			return true;
+		}
+	}
+#pragma GCC unroll 8
 	for (int i = 0; i < n; i++) {
 		v[i] = *(const ways4 *)(set + 4 * i);
 		m |= (unsigned)__builtin_ia32_movmskpd256((ways4d)(v[i] == b)) << (4 * i);
 	}
 	p = m ? __builtin_ctz(m) : 4 * n;
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 	for (int i = 0; i < n; i++) {
 		const ways4 idx = { 4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3 };
 		const ways4 keep = idx > (ways4){ p, p, p, p };
@@ -63,9 +76,15 @@ static AVX2 inline __attribute__((always_inline)) bool ref_ways(uint64_t *set, i
 
 AVX2 bool dc_cache_ref_wide(uint64_t *set, uint32_t wide, uint64_t block, uint64_t *evicted)
 {
-	if (wide == 16)
-		return ref_ways(set, 4, block, evicted);
-	return ref_ways(set, 2, block, evicted);
+	switch (wide) {
+	case 8: return ref_ways(set, 2, block, evicted);
+	case 12: return ref_ways(set, 3, block, evicted);
+	case 16: return ref_ways(set, 4, block, evicted);
+	case 20: return ref_ways(set, 5, block, evicted);
+	case 24: return ref_ways(set, 6, block, evicted);
+	case 28: return ref_ways(set, 7, block, evicted);
+	default: return ref_ways(set, 8, block, evicted);
+	}
 }
 #else
 bool dc_cache_ref_wide(uint64_t *set, uint32_t wide, uint64_t block, uint64_t *evicted)

@@ -47,7 +47,8 @@ struct dc_cache_level {
 	uint32_t assoc;
 	uint32_t line_bits;
 	uint32_t wide;       /* assoc when dc_cache_ref_wide searches the sets
-			      * (8 or 16 ways and AVX2), else 0 */
+			      * (8 to 32 ways, a multiple of 4, and AVX2),
+			      * else 0 */
 	/* The lines the last missing access filled here and what each
 	 * replaced (DC_EMPTY_TAG for an empty way); valid right after an access
 	 * that missed this level.  Eviction tracking reads them. */
@@ -67,8 +68,8 @@ int dc_cache_init(struct dc_cache *c, const struct dc_hier *h,
 		  const struct dc_level_cfg *i1, const struct dc_env *env);
 void dc_cache_release(struct dc_cache *c, const struct dc_env *env);
 
-/* dc_cache_line_ref past the most recent way of a set of 8 or 16 ways
- * (wide), with AVX2: every way compared at once, the ways before the
+/* dc_cache_line_ref past the most recent way of a set of 8 to 32 ways, a
+ * multiple of 4 (wide), with AVX2: every way compared at once, the ways before the
  * block's (all, on a miss) moved down by one without a branch per way. */
 bool dc_cache_ref_wide(uint64_t *set, uint32_t wide, uint64_t block, uint64_t *evicted);
 
@@ -86,8 +87,8 @@ static inline __attribute__((always_inline)) uint64_t dc_cache_set(const struct 
  * passes down by one, stopping where the block was (a hit) or dropping the
  * last way (a miss): a separate search and shift read the set twice, which
  * showed on transpositions where most hits are deep in 16-way sets.  With
- * AVX2, sets of 8 and 16 ways past their first two ways are searched out
- * of line, without a branch per way (dc_cache_ref_wide); the second way
+ * AVX2, sets of 8 to 32 ways (multiples of 4) past their first two ways are
+ * searched out of line, without a branch per way (dc_cache_ref_wide); the second way
  * is checked inline, as the hit a call would cost most on (a matmul's
  * level 2).  These and the callers are always inlined: GCC otherwise
  * left dc_cache_access out of line in the per-access helpers. */

@@ -3,33 +3,162 @@
 #include "core/util.h"
 
 #define PAGE_BITS 12
-#define SLAB_OBJS 1024
+#define PAGE_MASK ((1u << PAGE_BITS) - 1)
+#define SLAB_BITS 10
+#define SLAB_OBJS (1 << SLAB_BITS)
 
-/* Entries (bounds, bucket, gen) are kept in the map's arrays so a lookup
- * bisects one contiguous array and never touches the scattered object
- * records: dereferencing records made lookups several times slower when
- * chasing pointers over a million blocks. */
+/* Lookups read entries kept in the map's own arrays and never the
+ * scattered object records: dereferencing records made lookups several
+ * times slower when chasing pointers over a million blocks. */
 #define LINE_BITS 6
 #define PAGE_LINES (1 << (PAGE_BITS - LINE_BITS))
 
-/* line_idx[l] counts the objects that start at or before the last byte of
- * the page's 64-byte line l, so a lookup lands next to its candidate instead
- * of bisecting: with ~100 small blocks per page, bisection missed the host
- * cache at every step when chasing pointers. */
-struct dc_objmap_page {
-	uint64_t page;                 /* page number + 1; 0 = empty slot */
-	struct dc_objmap_ent cover;    /* object covering the page's first byte */
-	struct dc_objmap_ent *starts;  /* objects starting in this page, by lo */
-	uint32_t n, cap;
-	uint16_t line_idx[PAGE_LINES];
+/* A small object starting in a page, in 16 bytes (half the host cache
+ * lines a full entry takes: chasing pointers over a million blocks, the
+ * load of the entry was nine tenths of a lookup's time).  Its start is an
+ * offset in the page, its length at most DC_OBJMAP_LARGE, its record a
+ * number in the pool.  A removed object stays as a dead entry (length 0,
+ * its old length in `bucket`) until the page is compacted, so removing
+ * blocks freed in random order moves nothing. */
+#define LEN_BITS 20
+#define LEN_MASK ((1u << LEN_BITS) - 1)
+
+struct pent {
+	uint32_t lolen;     /* offset in the page << LEN_BITS | length; 0 length: dead */
+	uint32_t bucket;    /* a dead entry: the length it had */
+	uint32_t gen;
+	uint32_t idx;       /* record number: slab << SLAB_BITS | slot */
 };
 
-/* An object starting at lo joined (delta 1) or left (-1) the page: every
- * line from lo's on counts it. */
-static void page_index(struct dc_objmap_page *p, uint64_t lo, int delta)
+/* line_idx[l] counts the entries (dead ones too) that start at or before
+ * the last byte of the page's 64-byte line l, so a lookup lands next to its
+ * candidate, the last entry starting at or before the address, instead of
+ * bisecting.  No live entry contains the start of a dead one (inserting
+ * over dead entries compacts the page first), so a dead candidate means
+ * no object starting in the page holds the address. */
+/* Granules (16 bytes, GRAIN) wholly inside a live small object have their
+ * bit set in gbits; while every object owning a set bit has the same
+ * bucket, gbucket is that bucket (else DC_OBJMAP_MIXED, until no bit is
+ * left), and dc_objmap_resolve answers from the page alone.  Chasing
+ * pointers over a million blocks of one allocation site, that saves the
+ * load of the entry, most of a lookup's time. */
+#define GRAIN_BITS 4
+#define PAGE_GRAINS (1 << (PAGE_BITS - GRAIN_BITS))
+
+struct dc_objmap_page {
+	uint64_t gbits[PAGE_GRAINS / 64];  /* first: one host line with gbucket */
+	uint32_t gbucket;
+	uint32_t n;
+	struct pent *starts;           /* objects starting in this page, by lo */
+	uint32_t cap, ndead;
+	uint16_t line_idx[PAGE_LINES];
+	struct dc_objmap_ent cover;    /* object covering the page's first byte */
+};
+
+static bool page_has_grains(const struct dc_objmap_page *p)
 {
-	for (uint32_t l = (uint32_t)(lo >> LINE_BITS) & (PAGE_LINES - 1); l < PAGE_LINES; l++)
-		p->line_idx[l] = (uint16_t)(p->line_idx[l] + delta);
+	return (p->gbits[0] | p->gbits[1] | p->gbits[2] | p->gbits[3]) != 0;
+}
+
+/* Sets (on) or clears the bits of the granules of page pg wholly inside
+ * [lo, hi); returns whether there were any. */
+static bool page_grains(struct dc_objmap_page *p, uint64_t pg, uint64_t lo, uint64_t hi, bool on)
+{
+	uint64_t page_lo = pg << PAGE_BITS, page_hi = page_lo + ((uint64_t)1 << PAGE_BITS);
+	uint64_t a = lo > page_lo ? lo : page_lo, b = hi < page_hi ? hi : page_hi;
+	uint32_t g0 = (uint32_t)((a - page_lo + (1u << GRAIN_BITS) - 1) >> GRAIN_BITS);
+	uint32_t g1 = (uint32_t)((b - page_lo) >> GRAIN_BITS);
+
+	for (uint32_t g = g0; g < g1; g++) {
+		uint64_t bit = (uint64_t)1 << (g & 63);
+		if (on)
+			p->gbits[g >> 6] |= bit;
+		else
+			p->gbits[g >> 6] &= ~bit;
+	}
+	return g0 < g1;
+}
+
+/* o's granules in page pg join the page's: the page stays uniform if it
+ * had none or they have o's bucket. */
+static void page_grains_add(struct dc_objmap_page *p, uint64_t pg, const struct dc_obj *o)
+{
+	bool had = page_has_grains(p);
+
+	if (page_grains(p, pg, o->lo, o->hi, true)) {
+		if (!had)
+			p->gbucket = o->bucket;
+		else if (p->gbucket != o->bucket)
+			p->gbucket = DC_OBJMAP_MIXED;
+	}
+}
+
+static uint32_t pent_off(const struct pent *e)
+{
+	return e->lolen >> LEN_BITS;
+}
+
+static uint32_t pent_len(const struct pent *e)
+{
+	return e->lolen & LEN_MASK;
+}
+
+static struct dc_obj *obj_at(const struct dc_objmap *m, uint32_t idx)
+{
+	return (struct dc_obj *)m->slabs[idx >> SLAB_BITS] + (idx & (SLAB_OBJS - 1));
+}
+
+static void pent_set(struct pent *e, const struct dc_obj *o)
+{
+	e->lolen = (uint32_t)(o->lo & PAGE_MASK) << LEN_BITS | (uint32_t)(o->hi - o->lo);
+	e->bucket = o->bucket;
+	e->gen = o->gen;
+	e->idx = o->idx;
+}
+
+static void pent_get(const struct dc_objmap *m, uint64_t page_lo, const struct pent *e,
+		     struct dc_objmap_ent *out)
+{
+	out->lo = page_lo + pent_off(e);
+	out->hi = out->lo + pent_len(e);
+	out->o = obj_at(m, e->idx);
+	out->bucket = e->bucket;
+	out->gen = e->gen;
+}
+
+/* Index of the first entry starting at or after page offset off. */
+static uint32_t pent_at(const struct dc_objmap_page *p, uint32_t off)
+{
+	uint32_t k = p->line_idx[off >> LINE_BITS];
+
+	while (k > 0 && pent_off(&p->starts[k - 1]) >= off)
+		k--;
+	return k;
+}
+
+/* The line index from scratch. */
+static void page_reindex(struct dc_objmap_page *p)
+{
+	uint32_t k = 0;
+
+	for (uint32_t l = 0; l < PAGE_LINES; l++) {
+		while (k < p->n && pent_off(&p->starts[k]) >> LINE_BITS <= l)
+			k++;
+		p->line_idx[l] = (uint16_t)k;
+	}
+}
+
+/* Drops the dead entries. */
+static void page_compact(struct dc_objmap_page *p)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < p->n; i++)
+		if (pent_len(&p->starts[i]))
+			p->starts[k++] = p->starts[i];
+	p->n = k;
+	p->ndead = 0;
+	page_reindex(p);
 }
 
 static void ent_set(struct dc_objmap_ent *e, struct dc_obj *o)
@@ -51,9 +180,14 @@ int dc_objmap_init(struct dc_objmap *m, const struct dc_env *env)
 	memset(m, 0, sizeof *m);
 	m->env = env;
 	m->page_cap = 1024;
+	m->keys = dc_alloc(env, m->page_cap * sizeof *m->keys, "objmap.keys");
 	m->pages = dc_alloc(env, m->page_cap * sizeof *m->pages, "objmap.pages");
-	if (!m->pages)
+	if (!m->keys || !m->pages) {
+		dc_free(env, m->keys);
+		dc_free(env, m->pages);
 		return DC_ENOMEM;
+	}
+	memset(m->keys, 0, m->page_cap * sizeof *m->keys);
 	memset(m->pages, 0, m->page_cap * sizeof *m->pages);
 	return 0;
 }
@@ -63,6 +197,7 @@ void dc_objmap_release(struct dc_objmap *m)
 	if (m->pages)
 		for (uint64_t i = 0; i < m->page_cap; i++)
 			dc_free(m->env, m->pages[i].starts);
+	dc_free(m->env, m->keys);
 	dc_free(m->env, m->pages);
 	dc_free(m->env, m->large);
 	for (uint64_t i = 0; i < m->nslabs; i++)
@@ -74,7 +209,7 @@ void dc_objmap_release(struct dc_objmap *m)
 struct dc_obj *dc_objmap_new(struct dc_objmap *m)
 {
 	struct dc_obj *o;
-	uint32_t gen;
+	uint32_t gen, idx;
 
 	if (!m->free_list) {
 		struct dc_obj *slab;
@@ -93,17 +228,20 @@ struct dc_obj *dc_objmap_new(struct dc_objmap *m)
 		if (!slab)
 			return NULL;
 		memset(slab, 0, SLAB_OBJS * sizeof *slab);
-		m->slabs[m->nslabs++] = slab;
 		for (int i = SLAB_OBJS - 1; i >= 0; i--) {
+			slab[i].idx = (uint32_t)(m->nslabs << SLAB_BITS) + (uint32_t)i;
 			slab[i].next = m->free_list;
 			m->free_list = &slab[i];
 		}
+		m->slabs[m->nslabs++] = slab;
 	}
 	o = m->free_list;
 	m->free_list = o->next;
 	gen = o->gen;
+	idx = o->idx;
 	memset(o, 0, sizeof *o);
 	o->gen = gen;
+	o->idx = idx;
 	return o;
 }
 
@@ -117,29 +255,31 @@ void dc_objmap_discard(struct dc_objmap *m, struct dc_obj *o)
 
 /* ---- page hash ------------------------------------------------------- */
 
+/* The keys (page number + 1; 0 = empty slot) have their own array, which
+ * stays in the host's cache when the pages do not. */
 static struct dc_objmap_page *page_find(const struct dc_objmap *m, uint64_t page)
 {
 	uint64_t mask = m->page_cap - 1;
 	uint64_t i = dc_hash64(page) & mask;
 
 	for (;;) {
-		struct dc_objmap_page *p = &m->pages[i];
-		if (p->page == page + 1)
-			return p;
-		if (p->page == 0)
+		uint64_t k = m->keys[i];
+		if (k == page + 1)
+			return &m->pages[i];
+		if (k == 0)
 			return NULL;
 		i = (i + 1) & mask;
 	}
 }
 
-static struct dc_objmap_page *slot_for(struct dc_objmap_page *tab, uint64_t cap, uint64_t page)
+static uint64_t slot_for(const uint64_t *keys, uint64_t cap, uint64_t page)
 {
 	uint64_t mask = cap - 1;
 	uint64_t i = dc_hash64(page) & mask;
 
-	while (tab[i].page && tab[i].page != page + 1)
+	while (keys[i] && keys[i] != page + 1)
 		i = (i + 1) & mask;
-	return &tab[i];
+	return i;
 }
 
 /* Entries that became empty are dropped when the table grows, so address
@@ -147,23 +287,33 @@ static struct dc_objmap_page *slot_for(struct dc_objmap_page *tab, uint64_t cap,
 static int page_grow(struct dc_objmap *m)
 {
 	uint64_t cap = m->page_cap * 2, used = 0;
+	uint64_t *keys = dc_alloc(m->env, cap * sizeof *keys, "objmap.keys");
 	struct dc_objmap_page *tab = dc_alloc(m->env, cap * sizeof *tab, "objmap.pages");
 
-	if (!tab)
+	if (!keys || !tab) {
+		dc_free(m->env, keys);
+		dc_free(m->env, tab);
 		return DC_ENOMEM;
+	}
+	memset(keys, 0, cap * sizeof *keys);
 	memset(tab, 0, cap * sizeof *tab);
 	for (uint64_t i = 0; i < m->page_cap; i++) {
 		struct dc_objmap_page *p = &m->pages[i];
-		if (!p->page)
+		uint64_t s;
+		if (!m->keys[i])
 			continue;
-		if (!p->n && !p->cover.o) {
+		if (p->n == p->ndead && !p->cover.o) {
 			dc_free(m->env, p->starts);
 			continue;
 		}
-		*slot_for(tab, cap, p->page - 1) = *p;
+		s = slot_for(keys, cap, m->keys[i] - 1);
+		keys[s] = m->keys[i];
+		tab[s] = *p;
 		used++;
 	}
+	dc_free(m->env, m->keys);
 	dc_free(m->env, m->pages);
+	m->keys = keys;
 	m->pages = tab;
 	m->page_cap = cap;
 	m->npages = used;
@@ -183,14 +333,17 @@ static int page_reserve(struct dc_objmap *m, uint64_t need)
 static struct dc_objmap_page *page_get(struct dc_objmap *m, uint64_t page)
 {
 	struct dc_objmap_page *p = page_find(m, page);
+	uint64_t s;
 
 	if (p)
 		return p;
-	p = slot_for(m->pages, m->page_cap, page);
-	p->page = page + 1;
+	s = slot_for(m->keys, m->page_cap, page);
+	m->keys[s] = page + 1;
 	m->npages++;
-	return p;
+	return &m->pages[s];
 }
+
+/* ---- the array of large objects ----------------------------------------- */
 
 /* Index of the last entry with lo <= addr in a sorted array, or -1. */
 static int64_t bisect(const struct dc_objmap_ent *v, uint64_t n, uint64_t addr)
@@ -209,60 +362,91 @@ static int64_t bisect(const struct dc_objmap_ent *v, uint64_t n, uint64_t addr)
 	return best;
 }
 
-/* Inserts o into a sorted pointer array, growing it. */
-static int vec_insert(const struct dc_env *env, struct dc_objmap_ent **v, uint64_t *n,
-		      uint64_t *cap, struct dc_obj *o, const char *label)
+static int large_insert(struct dc_objmap *m, struct dc_obj *o)
 {
-	int64_t at = bisect(*v, *n, o->lo) + 1;
+	int64_t at = bisect(m->large, m->nlarge, o->lo) + 1;
 
-	if (*n == *cap) {
-		uint64_t ncap = *cap ? 2 * *cap : 4;
-		struct dc_objmap_ent *nv = dc_alloc(env, ncap * sizeof *nv, label);
+	if (m->nlarge == m->large_cap) {
+		uint64_t ncap = m->large_cap ? 2 * m->large_cap : 4;
+		struct dc_objmap_ent *nv = dc_alloc(m->env, ncap * sizeof *nv, "objmap.large");
 		if (!nv)
 			return DC_ENOMEM;
-		if (*n)
-			memcpy(nv, *v, *n * sizeof *nv);
-		dc_free(env, *v);
-		*v = nv;
-		*cap = ncap;
+		if (m->nlarge)
+			memcpy(nv, m->large, m->nlarge * sizeof *nv);
+		dc_free(m->env, m->large);
+		m->large = nv;
+		m->large_cap = ncap;
 	}
-	memmove(*v + at + 1, *v + at, (*n - (uint64_t)at) * sizeof **v);
-	ent_set(&(*v)[at], o);
-	(*n)++;
+	memmove(m->large + at + 1, m->large + at, (m->nlarge - (uint64_t)at) * sizeof *m->large);
+	ent_set(&m->large[at], o);
+	m->nlarge++;
 	return 0;
 }
 
-static bool vec_remove(struct dc_objmap_ent *v, uint64_t *n, struct dc_obj *o)
+static void large_remove(struct dc_objmap *m, struct dc_obj *o)
 {
-	int64_t at = bisect(v, *n, o->lo);
+	int64_t at = bisect(m->large, m->nlarge, o->lo);
 
-	if (at < 0 || v[at].o != o)
-		return false;
-	memmove(v + at, v + at + 1, (*n - (uint64_t)at - 1) * sizeof *v);
-	(*n)--;
-	return true;
+	if (at < 0 || m->large[at].o != o)
+		return;
+	memmove(m->large + at, m->large + at + 1, (m->nlarge - (uint64_t)at - 1) * sizeof *m->large);
+	m->nlarge--;
 }
 
 /* ---- queries ----------------------------------------------------------- */
 
-const struct dc_objmap_ent *dc_objmap_lookup(const struct dc_objmap *m, uint64_t addr)
+/* The full lookup, past the page's granules. */
+static bool lookup_in(const struct dc_objmap *m, const struct dc_objmap_page *p, uint64_t addr,
+		      struct dc_objmap_ent *out)
 {
-	const struct dc_objmap_page *p = page_find(m, addr >> PAGE_BITS);
 	int64_t i;
 
 	if (p) {
-		uint32_t k = p->line_idx[(addr >> LINE_BITS) & (PAGE_LINES - 1)];
-		while (k > 0 && p->starts[k - 1].lo > addr)
+		uint32_t off = (uint32_t)addr & PAGE_MASK;
+		uint32_t k = p->line_idx[off >> LINE_BITS];
+		while (k > 0 && pent_off(&p->starts[k - 1]) > off)
 			k--;
-		if (k > 0 && addr < p->starts[k - 1].hi)
-			return &p->starts[k - 1];
-		if (p->cover.o && addr < p->cover.hi)
-			return &p->cover;
+		if (k > 0) {
+			const struct pent *e = &p->starts[k - 1];
+			if (off - pent_off(e) < pent_len(e)) {
+				pent_get(m, addr & ~(uint64_t)PAGE_MASK, e, out);
+				return true;
+			}
+		}
+		if (p->cover.o && addr < p->cover.hi) {
+			*out = p->cover;
+			return true;
+		}
 	}
 	i = bisect(m->large, m->nlarge, addr);
-	if (i >= 0 && addr < m->large[i].hi)
-		return &m->large[i];
-	return NULL;
+	if (i >= 0 && addr < m->large[i].hi) {
+		*out = m->large[i];
+		return true;
+	}
+	return false;
+}
+
+bool dc_objmap_lookup(const struct dc_objmap *m, uint64_t addr, struct dc_objmap_ent *out)
+{
+	return lookup_in(m, page_find(m, addr >> PAGE_BITS), addr, out);
+}
+
+int dc_objmap_resolve(const struct dc_objmap *m, uint64_t addr, struct dc_objmap_ent *out)
+{
+	const struct dc_objmap_page *p = page_find(m, addr >> PAGE_BITS);
+
+	if (p) {
+		uint32_t g = ((uint32_t)addr & PAGE_MASK) >> GRAIN_BITS;
+		if (p->gbits[g >> 6] >> (g & 63) & 1 && p->gbucket != DC_OBJMAP_MIXED) {
+			out->lo = addr & ~(uint64_t)((1u << GRAIN_BITS) - 1);
+			out->hi = out->lo + (1u << GRAIN_BITS);
+			out->o = NULL;
+			out->bucket = p->gbucket;
+			out->gen = 0;
+			return DC_OBJMAP_GRAIN;
+		}
+	}
+	return lookup_in(m, p, addr, out) ? DC_OBJMAP_OBJECT : 0;
 }
 
 const struct dc_objmap_ent *dc_objmap_lookup_from(const struct dc_objmap *m, uint64_t addr,
@@ -289,42 +473,55 @@ const struct dc_objmap_ent *dc_objmap_lookup_from(const struct dc_objmap *m, uin
 
 struct dc_obj *dc_objmap_find(const struct dc_objmap *m, uint64_t addr)
 {
-	const struct dc_objmap_ent *e = dc_objmap_lookup(m, addr);
-	return e ? e->o : NULL;
+	struct dc_objmap_ent e;
+
+	return dc_objmap_lookup(m, addr, &e) ? e.o : NULL;
 }
 
-/* Every entry that describes o. */
-static void each_ent(struct dc_objmap *m, struct dc_obj *o,
-		     void (*fn)(struct dc_objmap_ent *e, struct dc_obj *o))
+/* The live entry of small object o in its first page, or NULL. */
+static struct pent *pent_of(const struct dc_objmap *m, const struct dc_obj *o,
+			    struct dc_objmap_page **pp)
 {
-	uint64_t first = o->lo >> PAGE_BITS, last = (o->hi - 1) >> PAGE_BITS;
-	int64_t i;
+	struct dc_objmap_page *p = page_find(m, o->lo >> PAGE_BITS);
+	uint32_t off = (uint32_t)o->lo & PAGE_MASK, k;
 
-	if (is_large(o)) {
-		i = bisect(m->large, m->nlarge, o->lo);
-		if (i >= 0 && m->large[i].o == o)
-			fn(&m->large[i], o);
-		return;
-	}
-	for (uint64_t pg = first; pg <= last; pg++) {
-		struct dc_objmap_page *p = page_find(m, pg);
-		if (!p)
-			continue;
-		if (pg == first) {
-			i = bisect(p->starts, p->n, o->lo);
-			if (i >= 0 && p->starts[i].o == o)
-				fn(&p->starts[i], o);
-		} else if (p->cover.o == o) {
-			fn(&p->cover, o);
-		}
-	}
+	if (!p)
+		return NULL;
+	k = pent_at(p, off);
+	if (k == p->n || p->starts[k].idx != o->idx || !pent_len(&p->starts[k]) ||
+	    pent_off(&p->starts[k]) != off)
+		return NULL;
+	*pp = p;
+	return &p->starts[k];
 }
 
 void dc_objmap_rebucket(struct dc_objmap *m, struct dc_obj *o, uint32_t bucket)
 {
+	uint64_t first = o->lo >> PAGE_BITS, last = (o->hi - 1) >> PAGE_BITS;
+	struct dc_objmap_page *p;
+	struct pent *e;
+	int64_t i;
+
 	o->bucket = bucket;
 	o->gen++;
-	each_ent(m, o, ent_set);
+	if (is_large(o)) {
+		i = bisect(m->large, m->nlarge, o->lo);
+		if (i >= 0 && m->large[i].o == o)
+			ent_set(&m->large[i], o);
+		return;
+	}
+	e = pent_of(m, o, &p);
+	if (e)
+		pent_set(e, o);
+	for (uint64_t pg = first; pg <= last; pg++) {
+		p = page_find(m, pg);
+		if (!p)
+			continue;
+		if (pg > first && p->cover.o == o)
+			ent_set(&p->cover, o);
+		if (page_grains(p, pg, o->lo, o->hi, true) && p->gbucket != bucket)
+			p->gbucket = DC_OBJMAP_MIXED;
+	}
 }
 
 bool dc_objmap_page_free(const struct dc_objmap *m, uint64_t addr)
@@ -333,17 +530,25 @@ bool dc_objmap_page_free(const struct dc_objmap *m, uint64_t addr)
 	const struct dc_objmap_page *p = page_find(m, pg);
 	int64_t i;
 
-	if (p && (p->n || p->cover.o))
+	if (p && (p->n > p->ndead || p->cover.o))
 		return false;
 	i = bisect(m->large, m->nlarge, page_lo + ((uint64_t)1 << PAGE_BITS) - 1);
 	return !(i >= 0 && m->large[i].hi > page_lo);
 }
 
-static struct dc_obj *first_in_page(const struct dc_objmap_page *p, uint64_t lo, uint64_t hi)
+/* The first live object of page pg starting inside [lo, hi). */
+static struct dc_obj *first_in_page(const struct dc_objmap *m, const struct dc_objmap_page *p,
+				    uint64_t pg, uint64_t lo, uint64_t hi)
 {
-	for (uint32_t k = 0; k < p->n; k++)
-		if (p->starts[k].lo >= lo && p->starts[k].lo < hi)
-			return p->starts[k].o;
+	uint64_t page_lo = pg << PAGE_BITS;
+
+	for (uint32_t k = 0; k < p->n; k++) {
+		uint64_t s = page_lo + pent_off(&p->starts[k]);
+		if (s >= hi)
+			break;
+		if (s >= lo && pent_len(&p->starts[k]))
+			return obj_at(m, p->starts[k].idx);
+	}
 	return NULL;
 }
 
@@ -360,27 +565,76 @@ static bool starts_inside(const struct dc_objmap *m, uint64_t lo, uint64_t hi)
 static void page_unlink(struct dc_objmap *m, struct dc_obj *o)
 {
 	uint64_t first = o->lo >> PAGE_BITS, last = (o->hi - 1) >> PAGE_BITS;
+	struct dc_objmap_page *p;
+	struct pent *e = pent_of(m, o, &p);
 
-	for (uint64_t pg = first; pg <= last; pg++) {
-		struct dc_objmap_page *p = page_find(m, pg);
-		if (!p)
-			continue;
-		if (pg == first) {
-			uint64_t n = p->n;
-			if (vec_remove(p->starts, &n, o))
-				page_index(p, o->lo, -1);
-			p->n = (uint32_t)n;
-		} else if (p->cover.o == o) {
-			memset(&p->cover, 0, sizeof p->cover);
+	if (e) {
+		e->bucket = pent_len(e);
+		e->lolen &= ~LEN_MASK;
+		if (++p->ndead == p->n) {
+			p->n = p->ndead = 0;
+			memset(p->line_idx, 0, sizeof p->line_idx);
+		} else if (p->ndead >= 16 && 2 * p->ndead > p->n) {
+			page_compact(p);
 		}
 	}
+	for (uint64_t pg = first; pg <= last; pg++) {
+		p = page_find(m, pg);
+		if (!p)
+			continue;
+		page_grains(p, pg, o->lo, o->hi, false);
+		if (pg > first && p->cover.o == o)
+			memset(&p->cover, 0, sizeof p->cover);
+	}
+}
+
+/* Puts small object o into its first page p. */
+static int page_add(struct dc_objmap *m, struct dc_objmap_page *p, struct dc_obj *o)
+{
+	uint32_t off = (uint32_t)o->lo & PAGE_MASK;
+	uint64_t end = (uint64_t)off + (o->hi - o->lo);
+	uint32_t at = pent_at(p, off);
+
+	if (p->ndead) {
+		/* Dead entries starting inside the new object (live ones were
+		 * refused before) must go.  One starting exactly at off, alone,
+		 * is taken over: a block freed and allocated again. */
+		uint32_t past = at;
+		while (past < p->n && pent_off(&p->starts[past]) < end)
+			past++;
+		if (past == at + 1 && pent_off(&p->starts[at]) == off) {
+			pent_set(&p->starts[at], o);
+			p->ndead--;
+			return 0;
+		}
+		if (past > at || p->n == p->cap) {
+			page_compact(p);
+			at = pent_at(p, off);
+		}
+	}
+	if (p->n == p->cap) {
+		uint32_t cap = p->cap ? 2 * p->cap : 4;
+		struct pent *v = dc_alloc(m->env, cap * sizeof *v, "objmap.starts");
+		if (!v)
+			return DC_ENOMEM;
+		if (p->n)
+			memcpy(v, p->starts, p->n * sizeof *v);
+		dc_free(m->env, p->starts);
+		p->starts = v;
+		p->cap = cap;
+	}
+	for (uint32_t k = p->n; k > at; k--)
+		p->starts[k] = p->starts[k - 1];
+	pent_set(&p->starts[at], o);
+	p->n++;
+	for (uint32_t l = off >> LINE_BITS; l < PAGE_LINES; l++)
+		p->line_idx[l]++;
+	return 0;
 }
 
 static int page_link(struct dc_objmap *m, struct dc_obj *o)
 {
 	uint64_t first = o->lo >> PAGE_BITS, last = (o->hi - 1) >> PAGE_BITS;
-	struct dc_objmap_page *p;
-	uint64_t n, cap;
 	int rc;
 
 	/* Reserve every page slot first so a failure leaves nothing linked. */
@@ -389,17 +643,15 @@ static int page_link(struct dc_objmap *m, struct dc_obj *o)
 		return rc;
 	for (uint64_t pg = first; pg <= last; pg++)
 		page_get(m, pg);
-	p = page_find(m, first);
-	n = p->n;
-	cap = p->cap;
-	rc = vec_insert(m->env, &p->starts, &n, &cap, o, "objmap.starts");
+	rc = page_add(m, page_find(m, first), o);
 	if (rc)
 		return rc;
-	p->n = (uint32_t)n;
-	p->cap = (uint32_t)cap;
-	page_index(p, o->lo, 1);
-	for (uint64_t pg = first + 1; pg <= last; pg++)
-		ent_set(&page_find(m, pg)->cover, o);
+	for (uint64_t pg = first; pg <= last; pg++) {
+		struct dc_objmap_page *p = page_find(m, pg);
+		if (pg > first)
+			ent_set(&p->cover, o);
+		page_grains_add(p, pg, o);
+	}
 	return 0;
 }
 
@@ -412,7 +664,7 @@ int dc_objmap_insert(struct dc_objmap *m, struct dc_obj *o)
 	if (dc_objmap_find(m, o->lo) || starts_inside(m, o->lo, o->hi))
 		return DC_EINVAL;
 	if (is_large(o))
-		rc = vec_insert(m->env, &m->large, &m->nlarge, &m->large_cap, o, "objmap.large");
+		rc = large_insert(m, o);
 	else
 		rc = page_link(m, o);
 	if (rc)
@@ -425,7 +677,7 @@ int dc_objmap_insert(struct dc_objmap *m, struct dc_obj *o)
 void dc_objmap_remove(struct dc_objmap *m, struct dc_obj *o)
 {
 	if (is_large(o))
-		vec_remove(m->large, &m->nlarge, o);
+		large_remove(m, o);
 	else
 		page_unlink(m, o);
 	m->nobjs--;
@@ -441,7 +693,8 @@ static struct dc_obj *first_starting_in(const struct dc_objmap *m, uint64_t lo, 
 	if (((hi - 1) >> PAGE_BITS) - (lo >> PAGE_BITS) > 4 * m->page_cap) {
 		/* A huge range: cheaper to scan the table than the range. */
 		for (uint64_t s = 0; s < m->page_cap; s++) {
-			struct dc_obj *o = first_in_page(&m->pages[s], lo, hi);
+			struct dc_obj *o = m->keys[s]
+				? first_in_page(m, &m->pages[s], m->keys[s] - 1, lo, hi) : NULL;
 			if (o)
 				return o;
 		}
@@ -449,7 +702,7 @@ static struct dc_obj *first_starting_in(const struct dc_objmap *m, uint64_t lo, 
 	}
 	for (uint64_t pg = lo >> PAGE_BITS; pg <= (hi - 1) >> PAGE_BITS; pg++) {
 		const struct dc_objmap_page *p = page_find(m, pg);
-		struct dc_obj *o = p ? first_in_page(p, lo, hi) : NULL;
+		struct dc_obj *o = p ? first_in_page(m, p, pg, lo, hi) : NULL;
 		if (o)
 			return o;
 	}

@@ -6,9 +6,13 @@
  *    object that overlaps another fails with DC_EINVAL (aliases of one
  *    global keep the first name).
  *  - Lookup is O(1) expected for objects up to DC_OBJMAP_LARGE bytes: a hash
- *    of 4 KiB pages, each holding the objects that start in it (sorted) and
- *    the one object that covers its first byte.  Larger objects live in a
- *    sorted array searched by bisection; programs have few of them.
+ *    of 4 KiB pages, each holding the objects that start in it (sorted, 16
+ *    bytes each, indexed by 64-byte line) and the one object that covers
+ *    its first byte.  Larger objects live in a sorted array searched by
+ *    bisection; programs have few of them.
+ *  - Removal is O(1) expected: a removed small object leaves a dead entry
+ *    that a later insert at the same address takes over, or that is
+ *    dropped when dead entries are half of the page's.
  *  - Object records come from a pool and are never returned to the
  *    allocator while the map lives, so an engine may keep pointers to them
  *    in per-instruction caches.  Removing an object increments its `gen`;
@@ -31,11 +35,12 @@ struct dc_obj {
 	uint8_t kind;            /* engine-defined */
 	uint8_t flags;           /* engine-defined */
 	uint8_t live;
+	uint32_t idx;            /* the record's number in the pool (the map's) */
 };
 
-/* What a lookup returns: a copy of the object's bounds, bucket and
- * generation kept in the map's own arrays, so resolving an address does not
- * touch the (scattered) object record. */
+/* What a lookup returns: the object's bounds, bucket and generation as kept
+ * in the map's own arrays, so resolving an address does not touch the
+ * (scattered) object record. */
 struct dc_objmap_ent {
 	uint64_t lo, hi;
 	struct dc_obj *o;
@@ -46,6 +51,7 @@ struct dc_objmap_page;
 
 struct dc_objmap {
 	const struct dc_env *env;
+	uint64_t *keys;                 /* page number + 1 of each slot; 0: empty */
 	struct dc_objmap_page *pages;   /* open addressing, linear probing */
 	uint64_t npages, page_cap;      /* used slots, capacity (power of two) */
 	struct dc_objmap_ent *large;    /* sorted by lo */
@@ -71,12 +77,25 @@ int dc_objmap_insert(struct dc_objmap *m, struct dc_obj *o);
 /* Removes an inserted object and returns its record to the pool. */
 void dc_objmap_remove(struct dc_objmap *m, struct dc_obj *o);
 
+/* What dc_objmap_resolve found: the object, or only the bucket of the
+ * 16-byte granule holding addr (*out's lo and hi are the granule's, o is
+ * NULL, gen 0), valid until an object in the map is removed or moved to
+ * another bucket. */
+enum { DC_OBJMAP_OBJECT = 1, DC_OBJMAP_GRAIN = 2 };
+#define DC_OBJMAP_MIXED 0xffffffffu
+
+/* Like dc_objmap_lookup, but when the granule holding addr lies wholly
+ * inside an object and every such granule of its 4 KiB page belongs to
+ * objects of one bucket, answers DC_OBJMAP_GRAIN from the page alone,
+ * without reading the object's entry; 0 when no object holds addr. */
+int dc_objmap_resolve(const struct dc_objmap *m, uint64_t addr, struct dc_objmap_ent *out);
+
 /* The object containing addr, or NULL. */
 struct dc_obj *dc_objmap_find(const struct dc_objmap *m, uint64_t addr);
 
-/* The entry of the object containing addr, or NULL; valid until the map
- * changes. */
-const struct dc_objmap_ent *dc_objmap_lookup(const struct dc_objmap *m, uint64_t addr);
+/* Fills *out with the object containing addr and returns true, or returns
+ * false and leaves *out alone. */
+bool dc_objmap_lookup(const struct dc_objmap *m, uint64_t addr, struct dc_objmap_ent *out);
 
 /* The entry of the object containing addr, or else of the object with
  * the lowest start in (addr, limit), or NULL; limit must not pass the end

@@ -127,7 +127,7 @@ DC_TEST(cache, lru_order_in_a_set)
 	rm(&c);
 }
 
-/* Sets of 8 and 16 ways keep exact LRU order whichever search runs (with
+/* Sets of 8 to 32 ways keep exact LRU order whichever search runs (with
  * AVX2 they are searched out of line, dc_cache_ref_wide; else one way at
  * a time).  One set of W ways ("L1=W*64:W:64"): fill it with blocks
  * 0..W-1, so block i sits in way W-1-i; touching the block in way p moves
@@ -136,12 +136,12 @@ DC_TEST(cache, lru_order_in_a_set)
 static void check_set_order(uint32_t ways)
 {
 	struct dc_cache c;
-	uint64_t want[16], ev = 0;
+	uint64_t want[40], ev = 0;
 	char spec[32];
 
 	snprintf(spec, sizeof spec, "L1=%u:%u:64", ways * 64, ways);
 	mk(&c, spec, NULL);
-	CHECK_EQ(c.lv[0].wide, dc_cpu_avx2() ? ways : 0u);
+	CHECK_EQ(c.lv[0].wide, dc_cpu_avx2() && ways % 4 == 0 && ways >= 8 && ways <= 32 ? ways : 0u);
 	for (uint32_t i = 0; i < ways; i++)
 		CHECK_EQ(dc_cache_access(&c, (uint64_t)i * 64, 8), 2);
 	for (uint32_t w = 0; w < ways; w++)
@@ -169,6 +169,16 @@ DC_TEST(cache, lru_order_in_sets_of_8_and_16_ways)
 {
 	check_set_order(8);
 	check_set_order(16);
+}
+
+/* The wide search's other sizes (multiples of 4 up to 32), and sizes on
+ * either side of them searched one way at a time. */
+DC_TEST(cache, lru_order_in_sets_of_12_to_32_ways)
+{
+	for (uint32_t ways = 12; ways <= 32; ways += 4)
+		check_set_order(ways);
+	check_set_order(10);
+	check_set_order(36);
 }
 
 /* Write-allocate: the model does not tell reads from writes, so a write
@@ -686,11 +696,16 @@ DC_TEST(cache, set_index_is_block_mod_sets)
 	rm(&c);
 }
 
-/* 8 and 16 ways: the sets dc_cache_ref_wide searches on CPUs with AVX2. */
+/* 8 to 32 ways, multiples of 4: the sets dc_cache_ref_wide searches on
+ * CPUs with AVX2. */
 DC_TEST(cache, matches_reference_wide_sets)
 {
 	compare_with_reference("L1=1K:8:32,L2=4K:16:32", NULL, 21, 6000);
 	compare_with_reference("L1=1K:16:16,L2=4K:8:64,L3=16K:16:64", "L1=512:8:32", 22, 6000);
+	compare_with_reference("L1=1536:12:32,L2=8K:32:64", NULL, 23, 6000);
+	compare_with_reference("L1=1K:8:32,L2=5K:20:64,L3=24K:24:64", "L1=896:28:32", 24, 6000);
+	/* 20 ways, 3 sets: a host's LL kind (block mod sets) */
+	compare_with_reference("L1=512:8:64,L2=3840:20:64", NULL, 25, 6000);
 }
 
 /* ---- allocation ------------------------------------------------------------ */

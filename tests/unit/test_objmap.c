@@ -794,6 +794,203 @@ DC_TEST(objmap, matches_brute_force_reference)
 	dc_objmap_release(&m);
 }
 
+/* dc_objmap_resolve answers from the page alone while every granule (16
+ * bytes) wholly inside an object belongs to objects of one bucket. */
+DC_TEST(objmap, resolve_by_granule)
+{
+	struct dc_objmap m;
+	struct dc_objmap_ent e;
+	struct dc_obj *o[100], *other, *big;
+
+	CHECK_EQ(dc_objmap_init(&m, dc_env_libc()), 0);
+	/* glibc's 24-byte blocks: 32 bytes apart, 16 past a chunk header. */
+	for (int i = 0; i < 100; i++) {
+		o[i] = dc_objmap_new(&m);
+		o[i]->lo = 0x10010 + 32 * (uint64_t)i;
+		o[i]->hi = o[i]->lo + 24;
+		o[i]->bucket = 3;
+		CHECK_EQ(dc_objmap_insert(&m, o[i]), 0);
+	}
+	CHECK_EQ(dc_objmap_resolve(&m, 0x10010 + 8, &e), DC_OBJMAP_GRAIN);
+	CHECK_EQ(e.lo, 0x10010);
+	CHECK_EQ(e.hi, 0x10020);
+	CHECK_EQ(e.bucket, 3);
+	CHECK(e.o == NULL);
+	/* The block's last 8 bytes share a granule with the next header. */
+	CHECK_EQ(dc_objmap_resolve(&m, 0x10010 + 20, &e), DC_OBJMAP_OBJECT);
+	CHECK(e.o == o[0]);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x10010 + 24, &e), 0);
+	/* A block of another bucket mixes the page; its removal leaves it
+	 * mixed (the page's granules are not recounted) ... */
+	other = dc_objmap_new(&m);
+	other->lo = 0x10f00;
+	other->hi = 0x10f40;
+	other->bucket = 4;
+	CHECK_EQ(dc_objmap_insert(&m, other), 0);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x10010, &e), DC_OBJMAP_OBJECT);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x10f10, &e), DC_OBJMAP_OBJECT);
+	CHECK_EQ(e.bucket, 4);
+	dc_objmap_remove(&m, other);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x10010, &e), DC_OBJMAP_OBJECT);
+	/* ... until no granule is left: then the next object sets it. */
+	for (int i = 0; i < 100; i++)
+		dc_objmap_remove(&m, o[i]);
+	o[0] = dc_objmap_new(&m);
+	o[0]->lo = 0x10100;
+	o[0]->hi = 0x10200;
+	o[0]->bucket = 5;
+	CHECK_EQ(dc_objmap_insert(&m, o[0]), 0);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x101f0, &e), DC_OBJMAP_GRAIN);
+	CHECK_EQ(e.bucket, 5);
+	/* Moving it to another bucket mixes the page. */
+	dc_objmap_rebucket(&m, o[0], 6);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x101f0, &e), DC_OBJMAP_OBJECT);
+	CHECK_EQ(e.bucket, 6);
+	/* An object over several pages: its middle page by granule, its
+	 * first and last too; a large object never (it has no page). */
+	o[1] = dc_objmap_new(&m);
+	o[1]->lo = 0x20008;
+	o[1]->hi = 0x22ff8;
+	o[1]->bucket = 7;
+	CHECK_EQ(dc_objmap_insert(&m, o[1]), 0);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x21800, &e), DC_OBJMAP_GRAIN);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x20010, &e), DC_OBJMAP_GRAIN);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x2000f, &e), DC_OBJMAP_OBJECT);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x22fe8, &e), DC_OBJMAP_GRAIN);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x22ff0, &e), DC_OBJMAP_OBJECT);
+	CHECK_EQ(e.bucket, 7);
+	dc_objmap_remove(&m, o[1]);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x21800, &e), 0);
+	big = dc_objmap_new(&m);
+	big->lo = 0x1000000;
+	big->hi = big->lo + 2 * DC_OBJMAP_LARGE;
+	big->bucket = 8;
+	CHECK_EQ(dc_objmap_insert(&m, big), 0);
+	CHECK_EQ(dc_objmap_resolve(&m, big->lo + 0x1000, &e), DC_OBJMAP_OBJECT);
+	CHECK(e.o == big);
+	dc_objmap_release(&m);
+}
+
+/* An allocator's churn in three pages: blocks freed in any order and
+ * allocated again at the same address, at addresses merged from several
+ * freed blocks, or across them, as glibc's malloc does.  Removed objects
+ * leave dead entries in their page (objmap.c), which every later insert,
+ * lookup and removal must see through.  The reference is the brute-force
+ * list above; every address of the three pages and the bytes around them
+ * are looked up every 50 operations, and each hit's entry must carry the
+ * record's bounds, bucket and generation. */
+DC_TEST(objmap, churn_matches_brute_force_reference)
+{
+	enum { OPS = 40000, MAXOBJ = 800, FREED = 64 };
+	const uint64_t base = 0x7000, span = 3 * 0x1000;
+	struct dc_objmap m;
+	struct ref_map r = { calloc(MAXOBJ, sizeof(struct ref_obj)), 0 };
+	uint64_t freed[FREED] = { 0 }, seed = 20250611;
+	long reused = 0, merged = 0, inserted = 0, refused = 0, rebucketed = 0, grains = 0;
+
+	CHECK(r.v);
+	CHECK_EQ(dc_objmap_init(&m, dc_env_libc()), 0);
+	for (int op = 0; op < OPS; op++) {
+		uint64_t x = rng(&seed), y = rng(&seed);
+		unsigned kind = (unsigned)(x % 100);
+
+		if (kind < 45 && r.n < MAXOBJ) {
+			uint64_t lo, size;
+			int how = (int)((x >> 8) % 4);
+			if (how == 0) {                 /* a freed block again */
+				lo = freed[(y >> 8) % FREED];
+				size = 16 * (1 + (y >> 20) % 4);
+			} else if (how == 1) {          /* freed neighbours merged */
+				lo = freed[(y >> 8) % FREED];
+				size = 16 * (2 + (y >> 20) % 16);
+			} else {                        /* anywhere, any small size */
+				lo = base + (y >> 8) % span;
+				size = (x >> 16) % 8 == 0 ? 0x800 + (y >> 24) % 0x1800
+							  : 1 + (y >> 24) % 200;
+			}
+			if (!lo)
+				continue;
+			bool want_ok = !ref_overlaps(&r, lo, lo + size);
+			struct dc_obj *o = dc_objmap_new(&m);
+			CHECK(o);
+			o->lo = lo;
+			o->hi = lo + size;
+			o->bucket = (uint32_t)(y >> 40) % 7;
+			int rc = dc_objmap_insert(&m, o);
+			if (rc != (want_ok ? 0 : DC_EINVAL))
+				dc_unit_fail(__FILE__, __LINE__, "op %d: insert [%#llx, %#llx): rc %d",
+					     op, (unsigned long long)lo,
+					     (unsigned long long)(lo + size), rc);
+			if (rc) {
+				dc_objmap_discard(&m, o);
+				refused++;
+			} else {
+				r.v[r.n++] = (struct ref_obj){ lo, lo + size, o };
+				inserted++;
+				reused += how == 0;
+				merged += how == 1;
+			}
+		} else if (kind < 85 && r.n) {
+			int i = (int)(y % (uint64_t)r.n);
+			freed[(x >> 8) % FREED] = r.v[i].lo;
+			dc_objmap_remove(&m, r.v[i].o);
+			ref_drop(&r, i);
+		} else if (kind < 90 && r.n) {
+			struct dc_obj *o = r.v[y % (uint64_t)r.n].o;
+			uint32_t gen = o->gen;
+			dc_objmap_rebucket(&m, o, (uint32_t)(x >> 32) % 7);
+			CHECK_EQ(o->gen, gen + 1);
+			rebucketed++;
+		} else {
+			uint64_t a = base - 64 + (y >> 8) % (span + 128);
+			CHECK(dc_objmap_find(&m, a) == ref_find(&r, a));
+		}
+		CHECK_EQ(m.nobjs, r.n);
+		if (op % 50 == 49)
+			for (uint64_t a = base - 256; a < base + span + 256; a++) {
+				struct dc_obj *want = ref_find(&r, a);
+				struct dc_objmap_ent e;
+				bool got = dc_objmap_lookup(&m, a, &e);
+				if (got != (want != NULL) || (got && e.o != want))
+					dc_unit_fail(__FILE__, __LINE__, "op %d: lookup %#llx", op,
+						     (unsigned long long)a);
+				if (got) {
+					CHECK_EQ(e.lo, want->lo);
+					CHECK_EQ(e.hi, want->hi);
+					CHECK_EQ(e.bucket, want->bucket);
+					CHECK_EQ(e.gen, want->gen);
+				}
+				/* resolve: the object, or a granule wholly inside it
+				 * with its bucket. */
+				int how = dc_objmap_resolve(&m, a, &e);
+				if (how == DC_OBJMAP_GRAIN) {
+					CHECK(want != NULL);
+					CHECK_EQ(e.lo, a & ~(uint64_t)15);
+					CHECK_EQ(e.hi, e.lo + 16);
+					CHECK(want->lo <= e.lo && e.hi <= want->hi);
+					CHECK_EQ(e.bucket, want->bucket);
+					grains++;
+				} else {
+					CHECK_EQ(how, want ? DC_OBJMAP_OBJECT : 0);
+					CHECK(!want || e.o == want);
+				}
+				if ((a & 0xfff) == 0) {
+					bool pf = !ref_overlaps(&r, a, a + 0x1000);
+					CHECK_EQ(dc_objmap_page_free(&m, a), pf);
+				}
+			}
+	}
+	/* The run must have exercised every kind of insert. */
+	CHECK(reused > 500);
+	CHECK(merged > 500);
+	CHECK(inserted > 3000);
+	CHECK(refused > 1000);
+	CHECK(rebucketed > 1000);
+	CHECK(grains > 10000);
+	free(r.v);
+	dc_objmap_release(&m);
+}
+
 /* ---- allocation failures ------------------------------------------------------ */
 
 /* The objects the walk scenario inserts, in order. */

@@ -469,7 +469,7 @@ static void tls_drop(ThreadId tid)
 		dc_objmap_remove(&dc.objs, o);
 	}
 	if (t->n)
-		dc.objs_removals++;
+		dc_objs_changed();
 	t->n = 0;
 	t->tp = 0;
 }
@@ -635,7 +635,7 @@ static void forget_block(void *ud, struct dc_obj *o)
 void dc_track_munmap(Addr a, SizeT len)
 {
 	dc_objmap_remove_in(&dc.objs, a, a + len, forget_block, NULL);
-	dc.objs_removals++;
+	dc_objs_changed();
 	dc_objmap_remove_in(&dc.regions, a, a + len, NULL, NULL);
 	dc.fallback.gen++;
 	for (UInt i = 0; i < nmods; i++) {

@@ -264,7 +264,7 @@ static void add_block(Addr p, ULong size, UInt bucket)
 	o->flags = 0;
 	if (dc_objs_insert(o)) {
 		dc_objmap_remove_in(&dc.objs, o->lo, o->hi, forget_stale, NULL);
-		dc.objs_removals++;
+		dc_objs_changed();
 		if (dc_objs_insert(o)) {
 			dc_objmap_discard(&dc.objs, o);
 			return;
@@ -287,7 +287,7 @@ static void free_block(Addr p)
 	dc_heap_block_done(o, ++dc.alloc_seq);
 	dc_bucket_drop_block(o->bucket, o->alloc_size);
 	dc_objmap_remove(&dc.objs, o);
-	dc.objs_removals++;
+	dc_objs_changed();
 }
 
 /* ---- observing the allocator ---------------------------------------- */
@@ -459,7 +459,7 @@ void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name)
 		o->kind = DC_K_USER;
 		/* accesses cached under the old bucket resolve again */
 		dc_objmap_rebucket(&dc.objs, o, bucket);
-		dc.objs_removals++;
+		dc_objs_changed();
 		dc_bucket_add_block(bucket, o->alloc_size);
 		return;
 	}
@@ -467,7 +467,7 @@ void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name)
 		o->kind = DC_K_USER;
 		o->alloc_size = size;
 		dc_objmap_rebucket(&dc.objs, o, bucket);
-		dc.objs_removals++;
+		dc_objs_changed();
 		dc_bucket_add_block(bucket, size);
 		return;
 	}

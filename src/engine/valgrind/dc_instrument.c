@@ -133,6 +133,23 @@ static struct dc_cost *resolve_alloc(struct dc_ins *in)
 	return c;
 }
 
+/* The object holding a, or, where the map can tell from the page alone,
+ * the 16-byte granule (standing for it: dc.grain) with its object's
+ * bucket.  --offsets needs the object's start: always the object then. */
+static Int objs_resolve(Addr a, struct dc_objmap_ent *f)
+{
+	Int found;
+
+	if (dc.opt.offsets)
+		return dc_objmap_lookup(&dc.objs, a, f);
+	found = dc_objmap_resolve(&dc.objs, a, f);
+	if (found == DC_OBJMAP_GRAIN) {
+		f->o = &dc.grain;
+		f->gen = dc.grain.gen;
+	}
+	return found;
+}
+
 static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 {
 	ThreadId tid = dc.tid;
@@ -163,14 +180,17 @@ static struct dc_cost *resolve(struct dc_ins *in, Addr a)
 		 * then p->next): try the object resolved last before the map. */
 		const struct dc_objmap_ent *e = &dc.last;
 		if (!(a - e->lo < e->hi - e->lo && dc.last_removals == dc.objs_removals)) {
-			e = dc_objmap_lookup(&dc.objs, a);
-			if (!e && dc.debuginfo_dirty) {
+			struct dc_objmap_ent f;
+			Int found = objs_resolve(a, &f);
+			if (!found && dc.debuginfo_dirty) {
 				dc_globals_scan();
-				e = dc_objmap_lookup(&dc.objs, a);
+				found = objs_resolve(a, &f);
 			}
-			if (e) {
-				dc.last = *e;
+			if (found) {
+				dc.last = f;
 				dc.last_removals = dc.objs_removals;
+			} else {
+				e = NULL;
 			}
 		}
 		if (e) {
@@ -211,7 +231,7 @@ static ULong victim_removals;
  * evicted from the cache, whose address is all that is known. */
 UInt dc_bucket_at_addr(Addr a)
 {
-	const struct dc_objmap_ent *e;
+	struct dc_objmap_ent e;
 	struct dc_obj *r;
 
 	/* Any thread's stack: one thread evicts lines of another's. */
@@ -236,11 +256,10 @@ UInt dc_bucket_at_addr(Addr a)
 		VG_(memset)(recent_victim, 0, sizeof recent_victim);
 		victim_removals = dc.objs_removals;
 	}
-	e = dc_objmap_lookup(&dc.objs, a);
-	if (e) {
+	if (dc_objmap_resolve(&dc.objs, a, &e)) {
 		recent_victim[1] = recent_victim[0];
-		recent_victim[0] = *e;
-		return e->bucket;
+		recent_victim[0] = e;
+		return e.bucket;
 	}
 	r = dc_objmap_find(&dc.regions, a);
 	if (r)

@@ -207,6 +207,9 @@ struct dc_tool {
 	struct dc_thread *threads;    /* VG_N_THREADS of them */
 	struct dc_obj fallback;       /* stands for region/unknown hits in caches;
 				       * gen changes whenever objects appear */
+	struct dc_obj grain;          /* stands for granules resolved from their
+				       * page (dc_objmap_resolve); gen changes
+				       * with objs_removals */
 
 	ULong alloc_seq;
 	ULong block_records;
@@ -267,6 +270,14 @@ struct dc_tool {
 };
 
 extern struct dc_tool dc;
+
+/* An object left dc.objs or changed bucket: resolutions cached from the map
+ * (dc.last, the granules') go stale. */
+static inline void dc_objs_changed(void)
+{
+	dc.objs_removals++;
+	dc.grain.gen++;
+}
 
 #define DC_AKEY_ALLOC 0x80000000u
 /* The return address of the running thread's observed allocation call, or
