@@ -449,26 +449,34 @@ int dc_objmap_resolve(const struct dc_objmap *m, uint64_t addr, struct dc_objmap
 	return lookup_in(m, p, addr, out) ? DC_OBJMAP_OBJECT : 0;
 }
 
-const struct dc_objmap_ent *dc_objmap_lookup_from(const struct dc_objmap *m, uint64_t addr,
-						  uint64_t limit)
+bool dc_objmap_lookup_from(const struct dc_objmap *m, uint64_t addr, uint64_t limit,
+			   struct dc_objmap_ent *out)
 {
-	const struct dc_objmap_ent *e = dc_objmap_lookup(m, addr), *best = NULL;
-	const struct dc_objmap_page *p;
+	const struct dc_objmap_page *p = page_find(m, addr >> PAGE_BITS);
 	int64_t i;
+	bool found = false;
 
-	if (e)
-		return e;
-	/* objects starting in addr's page after addr (limit is in that page) */
-	p = page_find(m, addr >> PAGE_BITS);
+	if (lookup_in(m, p, addr, out))
+		return true;
+	/* the first live object starting in addr's page after addr (limit
+	 * is in that page): entries are sorted by start, and one starting at
+	 * addr itself would have held it, so it is dead, skipped like others */
 	if (p) {
-		i = bisect(p->starts, p->n, addr) + 1;
-		if ((uint64_t)i < p->n && p->starts[i].lo < limit)
-			best = &p->starts[i];
+		uint32_t k = pent_at(p, (uint32_t)addr & PAGE_MASK);
+
+		while (k < p->n && pent_len(&p->starts[k]) == 0)
+			k++;
+		if (k < p->n && (addr & ~(uint64_t)PAGE_MASK) + pent_off(&p->starts[k]) < limit) {
+			pent_get(m, addr & ~(uint64_t)PAGE_MASK, &p->starts[k], out);
+			found = true;
+		}
 	}
 	i = bisect(m->large, m->nlarge, addr) + 1;
-	if ((uint64_t)i < m->nlarge && m->large[i].lo < limit && (!best || m->large[i].lo < best->lo))
-		best = &m->large[i];
-	return best;
+	if ((uint64_t)i < m->nlarge && m->large[i].lo < limit && (!found || m->large[i].lo < out->lo)) {
+		*out = m->large[i];
+		found = true;
+	}
+	return found;
 }
 
 struct dc_obj *dc_objmap_find(const struct dc_objmap *m, uint64_t addr)

@@ -97,12 +97,12 @@ struct dc_obj *dc_objmap_find(const struct dc_objmap *m, uint64_t addr);
  * false and leaves *out alone. */
 bool dc_objmap_lookup(const struct dc_objmap *m, uint64_t addr, struct dc_objmap_ent *out);
 
-/* The entry of the object containing addr, or else of the object with
- * the lowest start in (addr, limit), or NULL; limit must not pass the end
- * of addr's 4 KiB page (a cache line's bytes: the engine walks the unused
- * bytes of an evicted line object by object). */
-const struct dc_objmap_ent *dc_objmap_lookup_from(const struct dc_objmap *m, uint64_t addr,
-						  uint64_t limit);
+/* Like dc_objmap_lookup for the object containing addr, or else the
+ * object with the lowest start in (addr, limit); false if neither.  limit
+ * must not pass the end of addr's 4 KiB page (a cache line's bytes: the
+ * engine walks the unused bytes of an evicted line object by object). */
+bool dc_objmap_lookup_from(const struct dc_objmap *m, uint64_t addr, uint64_t limit,
+			   struct dc_objmap_ent *out);
 
 /* Moves an inserted object to another bucket and increments its gen, so
  * cached resolutions of it go stale. */

@@ -84,23 +84,25 @@ DC_TEST(objmap, insert_find_remove)
 DC_TEST(objmap, lookup_from_finds_the_next_object)
 {
 	struct dc_objmap m;
-	const struct dc_objmap_ent *e;
+	struct dc_objmap_ent e;
 
 	CHECK_EQ(dc_objmap_init(&m, dc_env_libc()), 0);
 	struct dc_obj *a = add(&m, 0x1010, 0x1018);
 	struct dc_obj *b = add(&m, 0x1028, 0x1030);
 	struct dc_obj *big = add(&m, 0x100000 + 0x20, 0x100000 + 0x20 + 2 * DC_OBJMAP_LARGE);
-	e = dc_objmap_lookup_from(&m, 0x1000, 0x1040);
-	CHECK(e && e->o == a);
-	e = dc_objmap_lookup_from(&m, 0x1014, 0x1040);
-	CHECK(e && e->o == a);                        /* holds the address */
-	e = dc_objmap_lookup_from(&m, 0x1018, 0x1040);
-	CHECK(e && e->o == b);
-	CHECK(dc_objmap_lookup_from(&m, 0x1018, 0x1028) == NULL);   /* limit excluded */
-	CHECK(dc_objmap_lookup_from(&m, 0x1030, 0x1040) == NULL);
-	e = dc_objmap_lookup_from(&m, 0x100000, 0x100040);
-	CHECK(e && e->o == big);
-	CHECK(dc_objmap_lookup_from(&m, 0x100000, 0x100020) == NULL);
+	CHECK(dc_objmap_lookup_from(&m, 0x1000, 0x1040, &e) && e.o == a);
+	CHECK(dc_objmap_lookup_from(&m, 0x1014, 0x1040, &e) && e.o == a);  /* holds the address */
+	CHECK(dc_objmap_lookup_from(&m, 0x1018, 0x1040, &e) && e.o == b);
+	CHECK(!dc_objmap_lookup_from(&m, 0x1018, 0x1028, &e));   /* limit excluded */
+	CHECK(!dc_objmap_lookup_from(&m, 0x1030, 0x1040, &e));
+	CHECK(dc_objmap_lookup_from(&m, 0x100000, 0x100040, &e) && e.o == big);
+	CHECK(!dc_objmap_lookup_from(&m, 0x100000, 0x100020, &e));
+	/* a freed object in between is dead, not found: the next live one is */
+	struct dc_obj *c = add(&m, 0x1040, 0x1048);
+	struct dc_obj *d = add(&m, 0x1050, 0x1058);
+	dc_objmap_remove(&m, c);
+	CHECK(dc_objmap_lookup_from(&m, 0x1030, 0x1060, &e) && e.o == d);
+	CHECK(!dc_objmap_lookup_from(&m, 0x1030, 0x1050, &e));
 	dc_objmap_release(&m);
 }
 

@@ -173,12 +173,12 @@ void nat_bucket_drop_block(uint32_t id, uint64_t size)
 
 uint32_t nat_bucket_at(uint64_t addr, struct dc_obj **obj)
 {
-	const struct dc_objmap_ent *e = dc_objmap_lookup(&nat.objs, addr);
+	struct dc_objmap_ent e;
 
 	*obj = NULL;
-	if (e) {
-		*obj = e->o;
-		return e->bucket;
+	if (dc_objmap_lookup(&nat.objs, addr, &e)) {
+		*obj = e.o;
+		return e.bucket;
 	}
 	for (uint32_t i = 0; i < nat.nthreads; i++) {
 		const struct nat_thread *t = nat.threads[i];

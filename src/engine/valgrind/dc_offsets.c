@@ -43,16 +43,15 @@ static UInt ntypes, types_cap;
 static void unused_range(Int k, Addr lo, Addr hi)
 {
 	while (lo < hi) {
-		const struct dc_objmap_ent *e = dc_objmap_lookup_from(&dc.objs, lo, hi);
+		struct dc_objmap_ent e;
 		Addr a, b;
 
-		if (!e)
+		if (!dc_objmap_lookup_from(&dc.objs, lo, hi, &e))
 			return;
-		a = lo > e->lo ? lo : e->lo;
-		b = hi < e->hi ? hi : e->hi;
-		if (e->o->kind <= DC_K_USER)
-			dc_offtab_unused(&dc.offs, e->bucket, a - e->lo, b - e->lo, k,
-					 e->hi - e->lo);
+		a = lo > e.lo ? lo : e.lo;
+		b = hi < e.hi ? hi : e.hi;
+		if (e.o->kind <= DC_K_USER)
+			dc_offtab_unused(&dc.offs, e.bucket, a - e.lo, b - e.lo, k, e.hi - e.lo);
 		lo = b;
 	}
 }
