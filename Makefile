@@ -316,13 +316,14 @@ DOCDIR     := $(PREFIX)/share/doc/dcprof
 DEST        = $(DESTDIR)
 
 # The engine keeps its layout: lib/dcprof holds the tool and links to
-# Valgrind's own helpers (cmd_record.c find_tooldir), no preload object.
+# Valgrind's own helpers (cmd_record.c find_tooldir), no Valgrind preload
+# object, and the native engine's runtime (record_native.c native_find).
 # Man pages are the help texts (dcprof help --man).
 install: all
 	install -d $(DEST)$(BINDIR) $(DEST)$(LIBDIR)/dcprof \
 		$(DEST)$(INCLUDEDIR) $(DEST)$(MANDIR)/man1 $(DEST)$(DOCDIR)
 	install -m 755 $(DCPROF) $(DEST)$(BINDIR)/dcprof
-	install -m 755 $(TOOL) $(DEST)$(LIBDIR)/dcprof/
+	install -m 755 $(TOOL) $(NATIVE) $(DEST)$(LIBDIR)/dcprof/
 	for f in $(VGLIBEXEC)/*; do ln -sf $$f $(DEST)$(LIBDIR)/dcprof/; done
 	install -m 644 include/dcprof.h $(DEST)$(INCLUDEDIR)/dcprof.h
 	$(DCPROF) help --man > $(DEST)$(MANDIR)/man1/dcprof.1

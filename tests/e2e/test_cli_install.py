@@ -36,7 +36,8 @@ class Install(unittest.TestCase):
 
     def test_layout(self):
         p = self.prefix
-        for f in ("bin/dcprof", "lib/dcprof/dcprof-amd64-linux", "include/dcprof.h",
+        for f in ("bin/dcprof", "lib/dcprof/dcprof-amd64-linux", "lib/dcprof/dcprof-native.so",
+                  "include/dcprof.h",
                   "share/man/man1/dcprof.1", "share/doc/dcprof/cli.md"):
             self.assertTrue(os.path.exists(os.path.join(p, f)), f)
         # the engine observes the program's malloc: no preload object, so
@@ -63,6 +64,28 @@ class Install(unittest.TestCase):
             con.close()
             # annot_hot.c: 3 sweeps of 65,536 reads; fill() only writes.
             self.assertEqual(dr, 3 * 65536)
+
+    def test_installed_native(self):
+        """The installed binary preloads the installed native runtime."""
+        try:
+            with open("/proc/sys/kernel/perf_event_paranoid") as f:
+                if int(f.read()) > 2:
+                    self.skipTest("perf_event_paranoid > 2: no software sampling")
+        except OSError:
+            self.skipTest("no /proc/sys/kernel/perf_event_paranoid")
+        db = os.path.join(self._td.name, "native.db")
+        r = subprocess.run([os.path.join(self.prefix, "bin", "dcprof"), "record", "-q",
+                            "--engine=native", "--event=pagefault", "-o", db, "--",
+                            workload("first_touch")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=self.env, cwd=self._td.name)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        con = sqlite3.connect(db)
+        pages = con.execute("SELECT SUM(f.pages) FROM first_touch f JOIN bucket b"
+                            " ON b.id = f.bucket WHERE b.name = 'a'").fetchone()[0]
+        con.close()
+        # first_touch.c: a is a page-aligned 8 MiB global, 2048 pages
+        self.assertEqual(pages, 2048)
 
     def page(self, name):
         return os.path.join(self.prefix, "share", "man", "man1", name + ".1")
