@@ -780,7 +780,7 @@
 		var s = section('reuse', 'Reuse distances',
 				R.kind === 'stack' ?
 				'Stack distance: the distinct other blocks (' + R.block + ' bytes) touched between two ' +
-				'accesses to a block (seeds/003 \u00a7II; dcprof reuse).  An access hits a ' +
+				'accesses to a block (Wang, Liu, Chabbi, Featherlight Reuse-distance Measurement, \u00a7II; dcprof reuse).  An access hits a ' +
 				'fully-associative LRU cache larger than its distance.' :
 				'Time distances measured by sampling with watchpoints (RDX; dcprof reuse --sampled): ' +
 				'estimates.');
@@ -843,7 +843,7 @@
 		if (!E)
 			return;
 		var s = section('evictions', 'Who evicts whom',
-				'The eviction matrix (seeds/002 ch. 5; dcprof evictions): for the buckets ' +
+				'The eviction matrix (Buck, Data Centric Cache Measurement Using Hardware and Software Instrumentation, ch. 5; dcprof evictions): for the buckets ' +
 				'with the most misses at a level, the share of each column\'s evictions made by ' +
 				'accesses to each row\'s bucket.  Each column sums to 100 %.');
 		var plots = el('div', { 'class': 'plots' });
@@ -866,7 +866,7 @@
 		if (!F || !F.windows.length)
 			return;
 		var s = section('footprint', 'Footprint over time',
-				'From the sampled trace (MemGaze, seeds/004; dcprof footprint): each window\'s ' +
+				'From the sampled trace (M\u00e1rquez et al., MemGaze, \u00a74; dcprof footprint): each window\'s ' +
 				'distinct ' + F.block + '-byte blocks, scaled to its period, split into strided ' +
 				'(F_str) and irregular (F_irr) by the class of their first access.');
 		var padL = 60, padR = 16, padT = 14, padB = 44, pw = 760, ph = 200;

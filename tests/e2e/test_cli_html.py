@@ -106,6 +106,8 @@ class HtmlCli(CliTest):
                       r"https?://(?!www\.w3\.org/2000/svg')", html)
         self.assertIsNone(m, m and html[m.start() - 80:m.end() + 80])
         self.assertIn("default-src 'none'", html)
+        # Sources are cited so a reader can find them, never by file name.
+        self.assertNotIn("seeds/", html)
         # The data are report --format json's rows, in its order (MissLat).
         doc = page_data(html)
         rep = json.loads(self.run_dcprof("report", db, "--format", "json"))
