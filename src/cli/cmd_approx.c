@@ -45,7 +45,7 @@
 
 enum {
 	OPT_SOURCES = OPT_OWN, OPT_CCMDS, OPT_CFLAGS, OPT_THRESHOLD, OPT_SKID, OPT_SKID_LINES,
-	OPT_WRITES, OPT_TOP, OPT_BY, OPT_FORMAT, OPT_SKID_MODEL, OPT_SCALARS,
+	OPT_WRITES, OPT_TOP, OPT_BY, OPT_FORMAT, OPT_SKID_MODEL, OPT_SCALARS, OPT_UNIVERSE,
 };
 
 static const struct opt_def approx_opts[] = {
@@ -60,6 +60,7 @@ static const struct opt_def approx_opts[] = {
 	{ OPT_SCALARS, 0, "register-scalars", OPT_REQUIRED },
 	{ OPT_WRITES, 0, "writes", OPT_REQUIRED },
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
+	{ OPT_UNIVERSE, 0, "rank", OPT_REQUIRED },
 	{ OPT_BY, 0, "by", OPT_REQUIRED },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
@@ -100,6 +101,10 @@ void cmd_approx_usage(FILE *f)
 	      "  --writes yes|no            count written locations too (default: yes\n"
 	      "                             unless the sampled event is Dr)\n"
 	      "  --top N                    the top N objects of each order (default: 10)\n"
+	      "  --rank variables|buckets   what is ranked: the objects the sources'\n"
+	      "                             variables reach, the paper's universe, or every\n"
+	      "                             bucket, library and loader data included; the\n"
+	      "                             figures of both are printed (default: variables)\n"
 	      "  --by object|variable|line  the table: objects compared with exact counts,\n"
 	      "                             variables, or lines by variable (default: object)\n"
 	      "  --format text|csv|json     output format; csv has the rows only\n"
@@ -108,6 +113,11 @@ void cmd_approx_usage(FILE *f)
 }
 
 enum by { BY_OBJECT, BY_VARIABLE, BY_LINE };
+
+/* What the objects are ranked among (docs/approx.md, "Figures"). */
+enum universe { U_VARIABLES, U_BUCKETS, U_N };
+
+static const char *const universe_name[U_N] = { "variables", "buckets" };
 
 #define SKID_INSNS 256          /* instructions a skid window may span */
 
@@ -121,6 +131,17 @@ struct object {
 	double approx[AT_METHODS];
 	size_t rank_exact, rank[AT_METHODS];
 	bool row;
+	bool var;               /* a variable of the sources with a counted access reaches it */
+};
+
+/* The comparison of the approximation with the exact counts over one
+ * universe. */
+struct figures {
+	size_t ntop;
+	int64_t exact_total;
+	size_t overlap[AT_METHODS];
+	bool has_rho[AT_METHODS], has_err[AT_METHODS];
+	double rho[AT_METHODS], max_err[AT_METHODS];
 };
 
 struct bucket {
@@ -154,12 +175,11 @@ struct approx {
 	struct bucket *b;
 	size_t nb;
 	struct object *o;
-	size_t no, ntop;
+	size_t no;
 	int64_t exact_total;
 	double approx_total[AT_METHODS];
-	size_t overlap[AT_METHODS];
-	bool has_rho[AT_METHODS], has_err[AT_METHODS];
-	double rho[AT_METHODS], max_err[AT_METHODS];
+	enum universe universe;
+	struct figures fig[U_N];
 };
 
 static int parse_real(const char *s, double *v)
@@ -260,6 +280,16 @@ static int parse(struct approx *a, int argc, char **argv)
 				return -1;
 			}
 			a->top = (size_t)v;
+			break;
+		case OPT_UNIVERSE:
+			if (!strcmp(it.arg, "variables"))
+				a->universe = U_VARIABLES;
+			else if (!strcmp(it.arg, "buckets"))
+				a->universe = U_BUCKETS;
+			else {
+				err_msg("invalid --rank value '%s' (variables or buckets)", it.arg);
+				return -1;
+			}
 			break;
 		case OPT_BY:
 			if (!strcmp(it.arg, "object"))
@@ -789,57 +819,96 @@ static int cmp_order(const void *pa, const void *pb, void *arg)
 	return strcmp(x->name, y->name);
 }
 
-/* Ranks each order, marks the rows and computes the figures. */
-static void compare(struct approx *a)
+/* The paper's universe, the program's variables: the objects the sources'
+ * variables map to (globals, heap blocks assigned to a variable, user
+ * buckets), the stack when a local that is not a register scalar maps to
+ * it.  Library and loader data, <malloc>, a stack whose variables all live
+ * in registers have no variable to be attributed to. */
+static void mark_variables(struct approx *a)
 {
+	const struct sv_prog *pg = &a->prog;
+
+	for (size_t v = 0; v < pg->nvars; v++) {
+		const struct sv_var *var = &pg->vars[v];
+		struct object *o = a->var_obj[v] >= 0 ? &a->o[a->var_obj[v]] : NULL;
+
+		if (o && (!o->kind || strcmp(o->kind, "stack") || !var->automatic ||
+			  var->addr_taken || a->at.registers))
+			o->var = true;
+	}
+	for (size_t i = 0; i < a->nb; i++)
+		if (a->b[i].obj >= 0 && !strcmp(a->b[i].kind, "user"))
+			a->o[a->b[i].obj].var = true;
+}
+
+static bool in_universe(const struct object *o, enum universe u)
+{
+	return u == U_BUCKETS || o->var;
+}
+
+/* Ranks each order among the objects of universe u and computes its
+ * figures; with mark, the ranks and rows shown are these. */
+static void compare(struct approx *a, enum universe u, bool mark)
+{
+	struct figures *f = &a->fig[u];
 	size_t *ord = xcalloc(a->no + 1, sizeof *ord), *top = xcalloc(a->no + 1, sizeof *top);
+	size_t *rank = xcalloc((a->no + 1) * AT_METHODS, sizeof *rank);
 	double *x = xcalloc(a->no + 1, sizeof *x), *y = xcalloc(a->no + 1, sizeof *y);
 	double *rx = xcalloc(a->no + 1, sizeof *rx), *ry = xcalloc(a->no + 1, sizeof *ry);
 
+	for (size_t i = 0; i < a->no; i++)
+		if (in_universe(&a->o[i], u))
+			f->exact_total += a->o[i].exact;
 	for (int w = -1; w < AT_METHODS; w++) {
 		struct order_ctx c = { a->o, w };
-		size_t n = 0;
+		size_t n = 0, r = 0;
 
 		for (size_t i = 0; i < a->no; i++)
-			ord[i] = i;
-		qsort_r(ord, a->no, sizeof *ord, cmp_order, &c);
-		for (size_t i = 0; i < a->no && value(&a->o[ord[i]], w) > 0; i++) {
+			if (in_universe(&a->o[i], u))
+				ord[n++] = i;
+		qsort_r(ord, n, sizeof *ord, cmp_order, &c);
+		for (size_t i = 0; i < n && value(&a->o[ord[i]], w) > 0; i++) {
 			struct object *o = &a->o[ord[i]];
 
-			if (w < 0)
-				o->rank_exact = i + 1;
-			else
-				o->rank[w] = i + 1;
-			if (i < a->top)
-				o->row = true;
+			if (w >= 0)
+				rank[ord[i] * AT_METHODS + (size_t)w] = i + 1;
+			if (mark) {
+				if (w < 0)
+					o->rank_exact = i + 1;
+				else
+					o->rank[w] = i + 1;
+				o->row |= i < a->top;
+			}
 			if (w < 0 && i < a->top)
-				top[n++] = ord[i];
+				top[r++] = ord[i];
 		}
 		if (w < 0)
-			a->ntop = n;
+			f->ntop = r;
 	}
 	for (int m = 0; m < AT_METHODS; m++) {
-		for (size_t i = 0; i < a->ntop; i++) {
-			const struct object *o = &a->o[top[i]];
+		for (size_t i = 0; i < f->ntop; i++) {
+			size_t rk = rank[top[i] * AT_METHODS + (size_t)m];
 
-			x[i] = (double)o->exact;
-			y[i] = o->approx[m];
-			a->overlap[m] += o->rank[m] && o->rank[m] <= a->top;
+			x[i] = (double)a->o[top[i]].exact;
+			y[i] = a->o[top[i]].approx[m];
+			f->overlap[m] += rk && rk <= a->top;
 		}
-		a->has_rho[m] = !approx_spearman(x, y, a->ntop, rx, ry, &a->rho[m]);
-		for (size_t i = 0; a->exact_total > 0 && a->approx_total[m] > 0 && i < a->no; i++) {
+		f->has_rho[m] = !approx_spearman(x, y, f->ntop, rx, ry, &f->rho[m]);
+		for (size_t i = 0; f->exact_total > 0 && a->approx_total[m] > 0 && i < a->no; i++) {
 			const struct object *o = &a->o[i];
-			double se = 100.0 * (double)o->exact / (double)a->exact_total;
+			double se = 100.0 * (double)o->exact / (double)f->exact_total;
 			double sa = 100.0 * o->approx[m] / a->approx_total[m];
 
-			if (o->has_exact && se >= 1.0 && (!a->has_err[m] || fabs(sa - se) > a->max_err[m])) {
-				a->max_err[m] = fabs(sa - se);
-				a->has_err[m] = true;
+			if (in_universe(o, u) && o->has_exact && se >= 1.0 &&
+			    (!f->has_err[m] || fabs(sa - se) > f->max_err[m])) {
+				f->max_err[m] = fabs(sa - se);
+				f->has_err[m] = true;
 			}
 		}
 	}
 	free(ord);
 	free(top);
+	free(rank);
 	free(x);
 	free(y);
 	free(rx);
@@ -1012,22 +1081,55 @@ static void print_text(const struct approx *a, struct profile *p, const struct h
 		return;
 	}
 	sbuf_reset(&out);
-	sbuf_addf(&out, "\n%-17s%8s %8s %8s\n", "", "raw", "LA", "SA");
-	sbuf_addf(&out, "%-17s", "Spearman:");
-	for (int m = 0; m < AT_METHODS; m++)
-		add_real(&out, a->has_rho[m], a->rho[m], " %8.4f", "        -");
-	snprintf(label, sizeof label, "top-%zu overlap:", a->top);
-	sbuf_addf(&out, "\n%-17s", label);
-	for (int m = 0; m < AT_METHODS; m++)
-		sbuf_addf(&out, " %4zu of %zu", a->overlap[m], a->ntop);
-	sbuf_addf(&out, "\n%-17s", "max error:");
-	for (int m = 0; m < AT_METHODS; m++)
-		add_real(&out, a->has_err[m], a->max_err[m], " %8.2f", "        -");
-	sbuf_addf(&out, "\n\nSpearman over the exact top %zu; max error in percentage points of"
-		  " the share, objects with at least 1%% of the exact %s events\n", a->top,
-		  a->si.event);
+	for (int k = 0; k < U_N; k++) {
+		enum universe u = k ? (a->universe == U_VARIABLES ? U_BUCKETS : U_VARIABLES) : a->universe;
+		const struct figures *f = &a->fig[u];
+
+		if (u == U_VARIABLES)
+			sbuf_addf(&out, "\nranked among the objects the sources' variables reach"
+				  " (--rank variables): exact top %zu\n", f->ntop);
+		else
+			sbuf_addf(&out, "\nranked among all buckets, library and loader data"
+				  " included (--rank buckets): exact top %zu\n", f->ntop);
+		sbuf_addf(&out, "%-17s%8s %8s %8s\n", "", "raw", "LA", "SA");
+		sbuf_addf(&out, "%-17s", "Spearman:");
+		for (int m = 0; m < AT_METHODS; m++)
+			add_real(&out, f->has_rho[m], f->rho[m], " %8.4f", "        -");
+		snprintf(label, sizeof label, "top-%zu overlap:", a->top);
+		sbuf_addf(&out, "\n%-17s", label);
+		for (int m = 0; m < AT_METHODS; m++)
+			sbuf_addf(&out, " %4zu of %zu", f->overlap[m], f->ntop);
+		sbuf_addf(&out, "\n%-17s", "max error:");
+		for (int m = 0; m < AT_METHODS; m++)
+			add_real(&out, f->has_err[m], f->max_err[m], " %8.2f", "        -");
+		sbuf_adds(&out, "\n");
+	}
+	sbuf_addf(&out, "\nSpearman over the exact top %zu; max error in percentage points of"
+		  " the share, objects with at least 1%% of the exact %s events of the objects"
+		  " ranked; the table ranks %s\n", a->top, a->si.event,
+		  a->universe == U_VARIABLES ? "variables' objects" : "all buckets");
 	fwrite(out.buf, 1, out.len, stdout);
 	sbuf_release(&out);
+}
+
+/* {"raw":{...},"LA":{...},"SA":{...}}: the figures over universe u. */
+static void json_methods(struct sbuf *out, const struct approx *a, enum universe u,
+			 bool unattrib)
+{
+	const struct figures *f = &a->fig[u];
+
+	sbuf_adds(out, "{");
+	for (int m = 0; m < AT_METHODS; m++) {
+		sbuf_addf(out, "%s\"%s\":{", m ? "," : "", method_name[m]);
+		if (unattrib)
+			sbuf_addf(out, "\"unattributed\":%.10g,", unattributed(a, m));
+		sbuf_adds(out, "\"spearman\":");
+		add_real(out, f->has_rho[m], f->rho[m], "%.10g", "null");
+		sbuf_addf(out, ",\"top_overlap\":%zu,\"max_abs_error_pp\":", f->overlap[m]);
+		add_real(out, f->has_err[m], f->max_err[m], "%.10g", "null");
+		sbuf_adds(out, "}");
+	}
+	sbuf_adds(out, "}");
 }
 
 static void print_json(const struct approx *a, struct profile *p, const struct header *h,
@@ -1052,15 +1154,17 @@ static void print_json(const struct approx *a, struct profile *p, const struct h
 	sbuf_addf(&out, ",\"loop_threshold\":");
 	add_real(&out, a->at.loop, a->at.threshold, "%.10g", "null");
 	sbuf_addf(&out, ",\"files\":%zu,\"sampled_events\":%.10g,\"not_analysed\":%.10g,"
-		  "\"exact_events\":%lld,\"top\":%zu,\"top_exact\":%zu,\"methods\":{",
-		  a->prog.nfiles, a->total_samples, a->not_analysed, (long long)a->exact_total,
-		  a->top, a->ntop);
-	for (int m = 0; m < AT_METHODS; m++) {
-		sbuf_addf(&out, "%s\"%s\":{\"unattributed\":%.10g,\"spearman\":", m ? "," : "",
-			  method_name[m], unattributed(a, m));
-		add_real(&out, a->has_rho[m], a->rho[m], "%.10g", "null");
-		sbuf_addf(&out, ",\"top_overlap\":%zu,\"max_abs_error_pp\":", a->overlap[m]);
-		add_real(&out, a->has_err[m], a->max_err[m], "%.10g", "null");
+		  "\"exact_events\":%lld,\"top\":%zu,\"rank\":\"%s\",\"top_exact\":%zu,"
+		  "\"methods\":", a->prog.nfiles, a->total_samples, a->not_analysed,
+		  (long long)a->exact_total, a->top, universe_name[a->universe],
+		  a->fig[a->universe].ntop);
+	json_methods(&out, a, a->universe, true);
+	sbuf_adds(&out, ",\"universes\":{");
+	for (int u = 0; u < U_N; u++) {
+		sbuf_addf(&out, "%s\"%s\":{\"exact_events\":%lld,\"top_exact\":%zu,\"methods\":",
+			  u ? "," : "", universe_name[u], (long long)a->fig[u].exact_total,
+			  a->fig[u].ntop);
+		json_methods(&out, a, (enum universe)u, false);
 		sbuf_adds(&out, "}");
 	}
 	sbuf_adds(&out, "},\"rows\":");
@@ -1142,7 +1246,9 @@ int cmd_approx(int argc, char **argv)
 	}
 	map_variables(&a);
 	sum_approx(&a);
-	compare(&a);
+	mark_variables(&a);
+	compare(&a, a.universe == U_VARIABLES ? U_BUCKETS : U_VARIABLES, false);
+	compare(&a, a.universe, true);
 	if (a.by == BY_OBJECT)
 		object_table(&a, &t);
 	else if (a.by == BY_VARIABLE)
