@@ -20,10 +20,19 @@
  *    array variable used without subscript is its address, not a read.
  *    The address computation inside a[i][j] (a 2-D array) or s.a[i] is no
  *    access; a[i][j] over a pointer to pointers loads a[i], which is.
- *  - Aliases (intraprocedural, §3.1): a pointer variable initialised or
- *    assigned from another pointer or array variable (y = x) is that
- *    variable's alias; its accesses count for x.  The first such copy
- *    decides; a variable that is also assigned an allocation has none.
+ *  - Aliases (§3.1): a pointer variable initialised or assigned from
+ *    another pointer or array variable (y = x), and a pointer parameter
+ *    given a pointer argument (its root variable), points into what that
+ *    variable points into: a flow-insensitive, context-insensitive
+ *    points-to over variables (Andersen's inclusion rules).  A variable is
+ *    a target of its own when it is assigned an allocation or nothing flows
+ *    into it.  One target: the alias, its accesses count for it; several
+ *    (a pointer swapped with another, a parameter given different
+ *    variables at different calls): may, its accesses split equally, the
+ *    paper's call paths (§3.1, interprocedural analysis after the run)
+ *    not being in IP-only samples.  Arguments to a function defined in
+ *    another analysed file bind by name when one definition with external
+ *    linkage has it.
  *  - Allocations: a call of malloc, calloc, realloc, reallocarray,
  *    aligned_alloc, memalign, valloc, pvalloc, strdup or strndup whose
  *    result (through casts) is assigned or initialises a variable, or
@@ -81,6 +90,7 @@ void sv_prog_release(struct sv_prog *p)
 		free(p->vars[i].name);
 		free(p->vars[i].func);
 		free(p->vars[i].usr);
+		free(p->vars[i].may);
 	}
 	for (size_t i = 0; i < p->nacc; i++)
 		free(p->acc[i].key);
@@ -98,6 +108,9 @@ void sv_prog_release(struct sv_prog *p)
 	free(p->allocs);
 	free(p->alloc_fns);
 	free(p->binds);
+	for (size_t i = 0; i < p->nxbinds; i++)
+		free(p->xbinds[i].func);
+	free(p->xbinds);
 	free(p->files);
 	free(p->usr_hash);
 	memset(p, 0, sizeof *p);
@@ -205,6 +218,10 @@ static int var_of_decl(struct tu *t, CXCursor d)
 	cx_str(clang_getCursorSpelling(d), &s);
 	v->name = xmemdup(s.buf, s.len);
 	v->alias = -1;
+	v->may = NULL;
+	v->nmay = 0;
+	v->param = -1;
+	v->external = false;
 	v->array = is_array_type(clang_getCursorType(d));
 	v->pointer = v->array || is_pointer_type(clang_getCursorType(d));
 	if (k == CXCursor_ParmDecl)
@@ -543,6 +560,12 @@ static void add_alloc(struct tu *t, CXCursor call, int var, char *label)
 						     (uint32_t)var, label };
 }
 
+static void add_flow(struct sv_prog *p, int to, int from)
+{
+	GROW(p->binds, p->nbinds, p->binds_cap);
+	p->binds[p->nbinds++] = (struct sv_bind){ (uint32_t)to, (uint32_t)from };
+}
+
 /* target = value: an allocation's result, or a copy of a pointer (alias). */
 static void assigned(struct tu *t, int target, CXCursor value)
 {
@@ -561,42 +584,51 @@ static void assigned(struct tu *t, int target, CXCursor value)
 			add_alloc(t, v, target, literal_arg(t, v, label));
 			p->vars[target].alias = -2;     /* owns a block: never an alias */
 		}
-	} else if (clang_getCursorKind(v) == CXCursor_DeclRefExpr && p->vars[target].pointer &&
-		   p->vars[target].alias == -1) {
+	} else if (clang_getCursorKind(v) == CXCursor_DeclRefExpr && p->vars[target].pointer) {
 		int src = var_of_decl(t, clang_getCursorReferenced(v));
 
 		if (src >= 0 && src != target && p->vars[src].pointer)
-			p->vars[target].alias = src;
+			add_flow(p, target, src);
 	}
 	sbuf_release(&name);
 }
 
-/* One level of interprocedural aliasing: each pointer argument of a call
- * of a function defined in this file binds the callee's parameter to the
- * argument's root variable. */
+/* Interprocedural aliasing: each pointer argument of a call binds the
+ * callee's parameter to the argument's root variable; for a function
+ * defined in another file, by name when the files are all parsed. */
 static void bind_args(struct tu *t, CXCursor call)
 {
 	struct sv_prog *p = t->p;
-	CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(call));
+	CXCursor fn = clang_getCursorReferenced(call);
+	CXCursor def = clang_getCursorDefinition(fn);
+	bool here = !clang_Cursor_isNull(def) && clang_getCursorKind(def) == CXCursor_FunctionDecl;
 	int n = clang_Cursor_getNumArguments(call);
+	struct sbuf name;
 
-	if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_FunctionDecl ||
-	    !in_main(t, call))
+	if (clang_getCursorKind(fn) != CXCursor_FunctionDecl || !in_main(t, call))
 		return;
-	for (int i = 0; i < n && i < clang_Cursor_getNumArguments(def); i++) {
+	sbuf_init(&name);
+	cx_str(clang_getCursorSpelling(fn), &name);
+	for (int i = 0; i < n && (!here || i < clang_Cursor_getNumArguments(def)); i++) {
 		CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
 		int param, v;
 
 		if (!is_pointer_type(clang_getCursorType(arg)))
 			continue;
-		param = var_of_decl(t, clang_Cursor_getArgument(def, (unsigned)i));
 		v = root_var(t, arg);
-		if (param < 0 || v < 0 || v == param || !p->vars[param].pointer ||
-		    !p->vars[v].pointer)
+		if (v < 0 || !p->vars[v].pointer)
 			continue;
-		GROW(p->binds, p->nbinds, p->binds_cap);
-		p->binds[p->nbinds++] = (struct sv_bind){ (uint32_t)param, (uint32_t)v };
+		if (!here) {
+			GROW(p->xbinds, p->nxbinds, p->xbinds_cap);
+			p->xbinds[p->nxbinds++] = (struct sv_xbind){ xmemdup(name.buf, name.len),
+								     (uint32_t)i, (uint32_t)v };
+			continue;
+		}
+		param = var_of_decl(t, clang_Cursor_getArgument(def, (unsigned)i));
+		if (param >= 0 && v != param && p->vars[param].pointer)
+			add_flow(p, param, v);
 	}
+	sbuf_release(&name);
 }
 
 static void expr_kids(struct tu *t, CXCursor c, int mode)
@@ -792,6 +824,14 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent, CXClientDa
 		return CXChildVisit_Continue;
 	sbuf_init(&name);
 	t->func = cx_str(clang_getCursorSpelling(c), &name);
+	for (int i = 0; i < clang_Cursor_getNumArguments(c); i++) {
+		int v = var_of_decl(t, clang_Cursor_getArgument(c, (unsigned)i));
+
+		if (v >= 0) {
+			t->p->vars[v].param = i;
+			t->p->vars[v].external = clang_getCursorLinkage(c) == CXLinkage_External;
+		}
+	}
 	clang_visitChildren(c, stmt_visit, t);
 	t->func = NULL;
 	sbuf_release(&name);
@@ -1112,56 +1152,86 @@ static int cmp_u32(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* Chains of copies end at the variable that was copied first. */
-static void alias_chains(struct sv_prog *p)
+/* The arguments to functions of other files: a flow into the parameter of
+ * the one definition with external linkage of that name. */
+static void bind_by_name(struct sv_prog *p)
 {
-	for (size_t i = 0; i < p->nvars; i++) {
-		int a = p->vars[i].alias;
+	for (size_t i = 0; i < p->nxbinds; i++) {
+		const struct sv_xbind *x = &p->xbinds[i];
+		int param = -1, n = 0;
 
-		for (size_t hops = 0; a >= 0 && p->vars[a].alias >= 0 && hops < p->nvars; hops++)
-			a = p->vars[a].alias;
-		if (a == (int)i)
-			a = -1;
-		p->vars[i].alias = a;
+		for (size_t v = 0; v < p->nvars; v++) {
+			const struct sv_var *pv = &p->vars[v];
+
+			if (pv->scope == SV_PARAM && pv->external && pv->param == (int)x->index &&
+			    !strcmp(pv->func, x->func)) {
+				param = (int)v;
+				n++;
+			}
+		}
+		if (n == 1 && p->vars[param].pointer && param != (int)x->from)
+			add_flow(p, param, (int)x->from);
 	}
 }
 
-/* A pointer parameter with no alias of its own whose bindings all reach one
- * variable (after aliases) is that variable's alias. */
-static void alias_params(struct sv_prog *p)
+static bool set_add(uint32_t **set, size_t *n, uint32_t v)
 {
-	int *to = xcalloc(p->nvars + 1, sizeof *to);
+	for (size_t i = 0; i < *n; i++)
+		if ((*set)[i] == v)
+			return false;
+	*set = xrealloc(*set, (*n + 1) * sizeof **set);
+	(*set)[(*n)++] = v;
+	return true;
+}
 
-	for (size_t i = 0; i < p->nbinds; i++) {
-		uint32_t prm = p->binds[i].param;
-		int v = (int)p->binds[i].arg;
+/* Points-to over variables (Notes): pts(v) holds v when v owns a block or
+ * nothing flows into it, and pts(x) for every flow v = x; iterated to the
+ * fixed point. */
+static void points_to(struct sv_prog *p)
+{
+	uint32_t **pts = xcalloc(p->nvars + 1, sizeof *pts);
+	size_t *n = xcalloc(p->nvars + 1, sizeof *n);
+	bool *in = xcalloc(p->nvars + 1, sizeof *in), changed = true;
 
-		if (p->vars[v].alias >= 0)
-			v = p->vars[v].alias;
-		if (v == (int)prm)
-			continue;
-		/* to[]: 0 none yet, v + 1 one variable, -1 several. */
-		if (!to[prm])
-			to[prm] = v + 1;
-		else if (to[prm] != v + 1)
-			to[prm] = -1;
+	for (size_t i = 0; i < p->nbinds; i++)
+		in[p->binds[i].to] = true;
+	for (size_t v = 0; v < p->nvars; v++)
+		if (!in[v] || p->vars[v].alias == -2)
+			set_add(&pts[v], &n[v], (uint32_t)v);
+	while (changed) {
+		changed = false;
+		for (size_t i = 0; i < p->nbinds; i++) {
+			uint32_t to = p->binds[i].to, from = p->binds[i].from;
+
+			for (size_t k = 0; k < n[from]; k++)
+				changed |= set_add(&pts[to], &n[to], pts[from][k]);
+		}
 	}
-	for (size_t i = 0; i < p->nvars; i++)
-		if (to[i] > 0 && p->vars[i].alias == -1 && p->vars[i].scope == SV_PARAM)
-			p->vars[i].alias = to[i] - 1;
-	free(to);
-	alias_chains(p);
+	for (size_t v = 0; v < p->nvars; v++) {
+		struct sv_var *pv = &p->vars[v];
+
+		pv->alias = -1;
+		if (n[v] == 1 && pts[v][0] != v) {
+			pv->alias = (int)pts[v][0];
+		} else if (n[v] > 1) {
+			qsort(pts[v], n[v], sizeof *pts[v], cmp_u32);
+			pv->may = pts[v];
+			pv->nmay = n[v];
+			pts[v] = NULL;
+		}
+		free(pts[v]);
+	}
+	free(pts);
+	free(n);
+	free(in);
 }
 
 void sv_prog_finish(struct sv_prog *p)
 {
 	size_t out = 0;
 
-	alias_chains(p);
-	alias_params(p);
-	for (size_t i = 0; i < p->nvars; i++)
-		if (p->vars[i].alias < -1)
-			p->vars[i].alias = -1;
+	bind_by_name(p);
+	points_to(p);
 	for (size_t i = 0; i < p->nacc; i++) {
 		const struct sv_var *v = &p->vars[p->acc[i].var];
 

@@ -687,7 +687,7 @@ static void map_variables(struct approx *a)
 		int o = -1, b;
 
 		a->var_obj[v] = -1;
-		if (var->alias >= 0)
+		if (var->alias >= 0 || var->nmay)
 			continue;
 		for (size_t k = 0; k < pg->nallocs; k++) {
 			heap |= pg->allocs[k].var == v;
@@ -788,12 +788,18 @@ static void sum_approx(struct approx *a)
 	for (size_t i = 0; i < pg->nacc; i++)
 		for (int m = 0; m < AT_METHODS; m++)
 			a->var_approx[m][pg->acc[i].var] += a->res.val[m][i];
+	/* A pointer that may point into several variables: equal shares. */
 	for (size_t v = 0; v < pg->nvars; v++) {
-		if (a->var_obj[v] < 0)
-			continue;
-		for (int m = 0; m < AT_METHODS; m++) {
-			a->o[a->var_obj[v]].approx[m] += a->var_approx[m][v];
-			a->approx_total[m] += a->var_approx[m][v];
+		const struct sv_var *var = &pg->vars[v];
+		size_t n = var->nmay ? var->nmay : 1;
+
+		for (size_t k = 0; k < n; k++) {
+			int o = a->var_obj[var->nmay ? var->may[k] : v];
+
+			for (int m = 0; o >= 0 && m < AT_METHODS; m++) {
+				a->o[o].approx[m] += a->var_approx[m][v] / (double)n;
+				a->approx_total[m] += a->var_approx[m][v] / (double)n;
+			}
 		}
 	}
 }
@@ -966,8 +972,10 @@ static const char *scope_name(enum sv_scope s)
 static void variable_table(const struct approx *a, struct table *t)
 {
 	const struct sv_prog *pg = &a->prog;
+	struct sbuf objs;
 	int cm;
 
+	sbuf_init(&objs);
 	table_add_col(t, "variable", NULL, COL_STR, true);
 	table_add_col(t, "function", NULL, COL_STR, true);
 	table_add_col(t, "scope", NULL, COL_STR, false);
@@ -985,11 +993,20 @@ static void variable_table(const struct approx *a, struct table *t)
 		cell_set_str(&row[0], var->name, strlen(var->name));
 		cell_set_str(&row[1], var->func, strlen(var->func));
 		cell_set_str(&row[2], scope_name(var->scope), strlen(scope_name(var->scope)));
-		if (a->var_obj[v] >= 0)
-			cell_set_str(&row[3], a->o[a->var_obj[v]].name, strlen(a->o[a->var_obj[v]].name));
+		/* Several objects: "a | b", each an equal share. */
+		sbuf_reset(&objs);
+		for (size_t k = 0; k < (var->nmay ? var->nmay : 1); k++) {
+			int o = a->var_obj[var->nmay ? var->may[k] : v];
+
+			if (o >= 0)
+				sbuf_addf(&objs, "%s%s", objs.len ? " | " : "", a->o[o].name);
+		}
+		if (objs.len)
+			cell_set_str(&row[3], objs.buf, objs.len);
 		for (int m = 0; m < AT_METHODS; m++)
 			cell_set_real(&row[cm + m], a->var_approx[m][v]);
 	}
+	sbuf_release(&objs);
 	table_sort(t, cm + AT_LA);
 }
 
