@@ -46,6 +46,7 @@
 enum {
 	OPT_SOURCES = OPT_OWN, OPT_CCMDS, OPT_CFLAGS, OPT_THRESHOLD, OPT_SKID, OPT_SKID_LINES,
 	OPT_WRITES, OPT_TOP, OPT_BY, OPT_FORMAT, OPT_SKID_MODEL, OPT_SCALARS, OPT_UNIVERSE,
+	OPT_LOOP_SCALARS, OPT_SPLIT,
 };
 
 static const struct opt_def approx_opts[] = {
@@ -58,6 +59,8 @@ static const struct opt_def approx_opts[] = {
 	{ OPT_SKID_LINES, 0, "skid-lines", OPT_REQUIRED },
 	{ OPT_SKID_MODEL, 0, "skid-over", OPT_REQUIRED },
 	{ OPT_SCALARS, 0, "register-scalars", OPT_REQUIRED },
+	{ OPT_LOOP_SCALARS, 0, "loop-scalars", OPT_REQUIRED },
+	{ OPT_SPLIT, 0, "split", OPT_REQUIRED },
 	{ OPT_WRITES, 0, "writes", OPT_REQUIRED },
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
 	{ OPT_UNIVERSE, 0, "rank", OPT_REQUIRED },
@@ -98,6 +101,14 @@ void cmd_approx_usage(FILE *f)
 	      "                             whether reads of local scalars whose address is\n"
 	      "                             never taken count (the paper counts them; at -O2\n"
 	      "                             they live in registers; default: exclude)\n"
+	      "  --split variables|locations\n"
+	      "                             a line's samples split over the variables it\n"
+	      "                             accesses, then over each one's locations, or over\n"
+	      "                             its locations (the paper; default: variables)\n"
+	      "  --loop-scalars demote|count\n"
+	      "                             whether a whole variable read in a loop counts\n"
+	      "                             on a line with other locations (the paper counts\n"
+	      "                             it; it stays cached; default: demote)\n"
 	      "  --writes yes|no            count written locations too (default: yes\n"
 	      "                             unless the sampled event is Dr)\n"
 	      "  --top N                    the top N objects of each order (default: 10)\n"
@@ -263,6 +274,22 @@ static int parse(struct approx *a, int argc, char **argv)
 			} else if (strcmp(it.arg, "exclude")) {
 				err_msg("invalid --register-scalars value '%s' (exclude or count)",
 					it.arg);
+				return -1;
+			}
+			break;
+		case OPT_SPLIT:
+			if (!strcmp(it.arg, "locations")) {
+				a->at.per_location = true;
+			} else if (strcmp(it.arg, "variables")) {
+				err_msg("invalid --split value '%s' (variables or locations)", it.arg);
+				return -1;
+			}
+			break;
+		case OPT_LOOP_SCALARS:
+			if (!strcmp(it.arg, "count")) {
+				a->at.loop_scalars = true;
+			} else if (strcmp(it.arg, "demote")) {
+				err_msg("invalid --loop-scalars value '%s' (demote or count)", it.arg);
 				return -1;
 			}
 			break;
