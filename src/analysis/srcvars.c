@@ -21,9 +21,13 @@
  *    The address computation inside a[i][j] (a 2-D array) or s.a[i] is no
  *    access; a[i][j] over a pointer to pointers loads a[i], which is.
  *  - Aliases (§3.1): a pointer variable initialised or assigned from
- *    another pointer or array variable (y = x), and a pointer parameter
- *    given a pointer argument (its root variable), points into what that
- *    variable points into: a flow-insensitive, context-insensitive
+ *    another pointer or array variable (y = x, y = x + i, y = &x[i], and
+ *    y = x[i] or y = x->f: the variable x stands for its blocks and the
+ *    blocks assigned to its elements and members), a pointer parameter
+ *    given a pointer argument (its root variable), and a pointer assigned
+ *    the result of an analysed function (y = f(), the root variables of
+ *    f's return statements, by name), points into what that variable
+ *    points into: a flow-insensitive, context-insensitive
  *    points-to over variables (Andersen's inclusion rules).  A variable is
  *    a target of its own when it is assigned an allocation or nothing flows
  *    into it.  One target: the alias, its accesses count for it; several
@@ -111,6 +115,12 @@ void sv_prog_release(struct sv_prog *p)
 	for (size_t i = 0; i < p->nxbinds; i++)
 		free(p->xbinds[i].func);
 	free(p->xbinds);
+	for (size_t i = 0; i < p->nrets; i++)
+		free(p->rets[i].func);
+	for (size_t i = 0; i < p->nrcalls; i++)
+		free(p->rcalls[i].func);
+	free(p->rets);
+	free(p->rcalls);
 	free(p->files);
 	free(p->usr_hash);
 	memset(p, 0, sizeof *p);
@@ -566,8 +576,11 @@ static void add_flow(struct sv_prog *p, int to, int from)
 	p->binds[p->nbinds++] = (struct sv_bind){ (uint32_t)to, (uint32_t)from };
 }
 
-/* target = value: an allocation's result, or a copy of a pointer (alias). */
-static void assigned(struct tu *t, int target, CXCursor value)
+/* target = value: an allocation's result (target the root variable of the
+ * left side: p, p[0], s->f), or a copy of a pointer (alias) when the left
+ * side is the variable itself (whole): p[j] = t stores a pointer into p's
+ * block, it does not make p point elsewhere. */
+static void assigned(struct tu *t, int target, bool whole, CXCursor value)
 {
 	struct sv_prog *p = t->p;
 	struct sbuf name;
@@ -583,9 +596,14 @@ static void assigned(struct tu *t, int target, CXCursor value)
 		if (is_alloc_fn(p, name.buf, &label)) {
 			add_alloc(t, v, target, literal_arg(t, v, label));
 			p->vars[target].alias = -2;     /* owns a block: never an alias */
+		} else if (whole && p->vars[target].pointer && name.len) {
+			GROW(p->rcalls, p->nrcalls, p->rcalls_cap);
+			p->rcalls[p->nrcalls++] = (struct sv_fnvar){ xmemdup(name.buf, name.len),
+								     (uint32_t)target };
 		}
-	} else if (clang_getCursorKind(v) == CXCursor_DeclRefExpr && p->vars[target].pointer) {
-		int src = var_of_decl(t, clang_getCursorReferenced(v));
+	} else if (whole && p->vars[target].pointer &&
+		   is_pointer_type(clang_getCursorType(v))) {
+		int src = root_var(t, v);
 
 		if (src >= 0 && src != target && p->vars[src].pointer)
 			add_flow(p, target, src);
@@ -705,7 +723,8 @@ static void expr(struct tu *t, CXCursor c, int mode)
 		if (!strcmp(op.buf, "=")) {
 			expr(t, ks.c[0], M_WRITE);
 			expr(t, ks.c[1], M_READ);
-			assigned(t, root_var(t, ks.c[0]), ks.c[1]);
+			assigned(t, root_var(t, ks.c[0]),
+				 clang_getCursorKind(strip(ks.c[0])) == CXCursor_DeclRefExpr, ks.c[1]);
 		} else {
 			expr(t, ks.c[0], mode & M_ADDR ? M_READ : M_READ);
 			expr(t, ks.c[1], M_READ);
@@ -779,7 +798,7 @@ static void var_decl(struct tu *t, CXCursor d)
 			sbuf_release(&name);
 		}
 		expr(t, init, M_READ);
-		assigned(t, v, init);
+		assigned(t, v, true, init);
 	}
 	free(ks.c);
 }
@@ -808,6 +827,19 @@ static void stmt(struct tu *t, CXCursor c)
 			GROW(p->loops, p->nloops, p->loops_cap);
 			p->loops[p->nloops++] = (struct sv_loop){ t->file, first, last };
 		}
+	}
+	if (k == CXCursor_ReturnStmt && t->func && in_main(t, c)) {
+		struct kids ks = { 0 };
+		int v;
+
+		kids_of(c, &ks);
+		v = ks.n && is_pointer_type(clang_getCursorType(ks.c[0])) ? root_var(t, ks.c[0]) : -1;
+		if (v >= 0 && t->p->vars[v].pointer) {
+			GROW(t->p->rets, t->p->nrets, t->p->rets_cap);
+			t->p->rets[t->p->nrets++] = (struct sv_fnvar){ xmemdup(t->func, strlen(t->func)),
+								       (uint32_t)v };
+		}
+		free(ks.c);
 	}
 	if (clang_isStatement(k) && k != CXCursor_CompoundStmt && k != CXCursor_DeclStmt)
 		mark_code(t, c);
@@ -1172,6 +1204,12 @@ static void bind_by_name(struct sv_prog *p)
 		if (n == 1 && p->vars[param].pointer && param != (int)x->from)
 			add_flow(p, param, (int)x->from);
 	}
+	/* y = f(): what f returns, in any analysed file. */
+	for (size_t i = 0; i < p->nrcalls; i++)
+		for (size_t j = 0; j < p->nrets; j++)
+			if (!strcmp(p->rcalls[i].func, p->rets[j].func) &&
+			    p->rcalls[i].var != p->rets[j].var)
+				add_flow(p, (int)p->rcalls[i].var, (int)p->rets[j].var);
 }
 
 static bool set_add(uint32_t **set, size_t *n, uint32_t v)

@@ -66,9 +66,10 @@ struct sv_alloc {
 	char *label;
 };
 
-/* A pointer flowing from one variable into another: a copy (y = x, or
- * y = x + 1: to y, from x) or a pointer argument (to the callee's
- * parameter, from the argument's root variable). */
+/* A pointer flowing from one variable into another: a copy (y = x,
+ * y = x + 1, y = x[0]: to y, from x), a pointer argument (to the callee's
+ * parameter, from the argument's root variable) or a returned pointer (to
+ * the variable assigned the call, from the returned root variable). */
 struct sv_bind {
 	uint32_t to, from;
 };
@@ -79,6 +80,13 @@ struct sv_bind {
 struct sv_xbind {
 	char *func;
 	uint32_t index, from;
+};
+
+/* A function and a pointer variable: one it returns (return v, return
+ * v + 1, return a[0]), or one assigned its result (v = f(...)). */
+struct sv_fnvar {
+	char *func;
+	uint32_t var;
 };
 
 struct sv_file {
@@ -103,6 +111,8 @@ struct sv_prog {
 	size_t nbinds, binds_cap;
 	struct sv_xbind *xbinds;
 	size_t nxbinds, xbinds_cap;
+	struct sv_fnvar *rets, *rcalls;
+	size_t nrets, rets_cap, nrcalls, rcalls_cap;
 	char **alloc_fns;       /* more allocation functions (--alloc-fn names) */
 	size_t nalloc_fns;
 	uint32_t *usr_hash;     /* open addressing: var index + 1, 0 = empty */

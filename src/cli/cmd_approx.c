@@ -696,7 +696,16 @@ static bool heap_site(const char *name, char *file, size_t cap, unsigned long *l
 	return true;
 }
 
-/* Which object each variable's approximation goes to (Notes). */
+static int cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+
+	return (x > y) - (x < y);
+}
+
+/* Which object each variable's approximation goes to (Notes); a pointer
+ * that may point into several variables has one only when it is one of
+ * them (it owns a block too). */
 static void map_variables(struct approx *a)
 {
 	struct sv_prog *pg = &a->prog;
@@ -714,7 +723,9 @@ static void map_variables(struct approx *a)
 		int o = -1, b;
 
 		a->var_obj[v] = -1;
-		if (var->alias >= 0 || var->nmay)
+		if (var->alias >= 0 || (var->nmay && !bsearch(&(uint32_t){ (uint32_t)v }, var->may,
+							       var->nmay, sizeof *var->may,
+							       cmp_u32)))
 			continue;
 		for (size_t k = 0; k < pg->nallocs; k++) {
 			heap |= pg->allocs[k].var == v;

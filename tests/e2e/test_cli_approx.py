@@ -285,6 +285,14 @@ class Demo(TmpDirTest):
         objs = {o["object"]: o for o in json.loads(r.stdout)["rows"]}
         self.assertEqual(objs["hist (main)"]["kind"], "user")
         self.assertGreater(objs["hist (main)"]["exact"], 0)
+        # step()'s p: bound to main's list, assigned make_particles()'s
+        # result, which returns head = all[0]; all owns the particles
+        # (all[i] = malloc(...)).  all[j] = t stores a pointer into all's
+        # block and does not make all point elsewhere.  So p's accesses
+        # count for all, and nothing is unresolved.
+        self.assertNotIn("(unresolved)", objs)
+        self.assertGreater(objs["all (make_particles)"]["raw"], 0)
+        self.assertGreater(objs["all (make_particles)"]["exact"], 0)
 
 
 # Aliases and the split of a line (docs/approx.md, "Static analysis" and
