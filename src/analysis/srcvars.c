@@ -32,7 +32,10 @@
  *    a target of its own when it is assigned an allocation or nothing flows
  *    into it.  One target: the alias, its accesses count for it; several
  *    (a pointer swapped with another, a parameter given different
- *    variables at different calls): may, its accesses split equally, the
+ *    variables at different calls): may, its accesses split equally over
+ *    them, unknown targets (a pointer parameter or local that owns no
+ *    block and nothing flows into: one of a function no analysed code
+ *    calls) left out when there are known ones; the
  *    paper's call paths (§3.1, interprocedural analysis after the run)
  *    not being in IP-only samples.  Arguments to a function defined in
  *    another analysed file bind by name when one definition with external
@@ -1222,6 +1225,13 @@ static bool set_add(uint32_t **set, size_t *n, uint32_t v)
 	return true;
 }
 
+static bool unknown_target(const struct sv_prog *p, const bool *owns, uint32_t v)
+{
+	const struct sv_var *pv = &p->vars[v];
+
+	return pv->pointer && !pv->array && !owns[v] && pv->scope != SV_GLOBAL;
+}
+
 /* Points-to over variables (Notes): pts(v) holds v when v owns a block or
  * nothing flows into it, and pts(x) for every flow v = x; iterated to the
  * fixed point. */
@@ -1230,12 +1240,15 @@ static void points_to(struct sv_prog *p)
 	uint32_t **pts = xcalloc(p->nvars + 1, sizeof *pts);
 	size_t *n = xcalloc(p->nvars + 1, sizeof *n);
 	bool *in = xcalloc(p->nvars + 1, sizeof *in), changed = true;
+	bool *owns = xcalloc(p->nvars + 1, sizeof *owns);
 
 	for (size_t i = 0; i < p->nbinds; i++)
 		in[p->binds[i].to] = true;
-	for (size_t v = 0; v < p->nvars; v++)
-		if (!in[v] || p->vars[v].alias == -2)
+	for (size_t v = 0; v < p->nvars; v++) {
+		owns[v] = p->vars[v].alias == -2;
+		if (!in[v] || owns[v])
 			set_add(&pts[v], &n[v], (uint32_t)v);
+	}
 	while (changed) {
 		changed = false;
 		for (size_t i = 0; i < p->nbinds; i++) {
@@ -1247,7 +1260,18 @@ static void points_to(struct sv_prog *p)
 	}
 	for (size_t v = 0; v < p->nvars; v++) {
 		struct sv_var *pv = &p->vars[v];
+		size_t known = 0;
 
+		/* Unknown targets (a local pointer or parameter nothing flows into
+		 * and that owns no block: a parameter of a function no analysed
+		 * code calls) give way to known ones. */
+		for (size_t k = 0; k < n[v]; k++)
+			known += !unknown_target(p, owns, pts[v][k]);
+		for (size_t k = 0, out = 0; known && known < n[v] && k < n[v]; k++)
+			if (!unknown_target(p, owns, pts[v][k]))
+				pts[v][out++] = pts[v][k];
+		if (known && known < n[v])
+			n[v] = known;
 		pv->alias = -1;
 		if (n[v] == 1 && pts[v][0] != v) {
 			pv->alias = (int)pts[v][0];
@@ -1262,6 +1286,7 @@ static void points_to(struct sv_prog *p)
 	free(pts);
 	free(n);
 	free(in);
+	free(owns);
 }
 
 void sv_prog_finish(struct sv_prog *p)

@@ -299,7 +299,8 @@ class Demo(TmpDirTest):
 # "Attribution").  main.c's sweep swaps its two pointers, so in and out
 # may each point into a or b (points-to: in <- a by the call, in <- out by
 # the copy; out <- b, out <- t, t <- in); work() is defined in work.c and
-# its p is bound by name to main's c.
+# its p is bound by name to main's c.  unused() is called by no analysed
+# code: its q points into nothing known, and gives way to a and b.
 ALIAS_MAIN = """#include <stdlib.h>
 void work(double *p, int n);
 double g;
@@ -321,6 +322,10 @@ int main(void)
 	work(c, 100);
 	return 0;
 }
+void unused(double *q)
+{
+	sweep(q, q, 1);
+}
 """
 ALIAS_WORK = """void work(double *p, int n)
 {
@@ -329,6 +334,18 @@ ALIAS_WORK = """void work(double *p, int n)
 }
 """
 SWEEP_LINE, WORK_LINE = 8, 4
+
+
+class AllocFns(TmpDirTest):
+    def test_simulator_writes_alloc_fns(self):
+        # approx reads the --alloc-fn names from meta alloc_fns (as the
+        # native engine writes them): the simulator writes them too.
+        _, db = self.record([workload("approx_fig2")],
+                            ["--alloc-fn=figwrap", "--alloc-fn=other"])
+        con = sqlite3.connect(db)
+        v = con.execute("SELECT value FROM meta WHERE key = 'alloc_fns'").fetchone()
+        con.close()
+        self.assertEqual(v, ("figwrap,other",))
 
 
 class Aliases(TmpDirTest):
