@@ -14,12 +14,16 @@
  *    that allocation; other locals and parameters are the stack bucket
  *    (<stack>, or <stack:function> when the profile has per-frame stack
  *    buckets); a local pointer with no allocation is "(unresolved)", which
- *    has no exact count.  A bucket no variable reaches is its own object
- *    with no approximation.
+ *    has no exact count; a pointer that may point into several variables
+ *    (srcvars.h) gives each of their objects an equal share.  A bucket no
+ *    variable reaches is its own object with no approximation.
  *  - Ranks, Spearman's rho over the exact top N, the top-N overlap and the
  *    largest share error (objects with at least 1 % of the exact events)
- *    as in dcprof accuracy; shares of approximations are over all
- *    attributed samples, exact shares over all buckets.
+ *    as in dcprof accuracy, among the objects of a universe: the objects
+ *    the sources' variables reach (the paper ranks program variables), or
+ *    all buckets; both are computed, --rank picks the table's.  Shares of
+ *    approximations are over all attributed samples, exact shares over the
+ *    universe.
  *  - Skid given in instructions (--skid, or the profile's sample_skid) is
  *    turned into code lines with the profile's instructions per line:
  *    distinct data-accessing instructions per source line times Ir over
