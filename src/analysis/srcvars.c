@@ -91,6 +91,13 @@ void sv_prog_init(struct sv_prog *p)
 	memset(p, 0, sizeof *p);
 }
 
+static void fnvars_free(struct sv_fnvar *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].func);
+	free(v);
+}
+
 void sv_prog_release(struct sv_prog *p)
 {
 	for (size_t i = 0; i < p->nvars; i++) {
@@ -118,12 +125,8 @@ void sv_prog_release(struct sv_prog *p)
 	for (size_t i = 0; i < p->nxbinds; i++)
 		free(p->xbinds[i].func);
 	free(p->xbinds);
-	for (size_t i = 0; i < p->nrets; i++)
-		free(p->rets[i].func);
-	for (size_t i = 0; i < p->nrcalls; i++)
-		free(p->rcalls[i].func);
-	free(p->rets);
-	free(p->rcalls);
+	fnvars_free(p->rets, p->nrets);
+	fnvars_free(p->rcalls, p->nrcalls);
 	free(p->files);
 	free(p->usr_hash);
 	memset(p, 0, sizeof *p);

@@ -221,9 +221,22 @@ static int parse_pair(const char *opt, const char *s, double v[2])
 	return -1;
 }
 
+/* An option with two values: *second tells which. */
+static int parse_either(const char *opt, const char *arg, const char *one, const char *two,
+			bool *second)
+{
+	if (strcmp(arg, one) && strcmp(arg, two)) {
+		err_msg("invalid %s value '%s' (%s or %s)", opt, arg, one, two);
+		return -1;
+	}
+	*second = !strcmp(arg, two);
+	return 0;
+}
+
 static int parse(struct approx *a, int argc, char **argv)
 {
 	struct opt_iter it;
+	bool buckets = false;
 	uint64_t v;
 	int id;
 
@@ -265,37 +278,24 @@ static int parse(struct approx *a, int argc, char **argv)
 			a->has_skid_lines = true;
 			break;
 		case OPT_SKID_MODEL:
-			if (!strcmp(it.arg, "lines")) {
-				a->skid_lines_model = true;
-			} else if (strcmp(it.arg, "instructions")) {
-				err_msg("invalid --skid-over value '%s' (instructions or lines)", it.arg);
+			if (parse_either("--skid-over", it.arg, "instructions", "lines",
+					 &a->skid_lines_model))
 				return -1;
-			}
 			break;
 		case OPT_SCALARS:
-			if (!strcmp(it.arg, "count")) {
-				a->at.registers = true;
-			} else if (strcmp(it.arg, "exclude")) {
-				err_msg("invalid --register-scalars value '%s' (exclude or count)",
-					it.arg);
+			if (parse_either("--register-scalars", it.arg, "exclude", "count",
+					 &a->at.registers))
 				return -1;
-			}
 			break;
 		case OPT_SPLIT:
-			if (!strcmp(it.arg, "locations")) {
-				a->at.per_location = true;
-			} else if (strcmp(it.arg, "variables")) {
-				err_msg("invalid --split value '%s' (variables or locations)", it.arg);
+			if (parse_either("--split", it.arg, "variables", "locations",
+					 &a->at.per_location))
 				return -1;
-			}
 			break;
 		case OPT_LOOP_SCALARS:
-			if (!strcmp(it.arg, "count")) {
-				a->at.loop_scalars = true;
-			} else if (strcmp(it.arg, "demote")) {
-				err_msg("invalid --loop-scalars value '%s' (demote or count)", it.arg);
+			if (parse_either("--loop-scalars", it.arg, "demote", "count",
+					 &a->at.loop_scalars))
 				return -1;
-			}
 			break;
 		case OPT_WRITES:
 			a->writes = opt_parse_yesno(it.arg);
@@ -313,14 +313,9 @@ static int parse(struct approx *a, int argc, char **argv)
 			a->top = (size_t)v;
 			break;
 		case OPT_UNIVERSE:
-			if (!strcmp(it.arg, "variables"))
-				a->universe = U_VARIABLES;
-			else if (!strcmp(it.arg, "buckets"))
-				a->universe = U_BUCKETS;
-			else {
-				err_msg("invalid --rank value '%s' (variables or buckets)", it.arg);
+			if (parse_either("--rank", it.arg, "variables", "buckets", &buckets))
 				return -1;
-			}
+			a->universe = buckets ? U_BUCKETS : U_VARIABLES;
 			break;
 		case OPT_BY:
 			if (!strcmp(it.arg, "object"))
