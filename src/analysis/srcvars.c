@@ -49,7 +49,8 @@
  *    statement; code lines are the lines where a statement or expression
  *    starts.
  *  - Only what is in the parsed (main) file is recorded: code in headers is
- *    not.  C++ files are skipped: their operators, references and members
+ *    not; a macro's expansion counts where the file uses it (its line, the
+ *    use's tokens as the key: G(i)).  C++ files are skipped: their operators, references and members
  *    are not modelled.
  */
 #include <dirent.h>
@@ -328,19 +329,13 @@ static uint32_t line_of(CXCursor c)
 	return line;
 }
 
-static bool in_main(struct tu *t, CXCursor c)
-{
-	return clang_Location_isFromMainFile(clang_getCursorLocation(c)) != 0;
-}
-
-/* The tokens of c's extent joined without blanks (the location's key). */
-static void text_of(struct tu *t, CXCursor c, struct sbuf *out)
+/* The tokens of range r joined without blanks, appended to out. */
+static void text_of_range(struct tu *t, CXSourceRange r, struct sbuf *out)
 {
 	CXToken *tok;
 	unsigned n;
 
-	sbuf_reset(out);
-	clang_tokenize(t->tu, clang_getCursorExtent(c), &tok, &n);
+	clang_tokenize(t->tu, r, &tok, &n);
 	for (unsigned i = 0; i < n; i++) {
 		CXString s = clang_getTokenSpelling(t->tu, tok[i]);
 
@@ -348,6 +343,37 @@ static void text_of(struct tu *t, CXCursor c, struct sbuf *out)
 		clang_disposeString(s);
 	}
 	clang_disposeTokens(t->tu, tok, n);
+}
+
+/* The location of l in its file, where a macro is expanded: clang_tokenize
+ * over a range that starts in a macro expansion reads from the macro's
+ * definition on. */
+static CXSourceLocation file_loc(struct tu *t, CXSourceLocation l)
+{
+	CXFile f;
+	unsigned line, col;
+
+	clang_getFileLocation(l, &f, &line, &col, NULL);
+	return f ? clang_getLocation(t->tu, f, line, col) : l;
+}
+
+/* Whether c is in the parsed file, where its macro is expanded: a global
+ * accessed through a macro (#define A(i) a[i]) counts on the line that
+ * uses the macro; libclang's test on a macro location is false. */
+static bool in_main(struct tu *t, CXCursor c)
+{
+	return clang_Location_isFromMainFile(file_loc(t, clang_getCursorLocation(c))) != 0;
+}
+
+/* The tokens of c's extent joined without blanks (the location's key):
+ * from a macro, the macro's use (G(i)). */
+static void text_of(struct tu *t, CXCursor c, struct sbuf *out)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+
+	sbuf_reset(out);
+	text_of_range(t, clang_getRange(file_loc(t, clang_getRangeStart(r)),
+					file_loc(t, clang_getRangeEnd(r))), out);
 }
 
 /* The spelling of the first token of c's extent at or after offset from

@@ -404,3 +404,32 @@ class Aliases(TmpDirTest):
         o = {r["object"]: r for r in self.approx("object", *PAPER)}
         self.assertAlmostEqual(o["a (main)"]["raw"], 18)
         self.assertAlmostEqual(o["g"]["raw"], 12)
+
+
+MACRO_SRC = """double garr[100], harr[100];
+#define G(i) garr[(i)]
+int main(void)
+{
+	double s = 0;
+	for (int i = 0; i < 100; i++)
+		s += G(i) + harr[i];
+	return (int)s;
+}
+"""
+
+
+class Macros(TmpDirTest):
+    def test_global_through_macro(self):
+        # G(i) expands to garr[(i)] on line 7: an access of garr there,
+        # keyed by the macro's use.  Line 7, 30 samples: garr and harr (s
+        # and i are register scalars), 15 each.
+        src = self.path("src")
+        os.mkdir(src)
+        with open(os.path.join(src, "m.c"), "w") as f:
+            f.write(MACRO_SRC)
+        _, db = self.record([workload("approx_fig2")])
+        add_samples(db, per_line={7: 30}, path=os.path.join(src, "m.c"))
+        r = run([DCPROF, "approx", db, "--sources", src, "--by", "line", "--format", "json"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = {(x["variable"], x["location"]): x["raw"] for x in json.loads(r.stdout)["rows"]}
+        self.assertEqual(rows, {("garr", "G(i)"): 15, ("harr", "harr[i]"): 15})
