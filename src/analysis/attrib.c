@@ -6,7 +6,14 @@
  *  - Counted locations: those read on the line (§3.3.1), and with
  *    at_opts.writes those written too (for events that count write misses).
  *  - Raw (§3.3.1, Figure 2): a line's samples split equally over its
- *    counted locations.  A line without any is unplaced.
+ *    counted locations (at_opts.per_location), or equally over the
+ *    variables with a counted location on the line, then equally over that
+ *    variable's locations (the default: tIn[c], tIn[c+1] and tIn[c+nx] of
+ *    one stencil are mostly one cache line or a line an earlier iteration
+ *    brought in).  Each location has a unit, 1 or 1 / (its variable's
+ *    locations on the line); a line's share of a location is its unit over
+ *    the line's units, and skid negation weighs units where the paper
+ *    weighs reads.  A line without any is unplaced.
  *  - LA (§3.3.2): the raw value of a location on a line inside a loop
  *    (the innermost one, the shortest range holding the line) times the
  *    final weight of that location in the loop (approx_loop_weights over
@@ -27,6 +34,12 @@
  *  - Register accesses (sv_access.reg) are not counted unless
  *    at_opts.registers: a local scalar whose address is never taken lives
  *    in a register at -O2 and cannot miss.
+ *  - Loop scalars: a whole variable (a global or static scalar, a local
+ *    whose address is taken: one word, the same address every iteration)
+ *    on a line inside a loop is not counted when the line has another
+ *    counted location (an element, a member, a dereference), unless
+ *    at_opts.loop_scalars: after the first iteration it is in the cache.
+ *    Alone on its line it counts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +61,20 @@ struct at_ctx {
 	const struct sv_prog *p;
 	const struct at_opts *o;
 	struct loopw *lw;
+	bool *demoted;          /* per access: a loop scalar not counted (Notes) */
+	double *unit;           /* per access: its unit (Notes), 0 when not counted */
 };
+
+static bool counted_base(const struct at_opts *o, const struct sv_access *a)
+{
+	if (a->reg && !o->registers)
+		return false;
+	return (a->mode & SV_READ) || (o->writes && (a->mode & SV_WRITE));
+}
 
 static bool counted(const struct at_ctx *c, const struct sv_access *a)
 {
-	if (a->reg && !c->o->registers)
-		return false;
-	return (a->mode & SV_READ) || (c->o->writes && (a->mode & SV_WRITE));
+	return counted_base(c->o, a) && !c->demoted[a - c->p->acc];
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -127,6 +147,49 @@ static void loop_weights(struct at_ctx *c, int li)
 	free(lines);
 }
 
+/* The loop scalars not counted (Notes). */
+static void demote_loop_scalars(struct at_ctx *c)
+{
+	const struct sv_prog *p = c->p;
+
+	c->demoted = xcalloc(p->nacc + 1, sizeof *c->demoted);
+	if (c->o->loop_scalars)
+		return;
+	for (size_t s = 0, e; s < p->nacc; s = e) {
+		bool other = false;
+
+		for (e = s; e < p->nacc && p->acc[e].file == p->acc[s].file &&
+		     p->acc[e].line == p->acc[s].line; e++)
+			other |= counted_base(c->o, &p->acc[e]) && !p->acc[e].whole;
+		if (!other || loop_of(p, p->acc[s].file, p->acc[s].line) < 0)
+			continue;
+		for (size_t i = s; i < e; i++)
+			c->demoted[i] = p->acc[i].whole;
+	}
+}
+
+/* Each counted access's unit (Notes). */
+static void units(struct at_ctx *c)
+{
+	const struct sv_prog *p = c->p;
+
+	c->unit = xcalloc(p->nacc + 1, sizeof *c->unit);
+	for (size_t s = 0, e; s < p->nacc; s = e) {
+		for (e = s; e < p->nacc && p->acc[e].file == p->acc[s].file &&
+		     p->acc[e].line == p->acc[s].line; e++)
+			;
+		for (size_t i = s; i < e; i++) {
+			size_t same = 0;
+
+			if (!counted(c, &p->acc[i]))
+				continue;
+			for (size_t j = s; j < e && !c->o->per_location; j++)
+				same += p->acc[j].var == p->acc[i].var && counted(c, &p->acc[j]);
+			c->unit[i] = same ? 1.0 / (double)same : 1.0;
+		}
+	}
+}
+
 /* The loop compensation weight of access i. */
 static double weight(struct at_ctx *c, size_t i)
 {
@@ -175,11 +238,12 @@ static uint32_t line_back(const struct sv_prog *p, uint32_t file, uint32_t line,
 
 static void raw_line(struct at_ctx *c, const struct at_line *l, struct at_result *r)
 {
-	size_t s, n = count_on(c, l->file, l->line, &s), m = 0;
+	size_t s, n = count_on(c, l->file, l->line, &s);
+	double m = 0;
 
 	for (size_t i = s; i < s + n; i++)
-		m += counted(c, &c->p->acc[i]);
-	if (!m) {
+		m += c->unit[i];
+	if (!(m > 0)) {
 		r->unplaced[AT_RAW] += l->count;
 		r->unplaced[AT_LA] += l->count;
 		return;
@@ -187,8 +251,8 @@ static void raw_line(struct at_ctx *c, const struct at_line *l, struct at_result
 	for (size_t i = s; i < s + n; i++) {
 		if (!counted(c, &c->p->acc[i]))
 			continue;
-		r->val[AT_RAW][i] += l->count / (double)m;
-		r->val[AT_LA][i] += l->count / (double)m * weight(c, i);
+		r->val[AT_RAW][i] += l->count * c->unit[i] / m;
+		r->val[AT_LA][i] += l->count * c->unit[i] / m * weight(c, i);
 	}
 }
 
@@ -209,9 +273,10 @@ static void skid_line(struct at_ctx *c, const struct at_line *l, const double *w
 				if (!counted(c, &c->p->acc[i]))
 					continue;
 				if (pass == 0)
-					sum += w[k];    /* eq. 6-7 */
+					sum += w[k] * c->unit[i];       /* eq. 6-7 */
 				else
-					r->val[AT_SA][i] += l->count * w[k] / sum * weight(c, i);
+					r->val[AT_SA][i] += l->count * w[k] * c->unit[i] / sum *
+							    weight(c, i);
 			}
 		}
 		if (!(sum > 0)) {
@@ -221,15 +286,15 @@ static void skid_line(struct at_ctx *c, const struct at_line *l, const double *w
 	}
 }
 
-/* Counted locations on a line; *start and *n as count_on's. */
-static size_t counted_on(const struct at_ctx *c, uint32_t file, uint32_t line, size_t *start,
+/* The units of a line's counted locations; *start and *n as count_on's. */
+static double counted_on(const struct at_ctx *c, uint32_t file, uint32_t line, size_t *start,
 			 size_t *n)
 {
-	size_t m = 0;
+	double m = 0;
 
 	*n = count_on(c, file, line, start);
 	for (size_t i = *start; i < *start + *n; i++)
-		m += counted(c, &c->p->acc[i]);
+		m += c->unit[i];
 	return m;
 }
 
@@ -242,7 +307,7 @@ static void skid_group(struct at_ctx *c, const struct at_from *f, size_t n, doub
 	for (size_t j = 0; j < n; j++) {
 		size_t s, k;
 
-		if (counted_on(c, f[j].file, f[j].line, &s, &k))
+		if (counted_on(c, f[j].file, f[j].line, &s, &k) > 0)
 			sum += f[j].p;
 	}
 	if (!(sum > 0)) {
@@ -250,21 +315,25 @@ static void skid_group(struct at_ctx *c, const struct at_from *f, size_t n, doub
 		return;
 	}
 	for (size_t j = 0; j < n; j++) {
-		size_t s, k, m = counted_on(c, f[j].file, f[j].line, &s, &k);
+		size_t s, k;
+		double m = counted_on(c, f[j].file, f[j].line, &s, &k);
 
 		for (size_t i = s; i < s + k; i++)
-			if (counted(c, &c->p->acc[i]))
-				r->val[AT_SA][i] += count * f[j].p / sum / (double)m * weight(c, i);
+			if (c->unit[i] > 0)
+				r->val[AT_SA][i] += count * f[j].p / sum * c->unit[i] / m *
+						    weight(c, i);
 	}
 }
 
 void attrib_run(const struct sv_prog *p, const struct at_line *lines, size_t n,
 		const struct at_opts *o, const struct at_groups *g, struct at_result *r)
 {
-	struct at_ctx c = { p, o, xcalloc(p->nloops + 1, sizeof *c.lw) };
+	struct at_ctx c = { p, o, xcalloc(p->nloops + 1, sizeof *c.lw), NULL, NULL };
 	double w[SKID_MAX];
 	size_t nw = 0;
 
+	demote_loop_scalars(&c);
+	units(&c);
 	memset(r, 0, sizeof *r);
 	for (int m = 0; m < AT_METHODS; m++)
 		r->val[m] = xcalloc(p->nacc + 1, sizeof *r->val[m]);
@@ -290,6 +359,8 @@ void attrib_run(const struct sv_prog *p, const struct at_line *lines, size_t n,
 		free(c.lw[i].w);
 	}
 	free(c.lw);
+	free(c.demoted);
+	free(c.unit);
 }
 
 void at_result_release(struct at_result *r)

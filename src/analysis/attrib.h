@@ -22,6 +22,10 @@ struct at_opts {
 	double skid_mean, skid_sd;  /* in code lines; sd < 0: no skid negation */
 	bool writes;            /* count written locations as well as read ones */
 	bool registers;         /* count register accesses (sv_access.reg) too */
+	bool loop_scalars;      /* count a whole variable read in a loop on a line with
+				 * other counted locations too */
+	bool per_location;      /* a line's samples split over its locations (the
+				 * paper), not over its variables first */
 };
 
 /* Skid over instructions (insnskid.h): the sample group `group` (count

@@ -20,10 +20,26 @@
  *    array variable used without subscript is its address, not a read.
  *    The address computation inside a[i][j] (a 2-D array) or s.a[i] is no
  *    access; a[i][j] over a pointer to pointers loads a[i], which is.
- *  - Aliases (intraprocedural, §3.1): a pointer variable initialised or
- *    assigned from another pointer or array variable (y = x) is that
- *    variable's alias; its accesses count for x.  The first such copy
- *    decides; a variable that is also assigned an allocation has none.
+ *  - Aliases (§3.1): a pointer variable initialised or assigned from
+ *    another pointer or array variable (y = x, y = x + i, y = &x[i], and
+ *    y = x[i] or y = x->f: the variable x stands for its blocks and the
+ *    blocks assigned to its elements and members), a pointer parameter
+ *    given a pointer argument (its root variable), and a pointer assigned
+ *    the result of an analysed function (y = f(), the root variables of
+ *    f's return statements, by name), points into what that variable
+ *    points into: a flow-insensitive, context-insensitive
+ *    points-to over variables (Andersen's inclusion rules).  A variable is
+ *    a target of its own when it is assigned an allocation or nothing flows
+ *    into it.  One target: the alias, its accesses count for it; several
+ *    (a pointer swapped with another, a parameter given different
+ *    variables at different calls): may, its accesses split equally over
+ *    them, unknown targets (a pointer parameter or local that owns no
+ *    block and nothing flows into: one of a function no analysed code
+ *    calls) left out when there are known ones; the
+ *    paper's call paths (§3.1, interprocedural analysis after the run)
+ *    not being in IP-only samples.  Arguments to a function defined in
+ *    another analysed file bind by name when one definition with external
+ *    linkage has it.
  *  - Allocations: a call of malloc, calloc, realloc, reallocarray,
  *    aligned_alloc, memalign, valloc, pvalloc, strdup or strndup whose
  *    result (through casts) is assigned or initialises a variable, or
@@ -33,7 +49,8 @@
  *    statement; code lines are the lines where a statement or expression
  *    starts.
  *  - Only what is in the parsed (main) file is recorded: code in headers is
- *    not.  C++ files are skipped: their operators, references and members
+ *    not; a macro's expansion counts where the file uses it (its line, the
+ *    use's tokens as the key: G(i)).  C++ files are skipped: their operators, references and members
  *    are not modelled.
  */
 #include <dirent.h>
@@ -75,12 +92,20 @@ void sv_prog_init(struct sv_prog *p)
 	memset(p, 0, sizeof *p);
 }
 
+static void fnvars_free(struct sv_fnvar *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].func);
+	free(v);
+}
+
 void sv_prog_release(struct sv_prog *p)
 {
 	for (size_t i = 0; i < p->nvars; i++) {
 		free(p->vars[i].name);
 		free(p->vars[i].func);
 		free(p->vars[i].usr);
+		free(p->vars[i].may);
 	}
 	for (size_t i = 0; i < p->nacc; i++)
 		free(p->acc[i].key);
@@ -98,6 +123,11 @@ void sv_prog_release(struct sv_prog *p)
 	free(p->allocs);
 	free(p->alloc_fns);
 	free(p->binds);
+	for (size_t i = 0; i < p->nxbinds; i++)
+		free(p->xbinds[i].func);
+	free(p->xbinds);
+	fnvars_free(p->rets, p->nrets);
+	fnvars_free(p->rcalls, p->nrcalls);
 	free(p->files);
 	free(p->usr_hash);
 	memset(p, 0, sizeof *p);
@@ -205,6 +235,10 @@ static int var_of_decl(struct tu *t, CXCursor d)
 	cx_str(clang_getCursorSpelling(d), &s);
 	v->name = xmemdup(s.buf, s.len);
 	v->alias = -1;
+	v->may = NULL;
+	v->nmay = 0;
+	v->param = -1;
+	v->external = false;
 	v->array = is_array_type(clang_getCursorType(d));
 	v->pointer = v->array || is_pointer_type(clang_getCursorType(d));
 	if (k == CXCursor_ParmDecl)
@@ -295,19 +329,13 @@ static uint32_t line_of(CXCursor c)
 	return line;
 }
 
-static bool in_main(struct tu *t, CXCursor c)
-{
-	return clang_Location_isFromMainFile(clang_getCursorLocation(c)) != 0;
-}
-
-/* The tokens of c's extent joined without blanks (the location's key). */
-static void text_of(struct tu *t, CXCursor c, struct sbuf *out)
+/* The tokens of range r joined without blanks, appended to out. */
+static void text_of_range(struct tu *t, CXSourceRange r, struct sbuf *out)
 {
 	CXToken *tok;
 	unsigned n;
 
-	sbuf_reset(out);
-	clang_tokenize(t->tu, clang_getCursorExtent(c), &tok, &n);
+	clang_tokenize(t->tu, r, &tok, &n);
 	for (unsigned i = 0; i < n; i++) {
 		CXString s = clang_getTokenSpelling(t->tu, tok[i]);
 
@@ -315,6 +343,37 @@ static void text_of(struct tu *t, CXCursor c, struct sbuf *out)
 		clang_disposeString(s);
 	}
 	clang_disposeTokens(t->tu, tok, n);
+}
+
+/* The location of l in its file, where a macro is expanded: clang_tokenize
+ * over a range that starts in a macro expansion reads from the macro's
+ * definition on. */
+static CXSourceLocation file_loc(struct tu *t, CXSourceLocation l)
+{
+	CXFile f;
+	unsigned line, col;
+
+	clang_getFileLocation(l, &f, &line, &col, NULL);
+	return f ? clang_getLocation(t->tu, f, line, col) : l;
+}
+
+/* Whether c is in the parsed file, where its macro is expanded: a global
+ * accessed through a macro (#define A(i) a[i]) counts on the line that
+ * uses the macro; libclang's test on a macro location is false. */
+static bool in_main(struct tu *t, CXCursor c)
+{
+	return clang_Location_isFromMainFile(file_loc(t, clang_getCursorLocation(c))) != 0;
+}
+
+/* The tokens of c's extent joined without blanks (the location's key):
+ * from a macro, the macro's use (G(i)). */
+static void text_of(struct tu *t, CXCursor c, struct sbuf *out)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+
+	sbuf_reset(out);
+	text_of_range(t, clang_getRange(file_loc(t, clang_getRangeStart(r)),
+					file_loc(t, clang_getRangeEnd(r))), out);
 }
 
 /* The spelling of the first token of c's extent at or after offset from
@@ -543,8 +602,17 @@ static void add_alloc(struct tu *t, CXCursor call, int var, char *label)
 						     (uint32_t)var, label };
 }
 
-/* target = value: an allocation's result, or a copy of a pointer (alias). */
-static void assigned(struct tu *t, int target, CXCursor value)
+static void add_flow(struct sv_prog *p, int to, int from)
+{
+	GROW(p->binds, p->nbinds, p->binds_cap);
+	p->binds[p->nbinds++] = (struct sv_bind){ (uint32_t)to, (uint32_t)from };
+}
+
+/* target = value: an allocation's result (target the root variable of the
+ * left side: p, p[0], s->f), or a copy of a pointer (alias) when the left
+ * side is the variable itself (whole): p[j] = t stores a pointer into p's
+ * block, it does not make p point elsewhere. */
+static void assigned(struct tu *t, int target, bool whole, CXCursor value)
 {
 	struct sv_prog *p = t->p;
 	struct sbuf name;
@@ -560,43 +628,57 @@ static void assigned(struct tu *t, int target, CXCursor value)
 		if (is_alloc_fn(p, name.buf, &label)) {
 			add_alloc(t, v, target, literal_arg(t, v, label));
 			p->vars[target].alias = -2;     /* owns a block: never an alias */
+		} else if (whole && p->vars[target].pointer && name.len) {
+			GROW(p->rcalls, p->nrcalls, p->rcalls_cap);
+			p->rcalls[p->nrcalls++] = (struct sv_fnvar){ xmemdup(name.buf, name.len),
+								     (uint32_t)target };
 		}
-	} else if (clang_getCursorKind(v) == CXCursor_DeclRefExpr && p->vars[target].pointer &&
-		   p->vars[target].alias == -1) {
-		int src = var_of_decl(t, clang_getCursorReferenced(v));
+	} else if (whole && p->vars[target].pointer &&
+		   is_pointer_type(clang_getCursorType(v))) {
+		int src = root_var(t, v);
 
 		if (src >= 0 && src != target && p->vars[src].pointer)
-			p->vars[target].alias = src;
+			add_flow(p, target, src);
 	}
 	sbuf_release(&name);
 }
 
-/* One level of interprocedural aliasing: each pointer argument of a call
- * of a function defined in this file binds the callee's parameter to the
- * argument's root variable. */
+/* Interprocedural aliasing: each pointer argument of a call binds the
+ * callee's parameter to the argument's root variable; for a function
+ * defined in another file, by name when the files are all parsed. */
 static void bind_args(struct tu *t, CXCursor call)
 {
 	struct sv_prog *p = t->p;
-	CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(call));
+	CXCursor fn = clang_getCursorReferenced(call);
+	CXCursor def = clang_getCursorDefinition(fn);
+	bool here = !clang_Cursor_isNull(def) && clang_getCursorKind(def) == CXCursor_FunctionDecl;
 	int n = clang_Cursor_getNumArguments(call);
+	struct sbuf name;
 
-	if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_FunctionDecl ||
-	    !in_main(t, call))
+	if (clang_getCursorKind(fn) != CXCursor_FunctionDecl || !in_main(t, call))
 		return;
-	for (int i = 0; i < n && i < clang_Cursor_getNumArguments(def); i++) {
+	sbuf_init(&name);
+	cx_str(clang_getCursorSpelling(fn), &name);
+	for (int i = 0; i < n && (!here || i < clang_Cursor_getNumArguments(def)); i++) {
 		CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
 		int param, v;
 
 		if (!is_pointer_type(clang_getCursorType(arg)))
 			continue;
-		param = var_of_decl(t, clang_Cursor_getArgument(def, (unsigned)i));
 		v = root_var(t, arg);
-		if (param < 0 || v < 0 || v == param || !p->vars[param].pointer ||
-		    !p->vars[v].pointer)
+		if (v < 0 || !p->vars[v].pointer)
 			continue;
-		GROW(p->binds, p->nbinds, p->binds_cap);
-		p->binds[p->nbinds++] = (struct sv_bind){ (uint32_t)param, (uint32_t)v };
+		if (!here) {
+			GROW(p->xbinds, p->nxbinds, p->xbinds_cap);
+			p->xbinds[p->nxbinds++] = (struct sv_xbind){ xmemdup(name.buf, name.len),
+								     (uint32_t)i, (uint32_t)v };
+			continue;
+		}
+		param = var_of_decl(t, clang_Cursor_getArgument(def, (unsigned)i));
+		if (param >= 0 && v != param && p->vars[param].pointer)
+			add_flow(p, param, v);
 	}
+	sbuf_release(&name);
 }
 
 static void expr_kids(struct tu *t, CXCursor c, int mode)
@@ -673,7 +755,8 @@ static void expr(struct tu *t, CXCursor c, int mode)
 		if (!strcmp(op.buf, "=")) {
 			expr(t, ks.c[0], M_WRITE);
 			expr(t, ks.c[1], M_READ);
-			assigned(t, root_var(t, ks.c[0]), ks.c[1]);
+			assigned(t, root_var(t, ks.c[0]),
+				 clang_getCursorKind(strip(ks.c[0])) == CXCursor_DeclRefExpr, ks.c[1]);
 		} else {
 			expr(t, ks.c[0], mode & M_ADDR ? M_READ : M_READ);
 			expr(t, ks.c[1], M_READ);
@@ -747,7 +830,7 @@ static void var_decl(struct tu *t, CXCursor d)
 			sbuf_release(&name);
 		}
 		expr(t, init, M_READ);
-		assigned(t, v, init);
+		assigned(t, v, true, init);
 	}
 	free(ks.c);
 }
@@ -777,6 +860,19 @@ static void stmt(struct tu *t, CXCursor c)
 			p->loops[p->nloops++] = (struct sv_loop){ t->file, first, last };
 		}
 	}
+	if (k == CXCursor_ReturnStmt && t->func && in_main(t, c)) {
+		struct kids ks = { 0 };
+		int v;
+
+		kids_of(c, &ks);
+		v = ks.n && is_pointer_type(clang_getCursorType(ks.c[0])) ? root_var(t, ks.c[0]) : -1;
+		if (v >= 0 && t->p->vars[v].pointer) {
+			GROW(t->p->rets, t->p->nrets, t->p->rets_cap);
+			t->p->rets[t->p->nrets++] = (struct sv_fnvar){ xmemdup(t->func, strlen(t->func)),
+								       (uint32_t)v };
+		}
+		free(ks.c);
+	}
 	if (clang_isStatement(k) && k != CXCursor_CompoundStmt && k != CXCursor_DeclStmt)
 		mark_code(t, c);
 	clang_visitChildren(c, stmt_visit, t);
@@ -792,6 +888,14 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent, CXClientDa
 		return CXChildVisit_Continue;
 	sbuf_init(&name);
 	t->func = cx_str(clang_getCursorSpelling(c), &name);
+	for (int i = 0; i < clang_Cursor_getNumArguments(c); i++) {
+		int v = var_of_decl(t, clang_Cursor_getArgument(c, (unsigned)i));
+
+		if (v >= 0) {
+			t->p->vars[v].param = i;
+			t->p->vars[v].external = clang_getCursorLinkage(c) == CXLinkage_External;
+		}
+	}
 	clang_visitChildren(c, stmt_visit, t);
 	t->func = NULL;
 	sbuf_release(&name);
@@ -1112,56 +1216,114 @@ static int cmp_u32(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* Chains of copies end at the variable that was copied first. */
-static void alias_chains(struct sv_prog *p)
+/* The arguments to functions of other files: a flow into the parameter of
+ * the one definition with external linkage of that name. */
+static void bind_by_name(struct sv_prog *p)
 {
-	for (size_t i = 0; i < p->nvars; i++) {
-		int a = p->vars[i].alias;
+	for (size_t i = 0; i < p->nxbinds; i++) {
+		const struct sv_xbind *x = &p->xbinds[i];
+		int param = -1, n = 0;
 
-		for (size_t hops = 0; a >= 0 && p->vars[a].alias >= 0 && hops < p->nvars; hops++)
-			a = p->vars[a].alias;
-		if (a == (int)i)
-			a = -1;
-		p->vars[i].alias = a;
+		for (size_t v = 0; v < p->nvars; v++) {
+			const struct sv_var *pv = &p->vars[v];
+
+			if (pv->scope == SV_PARAM && pv->external && pv->param == (int)x->index &&
+			    !strcmp(pv->func, x->func)) {
+				param = (int)v;
+				n++;
+			}
+		}
+		if (n == 1 && p->vars[param].pointer && param != (int)x->from)
+			add_flow(p, param, (int)x->from);
 	}
+	/* y = f(): what f returns, in any analysed file. */
+	for (size_t i = 0; i < p->nrcalls; i++)
+		for (size_t j = 0; j < p->nrets; j++)
+			if (!strcmp(p->rcalls[i].func, p->rets[j].func) &&
+			    p->rcalls[i].var != p->rets[j].var)
+				add_flow(p, (int)p->rcalls[i].var, (int)p->rets[j].var);
 }
 
-/* A pointer parameter with no alias of its own whose bindings all reach one
- * variable (after aliases) is that variable's alias. */
-static void alias_params(struct sv_prog *p)
+static bool set_add(uint32_t **set, size_t *n, uint32_t v)
 {
-	int *to = xcalloc(p->nvars + 1, sizeof *to);
+	for (size_t i = 0; i < *n; i++)
+		if ((*set)[i] == v)
+			return false;
+	*set = xrealloc(*set, (*n + 1) * sizeof **set);
+	(*set)[(*n)++] = v;
+	return true;
+}
 
-	for (size_t i = 0; i < p->nbinds; i++) {
-		uint32_t prm = p->binds[i].param;
-		int v = (int)p->binds[i].arg;
+static bool unknown_target(const struct sv_prog *p, const bool *owns, uint32_t v)
+{
+	const struct sv_var *pv = &p->vars[v];
 
-		if (p->vars[v].alias >= 0)
-			v = p->vars[v].alias;
-		if (v == (int)prm)
-			continue;
-		/* to[]: 0 none yet, v + 1 one variable, -1 several. */
-		if (!to[prm])
-			to[prm] = v + 1;
-		else if (to[prm] != v + 1)
-			to[prm] = -1;
+	return pv->pointer && !pv->array && !owns[v] && pv->scope != SV_GLOBAL;
+}
+
+/* Points-to over variables (Notes): pts(v) holds v when v owns a block or
+ * nothing flows into it, and pts(x) for every flow v = x; iterated to the
+ * fixed point. */
+static void points_to(struct sv_prog *p)
+{
+	uint32_t **pts = xcalloc(p->nvars + 1, sizeof *pts);
+	size_t *n = xcalloc(p->nvars + 1, sizeof *n);
+	bool *in = xcalloc(p->nvars + 1, sizeof *in), changed = true;
+	bool *owns = xcalloc(p->nvars + 1, sizeof *owns);
+
+	for (size_t i = 0; i < p->nbinds; i++)
+		in[p->binds[i].to] = true;
+	for (size_t v = 0; v < p->nvars; v++) {
+		owns[v] = p->vars[v].alias == -2;
+		if (!in[v] || owns[v])
+			set_add(&pts[v], &n[v], (uint32_t)v);
 	}
-	for (size_t i = 0; i < p->nvars; i++)
-		if (to[i] > 0 && p->vars[i].alias == -1 && p->vars[i].scope == SV_PARAM)
-			p->vars[i].alias = to[i] - 1;
-	free(to);
-	alias_chains(p);
+	while (changed) {
+		changed = false;
+		for (size_t i = 0; i < p->nbinds; i++) {
+			uint32_t to = p->binds[i].to, from = p->binds[i].from;
+
+			for (size_t k = 0; k < n[from]; k++)
+				changed |= set_add(&pts[to], &n[to], pts[from][k]);
+		}
+	}
+	for (size_t v = 0; v < p->nvars; v++) {
+		struct sv_var *pv = &p->vars[v];
+		size_t known = 0;
+
+		/* Unknown targets (a local pointer or parameter nothing flows into
+		 * and that owns no block: a parameter of a function no analysed
+		 * code calls) give way to known ones. */
+		for (size_t k = 0; k < n[v]; k++)
+			known += !unknown_target(p, owns, pts[v][k]);
+		for (size_t k = 0, out = 0; known && known < n[v] && k < n[v]; k++)
+			if (!unknown_target(p, owns, pts[v][k]))
+				pts[v][out++] = pts[v][k];
+		if (known && known < n[v])
+			n[v] = known;
+		pv->alias = -1;
+		if (n[v] == 1 && pts[v][0] != v) {
+			pv->alias = (int)pts[v][0];
+		} else if (n[v] > 1) {
+			qsort(pts[v], n[v], sizeof *pts[v], cmp_u32);
+			pv->may = pts[v];
+			pv->nmay = n[v];
+			pts[v] = NULL;
+		}
+		free(pts[v]);
+	}
+	free(pts);
+	free(n);
+	free(in);
+	free(owns);
 }
 
 void sv_prog_finish(struct sv_prog *p)
 {
 	size_t out = 0;
 
-	alias_chains(p);
-	alias_params(p);
-	for (size_t i = 0; i < p->nvars; i++)
-		if (p->vars[i].alias < -1)
-			p->vars[i].alias = -1;
+	bind_by_name(p);
+	points_to(p);
 	for (size_t i = 0; i < p->nacc; i++) {
 		const struct sv_var *v = &p->vars[p->acc[i].var];
 

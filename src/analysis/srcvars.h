@@ -30,7 +30,12 @@ struct sv_var {
 	enum sv_scope scope;
 	bool pointer;           /* a pointer or an array: y = x makes an alias */
 	bool array;             /* an array: its elements are where it lives */
-	int alias;              /* the variable it was copied from (y = x), or -1 */
+	int alias;              /* the one variable it points into (y = x), or -1 */
+	uint32_t *may;          /* the variables it may point into when more than
+				 * one (sv_prog_finish): its accesses split equally */
+	size_t nmay;
+	int param;              /* a parameter's position in its function, or -1 */
+	bool external;          /* a parameter of a function with external linkage */
 	bool automatic;         /* a local or parameter of a scalar type (not static,
 				 * volatile, an array or a struct) */
 	bool addr_taken;        /* &x somewhere */
@@ -61,10 +66,27 @@ struct sv_alloc {
 	char *label;
 };
 
-/* A pointer argument passed to a parameter of a function defined in the
- * same file: callee parameter param, the argument's root variable arg. */
+/* A pointer flowing from one variable into another: a copy (y = x,
+ * y = x + 1, y = x[0]: to y, from x), a pointer argument (to the callee's
+ * parameter, from the argument's root variable) or a returned pointer (to
+ * the variable assigned the call, from the returned root variable). */
 struct sv_bind {
-	uint32_t param, arg;
+	uint32_t to, from;
+};
+
+/* A pointer argument to a function not defined in its file, bound by name
+ * to the parameter of the one analysed definition with external linkage
+ * (sv_prog_finish). */
+struct sv_xbind {
+	char *func;
+	uint32_t index, from;
+};
+
+/* A function and a pointer variable: one it returns (return v, return
+ * v + 1, return a[0]), or one assigned its result (v = f(...)). */
+struct sv_fnvar {
+	char *func;
+	uint32_t var;
 };
 
 struct sv_file {
@@ -87,6 +109,10 @@ struct sv_prog {
 	size_t nfiles, files_cap;
 	struct sv_bind *binds;
 	size_t nbinds, binds_cap;
+	struct sv_xbind *xbinds;
+	size_t nxbinds, xbinds_cap;
+	struct sv_fnvar *rets, *rcalls;
+	size_t nrets, rets_cap, nrcalls, rcalls_cap;
 	char **alloc_fns;       /* more allocation functions (--alloc-fn names) */
 	size_t nalloc_fns;
 	uint32_t *usr_hash;     /* open addressing: var index + 1, 0 = empty */
@@ -111,9 +137,10 @@ int sv_add_sources(struct sv_prog *p, const char *dir, const char *cflags,
  * as made by bear or CMake): path is the file or its directory. */
 int sv_add_compile_commands(struct sv_prog *p, const char *path, const char *cflags,
 			    char *err, size_t errlen);
-/* Resolves aliases (a pointer parameter whose calls in the file all pass
- * one variable is that variable's alias), marks register accesses, sorts the accesses by file, line and key and merges the
- * repeats of one location on one line; sorts each file's code lines. */
+/* Resolves aliases: the variables each pointer may point into, following
+ * copies and pointer arguments (alias when one, may when several), marks
+ * register accesses, sorts the accesses by file, line and key and merges
+ * the repeats of one location on one line; sorts each file's code lines. */
 void sv_prog_finish(struct sv_prog *p);
 
 /* The file whose path is path (realpath'ed by the caller), or -1. */

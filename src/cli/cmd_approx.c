@@ -14,12 +14,16 @@
  *    that allocation; other locals and parameters are the stack bucket
  *    (<stack>, or <stack:function> when the profile has per-frame stack
  *    buckets); a local pointer with no allocation is "(unresolved)", which
- *    has no exact count.  A bucket no variable reaches is its own object
- *    with no approximation.
+ *    has no exact count; a pointer that may point into several variables
+ *    (srcvars.h) gives each of their objects an equal share.  A bucket no
+ *    variable reaches is its own object with no approximation.
  *  - Ranks, Spearman's rho over the exact top N, the top-N overlap and the
  *    largest share error (objects with at least 1 % of the exact events)
- *    as in dcprof accuracy; shares of approximations are over all
- *    attributed samples, exact shares over all buckets.
+ *    as in dcprof accuracy, among the objects of a universe: the objects
+ *    the sources' variables reach (the paper ranks program variables), or
+ *    all buckets; both are computed, --rank picks the table's.  Shares of
+ *    approximations are over all attributed samples, exact shares over the
+ *    universe.
  *  - Skid given in instructions (--skid, or the profile's sample_skid) is
  *    turned into code lines with the profile's instructions per line:
  *    distinct data-accessing instructions per source line times Ir over
@@ -45,7 +49,8 @@
 
 enum {
 	OPT_SOURCES = OPT_OWN, OPT_CCMDS, OPT_CFLAGS, OPT_THRESHOLD, OPT_SKID, OPT_SKID_LINES,
-	OPT_WRITES, OPT_TOP, OPT_BY, OPT_FORMAT, OPT_SKID_MODEL, OPT_SCALARS,
+	OPT_WRITES, OPT_TOP, OPT_BY, OPT_FORMAT, OPT_SKID_MODEL, OPT_SCALARS, OPT_UNIVERSE,
+	OPT_LOOP_SCALARS, OPT_SPLIT,
 };
 
 static const struct opt_def approx_opts[] = {
@@ -58,8 +63,11 @@ static const struct opt_def approx_opts[] = {
 	{ OPT_SKID_LINES, 0, "skid-lines", OPT_REQUIRED },
 	{ OPT_SKID_MODEL, 0, "skid-over", OPT_REQUIRED },
 	{ OPT_SCALARS, 0, "register-scalars", OPT_REQUIRED },
+	{ OPT_LOOP_SCALARS, 0, "loop-scalars", OPT_REQUIRED },
+	{ OPT_SPLIT, 0, "split", OPT_REQUIRED },
 	{ OPT_WRITES, 0, "writes", OPT_REQUIRED },
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
+	{ OPT_UNIVERSE, 0, "rank", OPT_REQUIRED },
 	{ OPT_BY, 0, "by", OPT_REQUIRED },
 	{ OPT_FORMAT, 0, "format", OPT_REQUIRED },
 	{ 0, 0, NULL, 0 },
@@ -97,9 +105,21 @@ void cmd_approx_usage(FILE *f)
 	      "                             whether reads of local scalars whose address is\n"
 	      "                             never taken count (the paper counts them; at -O2\n"
 	      "                             they live in registers; default: exclude)\n"
+	      "  --split variables|locations\n"
+	      "                             a line's samples split over the variables it\n"
+	      "                             accesses, then over each one's locations, or over\n"
+	      "                             its locations (the paper; default: variables)\n"
+	      "  --loop-scalars demote|count\n"
+	      "                             whether a whole variable read in a loop counts\n"
+	      "                             on a line with other locations (the paper counts\n"
+	      "                             it; it stays cached; default: demote)\n"
 	      "  --writes yes|no            count written locations too (default: yes\n"
 	      "                             unless the sampled event is Dr)\n"
 	      "  --top N                    the top N objects of each order (default: 10)\n"
+	      "  --rank variables|buckets   what is ranked: the objects the sources'\n"
+	      "                             variables reach, the paper's universe, or every\n"
+	      "                             bucket, library and loader data included; the\n"
+	      "                             figures of both are printed (default: variables)\n"
 	      "  --by object|variable|line  the table: objects compared with exact counts,\n"
 	      "                             variables, or lines by variable (default: object)\n"
 	      "  --format text|csv|json     output format; csv has the rows only\n"
@@ -108,6 +128,11 @@ void cmd_approx_usage(FILE *f)
 }
 
 enum by { BY_OBJECT, BY_VARIABLE, BY_LINE };
+
+/* What the objects are ranked among (docs/approx.md, "Figures"). */
+enum universe { U_VARIABLES, U_BUCKETS, U_N };
+
+static const char *const universe_name[U_N] = { "variables", "buckets" };
 
 #define SKID_INSNS 256          /* instructions a skid window may span */
 
@@ -121,6 +146,17 @@ struct object {
 	double approx[AT_METHODS];
 	size_t rank_exact, rank[AT_METHODS];
 	bool row;
+	bool var;               /* a variable of the sources with a counted access reaches it */
+};
+
+/* The comparison of the approximation with the exact counts over one
+ * universe. */
+struct figures {
+	size_t ntop;
+	int64_t exact_total;
+	size_t overlap[AT_METHODS];
+	bool has_rho[AT_METHODS], has_err[AT_METHODS];
+	double rho[AT_METHODS], max_err[AT_METHODS];
 };
 
 struct bucket {
@@ -154,12 +190,11 @@ struct approx {
 	struct bucket *b;
 	size_t nb;
 	struct object *o;
-	size_t no, ntop;
+	size_t no;
 	int64_t exact_total;
 	double approx_total[AT_METHODS];
-	size_t overlap[AT_METHODS];
-	bool has_rho[AT_METHODS], has_err[AT_METHODS];
-	double rho[AT_METHODS], max_err[AT_METHODS];
+	enum universe universe;
+	struct figures fig[U_N];
 };
 
 static int parse_real(const char *s, double *v)
@@ -186,9 +221,22 @@ static int parse_pair(const char *opt, const char *s, double v[2])
 	return -1;
 }
 
+/* An option with two values: *second tells which. */
+static int parse_either(const char *opt, const char *arg, const char *one, const char *two,
+			bool *second)
+{
+	if (strcmp(arg, one) && strcmp(arg, two)) {
+		err_msg("invalid %s value '%s' (%s or %s)", opt, arg, one, two);
+		return -1;
+	}
+	*second = !strcmp(arg, two);
+	return 0;
+}
+
 static int parse(struct approx *a, int argc, char **argv)
 {
 	struct opt_iter it;
+	bool buckets = false;
 	uint64_t v;
 	int id;
 
@@ -230,21 +278,24 @@ static int parse(struct approx *a, int argc, char **argv)
 			a->has_skid_lines = true;
 			break;
 		case OPT_SKID_MODEL:
-			if (!strcmp(it.arg, "lines")) {
-				a->skid_lines_model = true;
-			} else if (strcmp(it.arg, "instructions")) {
-				err_msg("invalid --skid-over value '%s' (instructions or lines)", it.arg);
+			if (parse_either("--skid-over", it.arg, "instructions", "lines",
+					 &a->skid_lines_model))
 				return -1;
-			}
 			break;
 		case OPT_SCALARS:
-			if (!strcmp(it.arg, "count")) {
-				a->at.registers = true;
-			} else if (strcmp(it.arg, "exclude")) {
-				err_msg("invalid --register-scalars value '%s' (exclude or count)",
-					it.arg);
+			if (parse_either("--register-scalars", it.arg, "exclude", "count",
+					 &a->at.registers))
 				return -1;
-			}
+			break;
+		case OPT_SPLIT:
+			if (parse_either("--split", it.arg, "variables", "locations",
+					 &a->at.per_location))
+				return -1;
+			break;
+		case OPT_LOOP_SCALARS:
+			if (parse_either("--loop-scalars", it.arg, "demote", "count",
+					 &a->at.loop_scalars))
+				return -1;
 			break;
 		case OPT_WRITES:
 			a->writes = opt_parse_yesno(it.arg);
@@ -260,6 +311,11 @@ static int parse(struct approx *a, int argc, char **argv)
 				return -1;
 			}
 			a->top = (size_t)v;
+			break;
+		case OPT_UNIVERSE:
+			if (parse_either("--rank", it.arg, "variables", "buckets", &buckets))
+				return -1;
+			a->universe = buckets ? U_BUCKETS : U_VARIABLES;
 			break;
 		case OPT_BY:
 			if (!strcmp(it.arg, "object"))
@@ -639,7 +695,16 @@ static bool heap_site(const char *name, char *file, size_t cap, unsigned long *l
 	return true;
 }
 
-/* Which object each variable's approximation goes to (Notes). */
+static int cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+
+	return (x > y) - (x < y);
+}
+
+/* Which object each variable's approximation goes to (Notes); a pointer
+ * that may point into several variables has one only when it is one of
+ * them (it owns a block too). */
 static void map_variables(struct approx *a)
 {
 	struct sv_prog *pg = &a->prog;
@@ -657,7 +722,9 @@ static void map_variables(struct approx *a)
 		int o = -1, b;
 
 		a->var_obj[v] = -1;
-		if (var->alias >= 0)
+		if (var->alias >= 0 || (var->nmay && !bsearch(&(uint32_t){ (uint32_t)v }, var->may,
+							       var->nmay, sizeof *var->may,
+							       cmp_u32)))
 			continue;
 		for (size_t k = 0; k < pg->nallocs; k++) {
 			heap |= pg->allocs[k].var == v;
@@ -758,12 +825,18 @@ static void sum_approx(struct approx *a)
 	for (size_t i = 0; i < pg->nacc; i++)
 		for (int m = 0; m < AT_METHODS; m++)
 			a->var_approx[m][pg->acc[i].var] += a->res.val[m][i];
+	/* A pointer that may point into several variables: equal shares. */
 	for (size_t v = 0; v < pg->nvars; v++) {
-		if (a->var_obj[v] < 0)
-			continue;
-		for (int m = 0; m < AT_METHODS; m++) {
-			a->o[a->var_obj[v]].approx[m] += a->var_approx[m][v];
-			a->approx_total[m] += a->var_approx[m][v];
+		const struct sv_var *var = &pg->vars[v];
+		size_t n = var->nmay ? var->nmay : 1;
+
+		for (size_t k = 0; k < n; k++) {
+			int o = a->var_obj[var->nmay ? var->may[k] : v];
+
+			for (int m = 0; o >= 0 && m < AT_METHODS; m++) {
+				a->o[o].approx[m] += a->var_approx[m][v] / (double)n;
+				a->approx_total[m] += a->var_approx[m][v] / (double)n;
+			}
 		}
 	}
 }
@@ -789,57 +862,96 @@ static int cmp_order(const void *pa, const void *pb, void *arg)
 	return strcmp(x->name, y->name);
 }
 
-/* Ranks each order, marks the rows and computes the figures. */
-static void compare(struct approx *a)
+/* The paper's universe, the program's variables: the objects the sources'
+ * variables map to (globals, heap blocks assigned to a variable, user
+ * buckets), the stack when a local that is not a register scalar maps to
+ * it.  Library and loader data, <malloc>, a stack whose variables all live
+ * in registers have no variable to be attributed to. */
+static void mark_variables(struct approx *a)
 {
+	const struct sv_prog *pg = &a->prog;
+
+	for (size_t v = 0; v < pg->nvars; v++) {
+		const struct sv_var *var = &pg->vars[v];
+		struct object *o = a->var_obj[v] >= 0 ? &a->o[a->var_obj[v]] : NULL;
+
+		if (o && (!o->kind || strcmp(o->kind, "stack") || !var->automatic ||
+			  var->addr_taken || a->at.registers))
+			o->var = true;
+	}
+	for (size_t i = 0; i < a->nb; i++)
+		if (a->b[i].obj >= 0 && !strcmp(a->b[i].kind, "user"))
+			a->o[a->b[i].obj].var = true;
+}
+
+static bool in_universe(const struct object *o, enum universe u)
+{
+	return u == U_BUCKETS || o->var;
+}
+
+/* Ranks each order among the objects of universe u and computes its
+ * figures; with mark, the ranks and rows shown are these. */
+static void compare(struct approx *a, enum universe u, bool mark)
+{
+	struct figures *f = &a->fig[u];
 	size_t *ord = xcalloc(a->no + 1, sizeof *ord), *top = xcalloc(a->no + 1, sizeof *top);
+	size_t *rank = xcalloc((a->no + 1) * AT_METHODS, sizeof *rank);
 	double *x = xcalloc(a->no + 1, sizeof *x), *y = xcalloc(a->no + 1, sizeof *y);
 	double *rx = xcalloc(a->no + 1, sizeof *rx), *ry = xcalloc(a->no + 1, sizeof *ry);
 
+	for (size_t i = 0; i < a->no; i++)
+		if (in_universe(&a->o[i], u))
+			f->exact_total += a->o[i].exact;
 	for (int w = -1; w < AT_METHODS; w++) {
 		struct order_ctx c = { a->o, w };
-		size_t n = 0;
+		size_t n = 0, r = 0;
 
 		for (size_t i = 0; i < a->no; i++)
-			ord[i] = i;
-		qsort_r(ord, a->no, sizeof *ord, cmp_order, &c);
-		for (size_t i = 0; i < a->no && value(&a->o[ord[i]], w) > 0; i++) {
+			if (in_universe(&a->o[i], u))
+				ord[n++] = i;
+		qsort_r(ord, n, sizeof *ord, cmp_order, &c);
+		for (size_t i = 0; i < n && value(&a->o[ord[i]], w) > 0; i++) {
 			struct object *o = &a->o[ord[i]];
 
-			if (w < 0)
-				o->rank_exact = i + 1;
-			else
-				o->rank[w] = i + 1;
-			if (i < a->top)
-				o->row = true;
+			if (w >= 0)
+				rank[ord[i] * AT_METHODS + (size_t)w] = i + 1;
+			if (mark) {
+				if (w < 0)
+					o->rank_exact = i + 1;
+				else
+					o->rank[w] = i + 1;
+				o->row |= i < a->top;
+			}
 			if (w < 0 && i < a->top)
-				top[n++] = ord[i];
+				top[r++] = ord[i];
 		}
 		if (w < 0)
-			a->ntop = n;
+			f->ntop = r;
 	}
 	for (int m = 0; m < AT_METHODS; m++) {
-		for (size_t i = 0; i < a->ntop; i++) {
-			const struct object *o = &a->o[top[i]];
+		for (size_t i = 0; i < f->ntop; i++) {
+			size_t rk = rank[top[i] * AT_METHODS + (size_t)m];
 
-			x[i] = (double)o->exact;
-			y[i] = o->approx[m];
-			a->overlap[m] += o->rank[m] && o->rank[m] <= a->top;
+			x[i] = (double)a->o[top[i]].exact;
+			y[i] = a->o[top[i]].approx[m];
+			f->overlap[m] += rk && rk <= a->top;
 		}
-		a->has_rho[m] = !approx_spearman(x, y, a->ntop, rx, ry, &a->rho[m]);
-		for (size_t i = 0; a->exact_total > 0 && a->approx_total[m] > 0 && i < a->no; i++) {
+		f->has_rho[m] = !approx_spearman(x, y, f->ntop, rx, ry, &f->rho[m]);
+		for (size_t i = 0; f->exact_total > 0 && a->approx_total[m] > 0 && i < a->no; i++) {
 			const struct object *o = &a->o[i];
-			double se = 100.0 * (double)o->exact / (double)a->exact_total;
+			double se = 100.0 * (double)o->exact / (double)f->exact_total;
 			double sa = 100.0 * o->approx[m] / a->approx_total[m];
 
-			if (o->has_exact && se >= 1.0 && (!a->has_err[m] || fabs(sa - se) > a->max_err[m])) {
-				a->max_err[m] = fabs(sa - se);
-				a->has_err[m] = true;
+			if (in_universe(o, u) && o->has_exact && se >= 1.0 &&
+			    (!f->has_err[m] || fabs(sa - se) > f->max_err[m])) {
+				f->max_err[m] = fabs(sa - se);
+				f->has_err[m] = true;
 			}
 		}
 	}
 	free(ord);
 	free(top);
+	free(rank);
 	free(x);
 	free(y);
 	free(rx);
@@ -897,8 +1009,10 @@ static const char *scope_name(enum sv_scope s)
 static void variable_table(const struct approx *a, struct table *t)
 {
 	const struct sv_prog *pg = &a->prog;
+	struct sbuf objs;
 	int cm;
 
+	sbuf_init(&objs);
 	table_add_col(t, "variable", NULL, COL_STR, true);
 	table_add_col(t, "function", NULL, COL_STR, true);
 	table_add_col(t, "scope", NULL, COL_STR, false);
@@ -916,11 +1030,20 @@ static void variable_table(const struct approx *a, struct table *t)
 		cell_set_str(&row[0], var->name, strlen(var->name));
 		cell_set_str(&row[1], var->func, strlen(var->func));
 		cell_set_str(&row[2], scope_name(var->scope), strlen(scope_name(var->scope)));
-		if (a->var_obj[v] >= 0)
-			cell_set_str(&row[3], a->o[a->var_obj[v]].name, strlen(a->o[a->var_obj[v]].name));
+		/* Several objects: "a | b", each an equal share. */
+		sbuf_reset(&objs);
+		for (size_t k = 0; k < (var->nmay ? var->nmay : 1); k++) {
+			int o = a->var_obj[var->nmay ? var->may[k] : v];
+
+			if (o >= 0)
+				sbuf_addf(&objs, "%s%s", objs.len ? " | " : "", a->o[o].name);
+		}
+		if (objs.len)
+			cell_set_str(&row[3], objs.buf, objs.len);
 		for (int m = 0; m < AT_METHODS; m++)
 			cell_set_real(&row[cm + m], a->var_approx[m][v]);
 	}
+	sbuf_release(&objs);
 	table_sort(t, cm + AT_LA);
 }
 
@@ -1012,22 +1135,55 @@ static void print_text(const struct approx *a, struct profile *p, const struct h
 		return;
 	}
 	sbuf_reset(&out);
-	sbuf_addf(&out, "\n%-17s%8s %8s %8s\n", "", "raw", "LA", "SA");
-	sbuf_addf(&out, "%-17s", "Spearman:");
-	for (int m = 0; m < AT_METHODS; m++)
-		add_real(&out, a->has_rho[m], a->rho[m], " %8.4f", "        -");
-	snprintf(label, sizeof label, "top-%zu overlap:", a->top);
-	sbuf_addf(&out, "\n%-17s", label);
-	for (int m = 0; m < AT_METHODS; m++)
-		sbuf_addf(&out, " %4zu of %zu", a->overlap[m], a->ntop);
-	sbuf_addf(&out, "\n%-17s", "max error:");
-	for (int m = 0; m < AT_METHODS; m++)
-		add_real(&out, a->has_err[m], a->max_err[m], " %8.2f", "        -");
-	sbuf_addf(&out, "\n\nSpearman over the exact top %zu; max error in percentage points of"
-		  " the share, objects with at least 1%% of the exact %s events\n", a->top,
-		  a->si.event);
+	for (int k = 0; k < U_N; k++) {
+		enum universe u = k ? (a->universe == U_VARIABLES ? U_BUCKETS : U_VARIABLES) : a->universe;
+		const struct figures *f = &a->fig[u];
+
+		if (u == U_VARIABLES)
+			sbuf_addf(&out, "\nranked among the objects the sources' variables reach"
+				  " (--rank variables): exact top %zu\n", f->ntop);
+		else
+			sbuf_addf(&out, "\nranked among all buckets, library and loader data"
+				  " included (--rank buckets): exact top %zu\n", f->ntop);
+		sbuf_addf(&out, "%-17s%8s %8s %8s\n", "", "raw", "LA", "SA");
+		sbuf_addf(&out, "%-17s", "Spearman:");
+		for (int m = 0; m < AT_METHODS; m++)
+			add_real(&out, f->has_rho[m], f->rho[m], " %8.4f", "        -");
+		snprintf(label, sizeof label, "top-%zu overlap:", a->top);
+		sbuf_addf(&out, "\n%-17s", label);
+		for (int m = 0; m < AT_METHODS; m++)
+			sbuf_addf(&out, " %4zu of %zu", f->overlap[m], f->ntop);
+		sbuf_addf(&out, "\n%-17s", "max error:");
+		for (int m = 0; m < AT_METHODS; m++)
+			add_real(&out, f->has_err[m], f->max_err[m], " %8.2f", "        -");
+		sbuf_adds(&out, "\n");
+	}
+	sbuf_addf(&out, "\nSpearman over the exact top %zu; max error in percentage points of"
+		  " the share, objects with at least 1%% of the exact %s events of the objects"
+		  " ranked; the table ranks %s\n", a->top, a->si.event,
+		  a->universe == U_VARIABLES ? "variables' objects" : "all buckets");
 	fwrite(out.buf, 1, out.len, stdout);
 	sbuf_release(&out);
+}
+
+/* {"raw":{...},"LA":{...},"SA":{...}}: the figures over universe u. */
+static void json_methods(struct sbuf *out, const struct approx *a, enum universe u,
+			 bool unattrib)
+{
+	const struct figures *f = &a->fig[u];
+
+	sbuf_adds(out, "{");
+	for (int m = 0; m < AT_METHODS; m++) {
+		sbuf_addf(out, "%s\"%s\":{", m ? "," : "", method_name[m]);
+		if (unattrib)
+			sbuf_addf(out, "\"unattributed\":%.10g,", unattributed(a, m));
+		sbuf_adds(out, "\"spearman\":");
+		add_real(out, f->has_rho[m], f->rho[m], "%.10g", "null");
+		sbuf_addf(out, ",\"top_overlap\":%zu,\"max_abs_error_pp\":", f->overlap[m]);
+		add_real(out, f->has_err[m], f->max_err[m], "%.10g", "null");
+		sbuf_adds(out, "}");
+	}
+	sbuf_adds(out, "}");
 }
 
 static void print_json(const struct approx *a, struct profile *p, const struct header *h,
@@ -1052,15 +1208,17 @@ static void print_json(const struct approx *a, struct profile *p, const struct h
 	sbuf_addf(&out, ",\"loop_threshold\":");
 	add_real(&out, a->at.loop, a->at.threshold, "%.10g", "null");
 	sbuf_addf(&out, ",\"files\":%zu,\"sampled_events\":%.10g,\"not_analysed\":%.10g,"
-		  "\"exact_events\":%lld,\"top\":%zu,\"top_exact\":%zu,\"methods\":{",
-		  a->prog.nfiles, a->total_samples, a->not_analysed, (long long)a->exact_total,
-		  a->top, a->ntop);
-	for (int m = 0; m < AT_METHODS; m++) {
-		sbuf_addf(&out, "%s\"%s\":{\"unattributed\":%.10g,\"spearman\":", m ? "," : "",
-			  method_name[m], unattributed(a, m));
-		add_real(&out, a->has_rho[m], a->rho[m], "%.10g", "null");
-		sbuf_addf(&out, ",\"top_overlap\":%zu,\"max_abs_error_pp\":", a->overlap[m]);
-		add_real(&out, a->has_err[m], a->max_err[m], "%.10g", "null");
+		  "\"exact_events\":%lld,\"top\":%zu,\"rank\":\"%s\",\"top_exact\":%zu,"
+		  "\"methods\":", a->prog.nfiles, a->total_samples, a->not_analysed,
+		  (long long)a->exact_total, a->top, universe_name[a->universe],
+		  a->fig[a->universe].ntop);
+	json_methods(&out, a, a->universe, true);
+	sbuf_adds(&out, ",\"universes\":{");
+	for (int u = 0; u < U_N; u++) {
+		sbuf_addf(&out, "%s\"%s\":{\"exact_events\":%lld,\"top_exact\":%zu,\"methods\":",
+			  u ? "," : "", universe_name[u], (long long)a->fig[u].exact_total,
+			  a->fig[u].ntop);
+		json_methods(&out, a, (enum universe)u, false);
 		sbuf_adds(&out, "}");
 	}
 	sbuf_adds(&out, "},\"rows\":");
@@ -1142,7 +1300,9 @@ int cmd_approx(int argc, char **argv)
 	}
 	map_variables(&a);
 	sum_approx(&a);
-	compare(&a);
+	mark_variables(&a);
+	compare(&a, a.universe == U_VARIABLES ? U_BUCKETS : U_VARIABLES, false);
+	compare(&a, a.universe, true);
 	if (a.by == BY_OBJECT)
 		object_table(&a, &t);
 	else if (a.by == BY_VARIABLE)

@@ -103,6 +103,26 @@ static void write_header(void)
 		VG_(snprintf)(buf, sizeof buf, "fn:%d", dc.opt.heap_depth);
 		dc_raw_meta(o, "heap_names", buf);
 	}
+	/* The --alloc-fn names, comma-separated, as the native engine writes
+	 * them: dcprof approx treats them as allocation functions. */
+	if (dc.opt.n_alloc_fns > 0) {
+		HChar fns[512];
+		SizeT len = 0;
+
+		fns[0] = 0;
+		for (Int i = 0; i < dc.opt.n_alloc_fns; i++) {
+			SizeT n = VG_(strlen)(dc.opt.alloc_fns[i]);
+
+			if (len + n + 2 > sizeof fns)
+				break;
+			if (len)
+				fns[len++] = ',';
+			VG_(memcpy)(fns + len, dc.opt.alloc_fns[i], n);
+			len += n;
+			fns[len] = 0;
+		}
+		dc_raw_meta(o, "alloc_fns", fns);
+	}
 	dc_raw_meta(o, "stack_frames", dc.opt.stack_frames ? "yes" : "no");
 	dc_raw_meta(o, "collect_atstart", dc.opt.collect_atstart ? "yes" : "no");
 	dc_raw_meta(o, "cache_use", dc.opt.cache_use ? "yes" : "no");
