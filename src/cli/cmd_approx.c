@@ -1124,10 +1124,15 @@ static void print_text(const struct approx *a, struct profile *p, const struct h
 	sbuf_addf(&out, "%-10s%zu C files analysed, %zu variables, %zu locations on lines,"
 		  " %zu loops, %zu allocations\n", "sources:", a->prog.nfiles, a->prog.nvars,
 		  a->prog.nacc, a->prog.nloops, a->prog.nallocs);
-	sbuf_addf(&out, "%-14s%.0f of %.0f sampled events (%.0f in files not analysed, %.0f on"
-		  " lines without a counted location)\n\n", "unattributed:",
-		  unattributed(a, AT_RAW), a->total_samples, a->not_analysed,
-		  a->res.unplaced[AT_RAW]);
+	sbuf_addf(&out, "%-14s", "unattributed:");
+	fmt_thousands(&out, llround(unattributed(a, AT_RAW)));
+	sbuf_adds(&out, " of ");
+	fmt_thousands(&out, llround(a->total_samples));
+	sbuf_adds(&out, " sampled events (");
+	fmt_thousands(&out, llround(a->not_analysed));
+	sbuf_adds(&out, " in files not analysed, ");
+	fmt_thousands(&out, llround(a->res.unplaced[AT_RAW]));
+	sbuf_adds(&out, " on lines without a counted location)\n\n");
 	fwrite(out.buf, 1, out.len, stdout);
 	render_table_text(stdout, t, 0);
 	if (a->by != BY_OBJECT) {

@@ -221,6 +221,12 @@ class Arrays(TmpDirTest):
         out = self.approx("0:0", "--top", "12")
         h11 = [r for r in out["rows"] if r["object"] == "h11 (main)"][0]
         self.assertAlmostEqual(h11["LA"] / h11["exact"], 1.0, delta=0.05)
+        # The text header counts events as every other report does.
+        db = self.path("p0_0.db")
+        r = run([DCPROF, "approx", db, "--sources", self.path("src")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"\nunattributed: +[0-9][0-9,]* of [0-9]{1,3}(,[0-9]{3})+"
+                         r" sampled events \([0-9,]+ in files not analysed, [0-9,]+ on lines")
 
     def test_universe(self):
         # The twelve arrays are globals and heap blocks of main's variables:
