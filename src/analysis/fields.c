@@ -442,6 +442,14 @@ static void summarize(struct fields_info *fi, const struct dw_type *ty, int64_t 
 	bool first = true;
 
 	sbuf_addf(&fi->summary, "%s:", ty->name);
+	/* an array of scalars has one field, the element itself: nothing to
+	 * rank, and "double 100 %" would say nothing */
+	if (ty->nfields == 1 && !strcmp(ty->fields[0].name, ty->name)) {
+		sbuf_addf(&fi->summary, " elements of %lld bytes, no fields to compare; --by offset"
+			  " shows where in the objects the misses are", (long long)ty->size);
+		free(order);
+		return;
+	}
 	for (size_t i = 0; i < ty->nfields; i++)
 		if (fv[i][V_M1] > 0)
 			order[n++] = i;

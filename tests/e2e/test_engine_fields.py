@@ -339,6 +339,15 @@ class GlobalStruct(Recorded):
         self.assertAlmostEqual(rows["misses"]["AccPct"], 100 * 2000 / 18000, places=2)
         self.assertEqual(rows["name[16]"]["note"], "never accessed")
 
+    def test_scalar_array_has_no_fields_to_rank(self):
+        # results is double[T]: one "field", the element itself; the
+        # summary says so instead of "double 100.00 % of L1 misses"
+        doc, rows = fields(self.db, "results")
+        self.assertEqual(doc["type"], "double")
+        self.assertEqual(list(rows), ["double"])
+        self.assertEqual(doc["summary"], "double: elements of 8 bytes, no fields to compare;"
+                         " --by offset shows where in the objects the misses are")
+
     def test_offsets_of_the_array_member(self):
         doc, rows = fields(self.db, "g_stats", "offset")
         self.assertEqual({o: (r["field"], r["Dr"]) for o, r in rows.items()},
