@@ -217,11 +217,9 @@ void nat_dump_exec_failed(void);
  * is no data-address sample; and the encoders --replay uses to build the
  * record a sample file's line stands for (bytes written, 0: no room).
  * SPE records carry no period: the decoder takes the session's. */
-#define NAT_PEBS_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			      PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | \
-			      PERF_SAMPLE_DATA_SRC)
-#define NAT_IBS_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			     PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define NAT_PEBS_SAMPLE_TYPE DC_PEBS_SAMPLE_TYPE
+#define NAT_IBS_SAMPLE_TYPE DC_IBS_SAMPLE_TYPE
+#define NAT_SPE_SAMPLE_TYPE DC_SPE_SAMPLE_TYPE
 int nat_pebs_decode(const unsigned char *rec, size_t len, struct nat_smp *s);
 size_t nat_pebs_encode(const struct nat_smp *s, unsigned char *buf, size_t cap);
 int nat_ibs_decode(const unsigned char *rec, size_t len, struct nat_smp *s);
