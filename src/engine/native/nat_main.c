@@ -474,6 +474,17 @@ static bool configure(void)
 		nat.event = NAT_EV_REPLAY;
 		nat.event_name = "replay";
 		nat.period = env_u64("DCPROF_NATIVE_PERIOD", 1);
+	} else if (ev && getenv("DCPROF_NATIVE_PMU") && strcmp(ev, "pagefault") &&
+		   strcmp(ev, "cpu-clock")) {
+		/* mem-loads, mem-stores, ibs-op, spe: record probed them; the
+		 * sample event is what the period counts (docs/engine-native.md) */
+		if (!nat_pmu_configure(getenv("DCPROF_NATIVE_PMU")))
+			return false;
+		nat.event = NAT_EV_PMU;
+		nat.pmu_event = env_copy("DCPROF_NATIVE_EVENT");
+		nat.event_name = !strcmp(ev, "mem-loads") ? "Dr" : !strcmp(ev, "mem-stores") ? "Dw"
+											: "Da";
+		nat.period = env_u64("DCPROF_NATIVE_PERIOD", 10007);
 	} else if (ev && !strcmp(ev, "cpu-clock")) {
 		nat.event = NAT_EV_CPUCLOCK;
 		nat.event_name = "cpu-clock";
