@@ -12,12 +12,16 @@ PERIOD 0x100, RAW 0x400, WEIGHT 0x4000, DATA_SRC 0x8000).  The PMU types
 are made up (65531..65534): no kernel has such a PMU, so perf_event_open
 fails with ENOENT on every machine, real PMU or not, and the test checks
 the one error line that names the event and the errno."""
+import glob
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 
+from harness import BUILD
 from test_engine_common import record, workload
+from test_native_engine import perf_ok
 
 ENOENT = "No such file or directory"
 PEBS_TYPE = 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x4000 | 0x8000     # 0xc10f
@@ -190,6 +194,61 @@ class PmuAttr(unittest.TestCase):
         lines = self.rec(SKYLAKE, ["--ldlat=0"])
         self.assertEqual(lines, ["dcprof record: invalid --ldlat value '0' (1 to 65535"
                                  " cycles)"])
+
+
+def raw_meta(path):
+    meta = {}
+    with open(path, "rb") as f:
+        for line in f.read().decode("utf-8", "replace").splitlines():
+            parts = line.split(" ", 2)
+            if parts[0] == "meta" and len(parts) == 3:
+                meta[parts[1]] = parts[2]
+    return meta
+
+
+@unittest.skipUnless(perf_ok(), "perf_event_paranoid > 2: no software sampling")
+class LivePlumbing(unittest.TestCase):
+    """The runtime's live PMU path on a machine without the PMU: the
+    events of DCPROF_NATIVE_PMU are opened as record passes them, but with
+    the software page-fault event's type and config (PERF_TYPE_SOFTWARE 1,
+    PERF_COUNT_SW_PAGE_FAULTS 2) under the PEBS and IBS sample types.  The
+    kernel writes the records with those sample types; their data source
+    is PERF_MEM_NA (pebs) or their raw data empty (ibs), so the decoders
+    take none as a load or store: each is counted in samples_other.  That
+    count must be the program's page faults, which the pagefault event of
+    the same runtime counts (meta samples) on the same program: ring,
+    reader and decoder lose nothing.  Run directly under the preloaded
+    runtime (record would probe the real PMU)."""
+
+    def run_rt(self, tmp, name, env):
+        env = dict(os.environ, LD_PRELOAD=os.path.join(BUILD, "lib", "dcprof",
+                                                       "dcprof-native.so"),
+                   DCPROF_NATIVE_OUT=os.path.join(tmp, name + ".%p"), **env)
+        subprocess.run([workload("first_touch")], env=env, check=True,
+                       stdout=subprocess.DEVNULL, timeout=120)
+        dumps = glob.glob(os.path.join(tmp, name + ".*"))
+        self.assertEqual(len(dumps), 1, dumps)
+        return raw_meta(dumps[0])
+
+    def test_software_event_through_pebs_and_ibs_paths(self):
+        tmp = tempfile.mkdtemp(prefix="dcprof-pmu-")
+        try:
+            faults = int(self.run_rt(tmp, "pf", {"DCPROF_NATIVE_EVENT": "pagefault"})
+                         ["samples"])
+            # the two 8 MiB arrays: 2 x 2048 pages (tests/workloads/first_touch.c)
+            self.assertGreaterEqual(faults, 4096)
+            for kind in ("pebs", "ibs"):
+                m = self.run_rt(tmp, kind, {"DCPROF_NATIVE_EVENT": "mem-loads",
+                                            "DCPROF_NATIVE_PERIOD": "1",
+                                            "DCPROF_NATIVE_PMU": kind + ":1:2:0:0:0:1:-"})
+                self.assertEqual(m["sample_event"], "Dr")
+                self.assertEqual(m["pmu_event"], "mem-loads")
+                self.assertEqual(m["samples"], "0")
+                self.assertEqual(m["samples_lost"], "0")
+                # the runtime's own faults differ a little between the runs
+                self.assertAlmostEqual(int(m["samples_other"]), faults, delta=faults // 50)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
