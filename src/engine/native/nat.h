@@ -183,6 +183,7 @@ void nat_pmu_close(struct nat_thread *t);
 void nat_pmu_drain(struct nat_thread *t);
 
 /* nat_perf.c */
+size_t nat_page_size(void);
 int nat_perf_open(struct nat_thread *t);
 void nat_perf_close(struct nat_thread *t);
 /* Reads every thread's ring; lock held. */

@@ -40,7 +40,7 @@
 
 #define NAT_RING_PAGES 64
 
-static size_t page_size(void)
+size_t nat_page_size(void)
 {
 	static size_t ps;
 
@@ -76,11 +76,11 @@ int nat_perf_open(struct nat_thread *t)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(NAT_RING_PAGES * page_size() / 2);
+	a.wakeup_watermark = (uint32_t)(NAT_RING_PAGES * nat_page_size() / 2);
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	len = (NAT_RING_PAGES + 1) * page_size();
+	len = (NAT_RING_PAGES + 1) * nat_page_size();
 	ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ring == MAP_FAILED) {
 		close(fd);
@@ -101,7 +101,7 @@ void nat_perf_close(struct nat_thread *t)
 	}
 	if (t->fd < 0)
 		return;
-	munmap(t->ring, (NAT_RING_PAGES + 1) * page_size());
+	munmap(t->ring, (NAT_RING_PAGES + 1) * nat_page_size());
 	close(t->fd);
 	t->fd = -1;
 	t->ring = NULL;
@@ -136,8 +136,8 @@ static void drain(struct nat_thread *t)
 	struct perf_event_mmap_page *mp = t->ring;
 	struct nat_ring_stats st = { 0 };
 	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = nat_ring_read((const unsigned char *)t->ring + page_size(),
-				      NAT_RING_PAGES * page_size(), mp->data_tail, head,
+	uint64_t tail = nat_ring_read((const unsigned char *)t->ring + nat_page_size(),
+				      NAT_RING_PAGES * nat_page_size(), mp->data_tail, head,
 				      record, t, &st);
 
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);

@@ -47,15 +47,6 @@
 #define SPE_RING_PAGES 8          /* SPE's data ring holds only AUX records */
 #define SPE_AUX_PAGES 64
 
-static size_t page_size(void)
-{
-	static size_t ps;
-
-	if (!ps)
-		ps = (size_t)sysconf(_SC_PAGESIZE);
-	return ps;
-}
-
 static bool field_u64(const char **s, int base, uint64_t *v)
 {
 	char *end;
@@ -122,9 +113,9 @@ static size_t ring_pages(uint8_t kind)
 static void close_one(struct nat_pmu_ring *r)
 {
 	if (r->aux)
-		munmap(r->aux, SPE_AUX_PAGES * page_size());
+		munmap(r->aux, SPE_AUX_PAGES * nat_page_size());
 	if (r->ring)
-		munmap(r->ring, (ring_pages(r->kind) + 1) * page_size());
+		munmap(r->ring, (ring_pages(r->kind) + 1) * nat_page_size());
 	if (r->fd >= 0)
 		close(r->fd);
 	if (r->leader_fd >= 0)
@@ -143,42 +134,37 @@ static int open_one(const struct nat_pmu *p, struct nat_pmu_ring *r)
 	r->fd = r->leader_fd = -1;
 	r->ring = r->aux = NULL;
 	r->kind = p->kind;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = p->type;
+	a.exclude_kernel = p->exclude_kernel;
+	a.exclude_hv = p->exclude_kernel;
 	if (p->has_leader) {
-		memset(&a, 0, sizeof a);
-		a.size = sizeof a;
-		a.type = p->type;
-		a.config = p->leader;
-		a.exclude_kernel = p->exclude_kernel;
-		a.exclude_hv = p->exclude_kernel;
+		a.config = p->leader;             /* counting: no period */
 		r->leader_fd = sys_open(&a, -1);
 		if (r->leader_fd < 0)
 			return -1;
 	}
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = p->type;
 	a.config = p->config;
 	a.config1 = p->config1;
 	a.config2 = p->config2;
 	a.precise_ip = p->precise_ip;
-	a.exclude_kernel = p->exclude_kernel;
-	a.exclude_hv = p->exclude_kernel;
 	a.sample_period = nat.period;
 	a.sample_type = sample_type[p->kind];
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(pages * page_size() / 2);
+	a.wakeup_watermark = (uint32_t)(pages * nat_page_size() / 2);
 	r->fd = sys_open(&a, r->leader_fd);
 	if (r->fd < 0)
 		goto fail;
-	r->ring = mmap(NULL, (pages + 1) * page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	r->ring = mmap(NULL, (pages + 1) * nat_page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 	if (r->ring == MAP_FAILED) {
 		r->ring = NULL;
 		goto fail;
 	}
 	if (p->kind == NAT_PMU_SPE) {
 		struct perf_event_mmap_page *mp = r->ring;
-		mp->aux_offset = (pages + 1) * page_size();
-		mp->aux_size = SPE_AUX_PAGES * page_size();
+		mp->aux_offset = (pages + 1) * nat_page_size();
+		mp->aux_size = SPE_AUX_PAGES * nat_page_size();
 		r->aux = mmap(NULL, mp->aux_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
 			      (off_t)mp->aux_offset);
 		if (r->aux == MAP_FAILED) {
@@ -272,8 +258,8 @@ void nat_pmu_drain(struct nat_thread *t)
 		struct reading rd = { t, r->kind };
 		struct nat_ring_stats st = { 0 };
 		uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-		uint64_t tail = nat_ring_read((const unsigned char *)r->ring + page_size(),
-					      ring_pages(r->kind) * page_size(), mp->data_tail,
+		uint64_t tail = nat_ring_read((const unsigned char *)r->ring + nat_page_size(),
+					      ring_pages(r->kind) * nat_page_size(), mp->data_tail,
 					      head, on_record, &rd, &st);
 
 		__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
