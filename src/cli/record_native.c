@@ -207,9 +207,10 @@ int native_check_reuse(const char *event, const char *reuse_sample, bool force_f
 
 	if (!reuse_sample || !strcmp(reuse_sample, "0"))
 		return 0;
-	if (!event || strcmp(event, "pagefault")) {
+	if (!event || (strcmp(event, "pagefault") && strcmp(event, "mem-loads") &&
+		       strcmp(event, "mem-stores"))) {
 		err_msg("--reuse-sample with --engine=native needs use points with a data"
-			" address: --event=pagefault");
+			" address in the ring: --event=pagefault, mem-loads or mem-stores");
 		return -1;
 	}
 	if (force_fail)

@@ -28,7 +28,8 @@ struct native_opts {
 int native_check_event(struct native_opts *o);
 
 /* --reuse-sample with the native engine: 0 when it can run (N is 0, or
- * the event is pagefault and a probe watchpoint counts what it should);
+ * the event is pagefault, mem-loads or mem-stores and a probe watchpoint
+ * counts what it should);
  * else the reason on stderr (the "watchpoints unavailable" line) and -1.
  * force_fail: the hidden --test-no-watchpoints, for tests. */
 int native_check_reuse(const char *event, const char *reuse_sample, bool force_fail);

@@ -22,6 +22,7 @@ import unittest
 from harness import BUILD
 from test_engine_common import record, workload
 from test_native_engine import perf_ok
+from test_native_rdx import WHY_NOT
 
 ENOENT = "No such file or directory"
 PEBS_TYPE = 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x4000 | 0x8000     # 0xc10f
@@ -220,11 +221,11 @@ class LivePlumbing(unittest.TestCase):
     reader and decoder lose nothing.  Run directly under the preloaded
     runtime (record would probe the real PMU)."""
 
-    def run_rt(self, tmp, name, env):
+    def run_rt(self, tmp, name, env, prog="first_touch"):
         env = dict(os.environ, LD_PRELOAD=os.path.join(BUILD, "lib", "dcprof",
                                                        "dcprof-native.so"),
                    DCPROF_NATIVE_OUT=os.path.join(tmp, name + ".%p"), **env)
-        subprocess.run([workload("first_touch")], env=env, check=True,
+        subprocess.run([workload(prog)], env=env, check=True,
                        stdout=subprocess.DEVNULL, timeout=120)
         dumps = glob.glob(os.path.join(tmp, name + ".*"))
         self.assertEqual(len(dumps), 1, dumps)
@@ -247,6 +248,30 @@ class LivePlumbing(unittest.TestCase):
                 self.assertEqual(m["samples_lost"], "0")
                 # the runtime's own faults differ a little between the runs
                 self.assertAlmostEqual(int(m["samples_other"]), faults, delta=faults // 50)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    @unittest.skipIf(WHY_NOT, "hardware watchpoints unavailable: %s" % WHY_NOT)
+    def test_rdx_use_points_from_the_pmu_event(self):
+        # --reuse-sample with a PMU event takes its use points from that
+        # event (here the software page faults under the PEBS route, every
+        # one a use: N = 1).  Under this route a use's instruction is taken
+        # as retired (PEBS), so the faulting load re-executing after the
+        # handler traps its watchpoint: at least one reuse is caught.  The
+        # distance counter: MEM_INST_RETIRED needs an Intel PMU (the use
+        # event's type here is the software PMU's), instructions a hardware
+        # PMU; without, ns of CPU time.
+        tmp = tempfile.mkdtemp(prefix="dcprof-pmu-")
+        try:
+            m = self.run_rt(tmp, "rdx", {"DCPROF_NATIVE_EVENT": "mem-loads",
+                                         "DCPROF_NATIVE_PERIOD": "1",
+                                         "DCPROF_NATIVE_PMU": "pebs:1:2:0:0:0:1:-",
+                                         "DCPROF_NATIVE_REUSE_SAMPLE": "1"}, "rdx_reuse")
+            self.assertEqual(m["reuse_use_event"], "mem-loads")
+            self.assertIn(m["reuse_distance_unit"], ("ns", "instructions"))
+            self.assertEqual(m["reuse_threads_unwatched"], "0")
+            self.assertGreaterEqual(int(m["reuse_samples"]), 1)
+            self.assertGreaterEqual(int(m["reuse_traps"]), 1)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -501,7 +501,8 @@ static bool configure(void)
 	nat.alloc_fns = env_copy("DCPROF_NATIVE_ALLOC_FN");
 	nat.ckpt_ms = env_u64("DCPROF_NATIVE_CHECKPOINT_MS", 5000);
 	nat.max_block_records = env_u64("DCPROF_NATIVE_MAX_BLOCK_RECORDS", 100000);
-	nat.rdx_period = nat.event == NAT_EV_PAGEFAULT ? env_u64("DCPROF_NATIVE_REUSE_SAMPLE", 0) : 0;
+	nat.rdx_period = nat.event == NAT_EV_PAGEFAULT || nat.event == NAT_EV_PMU
+			 ? env_u64("DCPROF_NATIVE_REUSE_SAMPLE", 0) : 0;
 	nat.rdx_wp = (unsigned)env_u64("DCPROF_NATIVE_REUSE_WATCHPOINTS", NAT_RDX_MAX_WP);
 	if (nat.rdx_wp < 1 || nat.rdx_wp > NAT_RDX_MAX_WP)
 		nat.rdx_wp = NAT_RDX_MAX_WP;
