@@ -180,6 +180,7 @@ void nat_busy_set(bool on);
 bool nat_pmu_configure(const char *spec);
 int nat_pmu_open(struct nat_thread *t);
 void nat_pmu_close(struct nat_thread *t);
+void nat_pmu_forget(struct nat_thread *t);
 void nat_pmu_drain(struct nat_thread *t);
 
 /* nat_perf.c */

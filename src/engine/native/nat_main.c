@@ -345,7 +345,9 @@ static void fork_child(void)
 		 * VM_DONTCOPY); the events are the parent's threads' */
 		for (uint32_t i = 0; i < nat.nthreads; i++) {
 			struct nat_thread *t = nat.threads[i];
-			if (t->fd >= 0)
+			if (nat.event == NAT_EV_PMU)
+				nat_pmu_forget(t);
+			else if (t->fd >= 0)
 				close(t->fd);
 			t->fd = -1;
 			t->ring = NULL;

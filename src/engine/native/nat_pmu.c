@@ -201,6 +201,19 @@ void nat_pmu_close(struct nat_thread *t)
 	t->ring = NULL;
 }
 
+/* In a forked child: the parent's events, whose rings the child has not
+ * mapped (perf maps them VM_DONTCOPY); closed, not unmapped. */
+void nat_pmu_forget(struct nat_thread *t)
+{
+	for (uint32_t i = 0; i < t->npmu; i++) {
+		t->pmu[i].ring = t->pmu[i].aux = NULL;
+		close_one(&t->pmu[i]);
+	}
+	t->npmu = 0;
+	t->fd = -1;
+	t->ring = NULL;
+}
+
 /* ---- reading ----------------------------------------------------------- */
 
 struct reading {
