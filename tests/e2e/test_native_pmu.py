@@ -19,8 +19,8 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import BUILD
-from test_engine_common import record, workload
+from harness import BUILD, DCPROF
+from test_engine_common import query, record, run, workload
 from test_native_engine import perf_ok
 from test_native_rdx import WHY_NOT
 
@@ -272,6 +272,37 @@ class LivePlumbing(unittest.TestCase):
             self.assertEqual(m["reuse_threads_unwatched"], "0")
             self.assertGreaterEqual(int(m["reuse_samples"]), 1)
             self.assertGreaterEqual(int(m["reuse_traps"]), 1)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_record_to_report(self):
+        # The whole path through dcprof record: a fake "cpu" PMU whose type
+        # is the software PMU's (1) and whose mem-stores is config 2, the
+        # page-fault counter.  It opens (precise_ip 3 is not refused by the
+        # software PMU), so record runs the program with that event as a
+        # PEBS event, and the profile says so; every record is a page fault
+        # (data source "not available"): samples_other counts them, as many
+        # as the pagefault event's samples on the same program (above).
+        tmp = tempfile.mkdtemp(prefix="dcprof-pmu-")
+        try:
+            sysfs = os.path.join(tmp, "devices")
+            write_tree(sysfs, {"cpu/type": "1", "cpu/format/event": "config:0-7",
+                               "cpu/events/mem-stores": "event=0x2"})
+            db = os.path.join(tmp, "p.db")
+            r = record(db, [workload("first_touch")],
+                       ["--engine=native", "--event=mem-stores", "--period=1"],
+                       env=dict(os.environ, DCPROF_TEST_SYSFS=sysfs))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            meta = dict(query(db, "SELECT key, value FROM meta"))
+            self.assertEqual(meta["pmu_event"], "mem-stores")
+            self.assertEqual(meta["sample_event"], "Dw")
+            self.assertEqual(meta["sample_period"], "1")
+            faults = int(self.run_rt(tmp, "pf", {"DCPROF_NATIVE_EVENT": "pagefault"})
+                         ["samples"])
+            self.assertAlmostEqual(int(meta["samples_other"]), faults, delta=faults // 50)
+            out = run([DCPROF, "report", db])
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("engine:   native, event mem-stores (Dw), period 1", out.stdout)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
