@@ -3,7 +3,10 @@
  *
  * The runtime reads its configuration from the environment, which the
  * program's children and exec'd images inherit with LD_PRELOAD, so every
- * process of the tree writes its own dump (docs/engine-native.md).
+ * process of the tree writes its own dump (docs/engine-native.md).  A PMU
+ * event (PEBS, IBS, SPE) is built from sysfs and probed here
+ * (record_pmu.c); the runtime opens what the probe opened
+ * (DCPROF_NATIVE_PMU).
  */
 #include <errno.h>
 #include <limits.h>

@@ -153,6 +153,8 @@ static int open_one(const struct nat_pmu *p, struct nat_pmu_ring *r)
 	a.sample_type = sample_type[p->kind];
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)(pages * nat_page_size() / 2);
+	if (p->kind == NAT_PMU_SPE)    /* the reader is woken when the AUX area is half full */
+		a.aux_watermark = (uint32_t)(SPE_AUX_PAGES * nat_page_size() / 2);
 	r->fd = sys_open(&a, r->leader_fd);
 	if (r->fd < 0)
 		goto fail;
