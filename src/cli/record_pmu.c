@@ -230,7 +230,6 @@ static int build_pebs(const char *root, const char *pmu, const char *name, unsig
 	bool loads = !strcmp(name, "mem-loads");
 
 	memset(e, 0, sizeof *e);
-	e->event = name;
 	e->kind = "pebs";
 	snprintf(e->pmu, sizeof e->pmu, "%s", pmu);
 	base_attr(e, period, DC_PEBS_SAMPLE_TYPE);
@@ -308,7 +307,6 @@ int pmu_build(const char *root, const char *name, unsigned ldlat, uint64_t perio
 		return n ? n : -1;
 	}
 	memset(e, 0, sizeof *e);
-	e->event = name;
 	if (!strcmp(name, "ibs-op")) {
 		e->kind = "ibs";
 		snprintf(e->pmu, sizeof e->pmu, "ibs_op");

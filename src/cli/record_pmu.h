@@ -15,7 +15,6 @@
 
 /* One event the runtime opens per thread (and record probes). */
 struct pmu_event {
-	const char *event;        /* --event name: mem-loads, mem-stores, ibs-op, spe */
 	const char *kind;         /* the decoder: pebs, ibs, spe */
 	char pmu[64];             /* the PMU's sysfs name: cpu, cpu_core, ibs_op, arm_spe_0 */
 	char spec[160];           /* as perf writes it: cpu_core/mem-loads,ldlat=3/ */

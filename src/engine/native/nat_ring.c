@@ -15,7 +15,7 @@
  *    Arm SPE a stream of records of packets (nat_spe.c); the data ring
  *    then carries PERF_RECORD_AUX {aux_offset, aux_size, flags}, whose
  *    TRUNCATED flag says the area filled and data was lost (counted by
- *    the caller with nat_ring_stats.truncated).  SPE pads to its
+ *    the caller, nat_pmu.c).  SPE pads to its
  *    alignment with 0x00 bytes.  A record cut by aux_head is left for the
  *    next read; a byte that starts no packet is skipped and counted.
  */

@@ -13,7 +13,6 @@ typedef void (*nat_rec_fn)(void *ud, const unsigned char *rec, size_t len);
 struct nat_ring_stats {
 	uint64_t lost;            /* PERF_RECORD_LOST: records the kernel dropped */
 	uint64_t skipped;         /* records too big to copy out, malformed bytes */
-	uint64_t truncated;       /* PERF_RECORD_AUX with the TRUNCATED flag */
 };
 
 #define NAT_RING_MAX_RECORD 1024  /* a record that wraps is copied out up to this */
