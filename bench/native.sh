@@ -11,10 +11,17 @@
 #
 #   bench/native.sh [RUNS]     best of RUNS (default 3) for each
 #   RDX_N=1 bench/native.sh    a use point every RDX_N page faults (default 64)
+#   EVENTS="mem-loads ibs-op" bench/native.sh
+#                              the events measured (default: pagefault
+#                              cpu-clock rdx); PMU events (mem-loads,
+#                              mem-stores, ibs-op, spe: a machine with that
+#                              PMU) run through dcprof record, which probes
+#                              them, so their time includes finalize
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${1:-3}
 RDX_N=${RDX_N:-64}
+EVENTS=${EVENTS:-pagefault cpu-clock rdx}
 B=build
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -37,15 +44,22 @@ printf '%-10s %-10s %8s %8s %8s %8s %6s %6s\n' workload event native_s run_s nat
 for w in bench_stream bench_transpose bench_matmul bench_chase; do
 	set -- $(best "$B/w/$w")
 	nt=$1 nm=$2
-	for ev in pagefault cpu-clock rdx; do
+	for ev in $EVENTS; do
 		# the program alone, under the runtime (no finalize): what the run costs
 		case $ev in
 		rdx) e=pagefault rs=$RDX_N ;;
 		*) e=$ev rs=0 ;;
 		esac
-		set -- $(best env LD_PRELOAD="$PWD/$B/lib/dcprof/dcprof-native.so" \
-			DCPROF_NATIVE_OUT="$T/raw.%p" DCPROF_NATIVE_EVENT=$e \
-			DCPROF_NATIVE_REUSE_SAMPLE=$rs "$B/w/$w")
+		case $ev in
+		mem-loads|mem-stores|ibs-op|spe)
+			set -- $(best "$B/bin/dcprof" record -q --engine=native --event="$ev" \
+				-o "$T/p.db" -- "$B/w/$w")
+			rm -f "$T/p.db" ;;
+		*)
+			set -- $(best env LD_PRELOAD="$PWD/$B/lib/dcprof/dcprof-native.so" \
+				DCPROF_NATIVE_OUT="$T/raw.%p" DCPROF_NATIVE_EVENT=$e \
+				DCPROF_NATIVE_REUSE_SAMPLE=$rs "$B/w/$w") ;;
+		esac
 		printf '%-10s %-10s %8s %8s %8s %8s %6.2f %6.2f\n' "$w" "$ev" "$nt" "$1" "$nm" "$2" \
 			"$(awk "BEGIN{print $1 / ($nt > 0 ? $nt : 0.01)}")" "$(awk "BEGIN{print $2 / $nm}")"
 		rm -f "$T"/raw.*

@@ -52,7 +52,7 @@ enum { OPT_OUTPUT = OPT_OWN, OPT_QUIET, OPT_KEEP_RAW, OPT_FOLLOW_EXEC, OPT_CACHE
        OPT_TRACE_BLOCK, OPT_TRACE_FULL, OPT_TRACE_OUT, OPT_CHECKPOINT,
        OPT_CHECKPOINT_BUDGET, OPT_OFFSETS, OPT_OFFSET_WINDOW, OPT_OFFSET_CELLS,
        OPT_OFFSET_SHARE,
-       OPT_ENGINE, OPT_EVENT, OPT_PERIOD, OPT_REPLAY, OPT_SAMPLE_IP_ONLY, OPT_SKID,
+       OPT_ENGINE, OPT_EVENT, OPT_PERIOD, OPT_LDLAT, OPT_REPLAY, OPT_SAMPLE_IP_ONLY, OPT_SKID,
        OPT_TEST_NO_WATCHPOINTS };
 
 #define REUSE_BLOCK_MAX 1048576
@@ -68,6 +68,7 @@ static const struct opt_def record_opts[] = {
 	{ OPT_ENGINE, 0, "engine", OPT_REQUIRED },
 	{ OPT_EVENT, 0, "event", OPT_REQUIRED },
 	{ OPT_PERIOD, 0, "period", OPT_REQUIRED },
+	{ OPT_LDLAT, 0, "ldlat", OPT_REQUIRED },
 	{ OPT_REPLAY, 0, "replay", OPT_REQUIRED },
 	/* hidden, for tests (docs/engine-native.md): the watchpoint probe fails */
 	{ OPT_TEST_NO_WATCHPOINTS, 0, "test-no-watchpoints", OPT_NOARG },
@@ -133,13 +134,21 @@ void cmd_record_usage(FILE *f)
 		"                             cpu-clock: IP-only samples (default: the best\n"
 		"                             data-address event of this machine)\n"
 		"  --period=N                 native: one sample every N events (default:\n"
-		"                             1 for pagefault, 1000000 ns for cpu-clock)\n"
+		"                             1 for pagefault, 1000000 ns for cpu-clock,\n"
+		"                             10007 loads or stores for mem-loads and\n"
+		"                             mem-stores, 65536 ops for ibs-op, 4096 ops\n"
+		"                             for spe)\n"
+		"  --ldlat=N                  native, mem-loads: sample loads that take N\n"
+		"                             cycles or more (default: 3, every load; perf\n"
+		"                             mem's 30 samples only L1 misses)\n"
 		"  --replay=FILE              native: attribute the samples in FILE (format:\n"
 		"                             docs/engine-native.md) instead of sampling\n"
 		"  native takes --cache, --latency, --heap-names=fn:N, --alloc-fn,\n"
 		"  --checkpoint and --max-block-records of the options below, and with\n"
 		"  --event=pagefault --reuse-sample=N (a use point every N page faults,\n"
-		"  hardware watchpoints, distances in ns of CPU time), --reuse-bins,\n"
+		"  hardware watchpoints, distances in ns of CPU time; with --event=mem-loads\n"
+		"  or mem-stores every N-th PEBS sample, distances in memory instructions\n"
+		"  or instructions where a counter opens), --reuse-bins,\n"
 		"  --reuse-watchpoints (1 to 4), --reuse-replace, --reuse-attrib and\n"
 		"  --sample-seed.\n"
 		"\n"
@@ -680,6 +689,15 @@ static int parse(struct record *r, int argc, char **argv)
 			r->nat.period = it.arg;
 			break;
 		}
+		case OPT_LDLAT: {
+			uint64_t n;
+			if (num_parse_u64(it.arg, 65535, &n) || n == 0) {
+				err_msg("invalid --ldlat value '%s' (1 to 65535 cycles)", it.arg);
+				return -1;
+			}
+			r->nat.ldlat = (unsigned)n;
+			break;
+		}
 		case OPT_REPLAY:
 			r->nat.replay = it.arg;
 			break;
@@ -697,9 +715,9 @@ static int parse(struct record *r, int argc, char **argv)
 		return -1;
 	}
 	r->prog = argv + it.i;
-	if (!r->native && (r->nat.event || r->nat.period || r->nat.replay)) {
+	if (!r->native && (r->nat.event || r->nat.period || r->nat.replay || r->nat.ldlat)) {
 		err_msg("%s needs --engine=native", r->nat.event ? "--event"
-			: r->nat.period ? "--period" : "--replay");
+			: r->nat.period ? "--period" : r->nat.ldlat ? "--ldlat" : "--replay");
 		return -1;
 	}
 	if (r->sample_log && !r->sample) {
@@ -1358,6 +1376,7 @@ int cmd_record(int argc, char **argv)
 	sbuf_init(&tmpdir);
 	sbuf_init(&out_arg);
 	sbuf_init(&r.out_name);
+	sbuf_init(&r.nat.pmu);
 	sbuf_init(&pg.name);
 	err = parse(&r, argc, argv);
 	if (err) {
@@ -1365,7 +1384,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (r.native) {
-		if (native_check_event(r.nat.event, r.nat.replay) ||
+		if (native_check_event(&r.nat) ||
 		    native_check_reuse(r.nat.event, r.reuse_sample_arg, r.no_watchpoints) ||
 		    expand_output(&r) ||
 		    check_outputs(&r) || make_tmpdir(&tmpdir))
@@ -1416,6 +1435,7 @@ out:
 	sbuf_release(&tmpdir);
 	sbuf_release(&out_arg);
 	sbuf_release(&r.out_name);
+	sbuf_release(&r.nat.pmu);
 	sbuf_release(&pg.name);
 	return rc;
 }

@@ -3,7 +3,10 @@
  *
  * The runtime reads its configuration from the environment, which the
  * program's children and exec'd images inherit with LD_PRELOAD, so every
- * process of the tree writes its own dump (docs/engine-native.md).
+ * process of the tree writes its own dump (docs/engine-native.md).  A PMU
+ * event (PEBS, IBS, SPE) is built from sysfs and probed here
+ * (record_pmu.c); the runtime opens what the probe opened
+ * (DCPROF_NATIVE_PMU).
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,54 +24,10 @@
 #include "core/smpfile.h"
 #include "base/num.h"
 #include "cli/record_native.h"
+#include "cli/record_pmu.h"
 
 #define NATIVE_SO "dcprof-native.so"
 #define NATIVE_MAX_WATCHPOINTS 4   /* x86's debug registers (nat.h NAT_RDX_MAX_WP) */
-
-/* Events that carry a data address from a PMU, with the sysfs device each
- * needs: Intel PEBS (cpu), AMD IBS (ibs_op), Arm SPE (arm_spe_0). */
-static const struct {
-	const char *name, *device;
-} hw_events[] = {
-	{ "mem-loads", "cpu" },
-	{ "mem-stores", "cpu" },
-	{ "ibs-op", "ibs_op" },
-	{ "spe", "arm_spe_0" },
-};
-
-/* perf_event_open's answer for a precise load-latency event on this
- * machine: 0 when it opens, else errno. */
-static int probe_pebs(void)
-{
-	struct perf_event_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_RAW;
-	a.config = 0x1cd;        /* MEM_TRANS_RETIRED.LOAD_LATENCY */
-	a.config1 = 30;          /* ldlat */
-	a.precise_ip = 2;
-	a.sample_period = 10007;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT |
-			PERF_SAMPLE_DATA_SRC;
-	a.exclude_kernel = 1;
-	a.disabled = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
-
-static bool has_device(const char *dev)
-{
-	char path[128];
-	struct stat st;
-
-	snprintf(path, sizeof path, "/sys/bus/event_source/devices/%s", dev);
-	return stat(path, &st) == 0;
-}
 
 /* The whole sample file, checked before the program runs: its first
  * malformed line is the one error line (the runtime reads it again). */
@@ -124,45 +83,86 @@ static int check_samples(const char *path)
 	return rc;
 }
 
-int native_check_event(const char *event, const char *replay)
-{
-	int e;
+/* The PMU events, in the order the default tries them. */
+static const char *const hw_events[] = { "mem-loads", "ibs-op", "spe", "mem-stores" };
+#define NDEFAULT 3                 /* mem-stores is no default: it has no latency */
 
-	if (replay) {
-		if (event) {
+static bool is_hw_event(const char *event)
+{
+	for (size_t i = 0; i < sizeof hw_events / sizeof hw_events[0]; i++)
+		if (!strcmp(event, hw_events[i]))
+			return true;
+	return false;
+}
+
+/* The events of name built and opened: 0; 1 when this machine has not
+ * the PMU, -1 when it does not open; why says why. */
+static int try_event(struct native_opts *o, const char *name, char *why, size_t nwhy)
+{
+	const char *test = getenv("DCPROF_TEST_SYSFS");
+	const char *root = test && *test ? test : "/sys/bus/event_source/devices";
+	struct pmu_event ev[PMU_MAX_OPEN];
+	uint64_t period = 0;
+	int n;
+
+	if (o->period)
+		num_parse_u64(o->period, UINT64_MAX, &period);
+	n = pmu_build(root, name, o->ldlat, period, ev, why, nwhy);
+	if (n < 0)
+		return 1;
+	if (pmu_probe(ev, n, test && *test, why, nwhy))
+		return -1;
+	pmu_env(ev, n, &o->pmu);
+	o->event = name;
+	/* the period the events were opened with (IBS rounds it to 16 ops) */
+	snprintf(o->period_buf, sizeof o->period_buf, "%llu",
+		 (unsigned long long)ev[0].attr.sample_period);
+	o->period = o->period_buf;
+	return 0;
+}
+
+int native_check_event(struct native_opts *o)
+{
+	char why[512], first[512] = "";
+
+	if (o->replay) {
+		if (o->event) {
 			err_msg("--event and --replay exclude each other (a replay's samples"
 				" come from its file)");
 			return -1;
 		}
-		return check_samples(replay);
+		return check_samples(o->replay);
 	}
-	if (event && (!strcmp(event, "pagefault") || !strcmp(event, "cpu-clock")))
-		return 0;
-	if (event) {
-		size_t i;
-		for (i = 0; i < sizeof hw_events / sizeof hw_events[0]; i++)
-			if (!strcmp(event, hw_events[i].name))
-				break;
-		if (i == sizeof hw_events / sizeof hw_events[0]) {
-			err_msg("unknown --event '%s' (pagefault, cpu-clock, mem-loads, mem-stores,"
-				" ibs-op or spe)", event);
-			return -1;
-		}
-		if (has_device(hw_events[i].device) && !probe_pebs()) {
-			err_msg("--event=%s: live sampling of this PMU is not implemented yet;"
-				" record its samples with perf and --replay them, or use"
-				" --event=pagefault", event);
-			return -1;
-		}
-	}
-	e = probe_pebs();
-	if (!e && (has_device("ibs_op") || has_device("arm_spe_0") || has_device("cpu"))) {
-		err_msg("live sampling of this machine's PMU is not implemented yet; use"
-			" --event=pagefault, --event=cpu-clock or --replay");
+	if (o->ldlat && o->event && strcmp(o->event, "mem-loads")) {
+		err_msg("--ldlat is for --event=mem-loads (Intel PEBS load latency)");
 		return -1;
 	}
+	if (o->event && (!strcmp(o->event, "pagefault") || !strcmp(o->event, "cpu-clock")))
+		return 0;
+	if (o->event) {
+		if (!is_hw_event(o->event)) {
+			err_msg("unknown --event '%s' (pagefault, cpu-clock, mem-loads, mem-stores,"
+				" ibs-op or spe)", o->event);
+			return -1;
+		}
+		if (try_event(o, o->event, why, sizeof why)) {
+			err_msg("cannot sample --event=%s on this machine (%s); try --event=pagefault"
+				" or the simulator engine", o->event, why);
+			return -1;
+		}
+		return 0;
+	}
+	for (int i = 0; i < NDEFAULT; i++) {
+		int rc = try_event(o, hw_events[i], why, sizeof why);
+		if (!rc)
+			return 0;
+		/* the first PMU this machine has is the one to name */
+		if (rc < 0 && !first[0])
+			snprintf(first, sizeof first, "%s", why);
+	}
 	err_msg("no PMU with data-address sampling on this machine (perf_event_open: %s);"
-		" try --event=pagefault or the simulator engine", strerror(e ? e : ENOENT));
+		" try --event=pagefault or the simulator engine",
+		first[0] ? first : strerror(ENOENT));
 	return -1;
 }
 
@@ -210,9 +210,10 @@ int native_check_reuse(const char *event, const char *reuse_sample, bool force_f
 
 	if (!reuse_sample || !strcmp(reuse_sample, "0"))
 		return 0;
-	if (!event || strcmp(event, "pagefault")) {
+	if (!event || (strcmp(event, "pagefault") && strcmp(event, "mem-loads") &&
+		       strcmp(event, "mem-stores"))) {
 		err_msg("--reuse-sample with --engine=native needs use points with a data"
-			" address: --event=pagefault");
+			" address in the ring: --event=pagefault, mem-loads or mem-stores");
 		return -1;
 	}
 	if (force_fail)
@@ -361,6 +362,8 @@ int native_setup(const struct native_opts *o, char *const *args, int nargs)
 	sbuf_release(&pre);
 	if (!rc && o->event)
 		rc = set("DCPROF_NATIVE_EVENT", o->event);
+	if (!rc && o->pmu.len)
+		rc = set("DCPROF_NATIVE_PMU", o->pmu.buf);
 	if (!rc && o->period)
 		rc = set("DCPROF_NATIVE_PERIOD", o->period);
 	if (!rc && o->replay) {

@@ -11,14 +11,25 @@ struct native_opts {
 	const char *event;     /* --event, NULL: the best data-address event */
 	const char *period;    /* --period, NULL: the event's default */
 	const char *replay;    /* --replay file, or NULL */
+	unsigned ldlat;        /* --ldlat, 0: the default */
+	/* set by native_check_event for a PMU event: the runtime's
+	 * DCPROF_NATIVE_PMU (record_pmu.h), and the period it was opened with */
+	struct sbuf pmu;
+	char period_buf[24];
 };
 
 /* 0 when the event can be recorded here; else says why on stderr (the
- * "no PMU" line when no data-address event is available) and returns -1. */
-int native_check_event(const char *event, const char *replay);
+ * "no PMU" line when no data-address event is available) and returns -1.
+ * A PMU event (--event=mem-loads, ..., or none: the first of mem-loads,
+ * ibs-op, spe that opens) is built from sysfs ($DCPROF_TEST_SYSFS, for
+ * tests, replaces /sys/bus/event_source/devices and prints each attr
+ * tried) and probed; o->event, o->period and o->pmu then describe it.
+ * o->pmu must be initialised. */
+int native_check_event(struct native_opts *o);
 
 /* --reuse-sample with the native engine: 0 when it can run (N is 0, or
- * the event is pagefault and a probe watchpoint counts what it should);
+ * the event is pagefault, mem-loads or mem-stores and a probe watchpoint
+ * counts what it should);
  * else the reason on stderr (the "watchpoints unavailable" line) and -1.
  * force_fail: the hidden --test-no-watchpoints, for tests. */
 int native_check_reuse(const char *event, const char *reuse_sample, bool force_fail);

@@ -29,6 +29,18 @@ enum dc_smp_where { DC_SMP_ABS, DC_SMP_HEAP, DC_SMP_GLOBAL, DC_SMP_STACK, DC_SMP
 
 #define DC_SMP_MEM 5            /* SOURCE MEM: served by memory */
 
+/* The perf_event_attr.sample_type of each kind's live records, which its
+ * decoder (src/engine/native/nat_pebs.c, nat_ibs.c) reads field by field;
+ * `dcprof record` opens the same when it probes the PMU.  The bits of
+ * linux/perf_event.h, enum perf_event_sample_format: IP 1 << 0, TID 1 << 1,
+ * TIME 1 << 2, ADDR 1 << 3, PERIOD 1 << 8, RAW 1 << 10, WEIGHT 1 << 14,
+ * DATA_SRC 1 << 15 (the native runtime checks them against the header).
+ * SPE writes its records to the AUX area: its ring's samples carry only
+ * IP, TID and TIME. */
+#define DC_PEBS_SAMPLE_TYPE 0xc10fULL   /* IP TID TIME ADDR PERIOD WEIGHT DATA_SRC */
+#define DC_IBS_SAMPLE_TYPE 0x507ULL     /* IP TID TIME PERIOD RAW */
+#define DC_SPE_SAMPLE_TYPE 0x7ULL       /* IP TID TIME */
+
 struct dc_smpline {
 	uint8_t where;            /* enum dc_smp_where */
 	bool is_write;

@@ -5,7 +5,7 @@
 #include "base/fmt.h"
 #include "report/header.h"
 
-#define NVALUES 13
+#define NVALUES 14
 
 static void values(struct header *h, struct sbuf *v[NVALUES])
 {
@@ -22,6 +22,7 @@ static void values(struct header *h, struct sbuf *v[NVALUES])
 	v[10] = &h->engine;
 	v[11] = &h->event;
 	v[12] = &h->period;
+	v[13] = &h->pmu;
 }
 
 void header_init(struct header *h)
@@ -65,12 +66,12 @@ int header_read(struct profile *p, struct header *h, char *err, size_t errlen)
 	static const char *const keys[NVALUES] = {
 		"program", "command", "complete", "incomplete_reason", "exit_status",
 		"cache_source", "cache_reason", "omp_wait_policy", "rank", "host",
-		"engine", "sample_event", "sample_period",
+		"engine", "sample_event", "sample_period", "pmu_event",
 	};
 	bool *present[NVALUES] = { NULL, NULL, NULL, &h->has_reason, &h->has_exit,
 				   &h->has_source, &h->has_cache_reason, &h->has_omp_policy,
 				   &h->has_rank, &h->has_host, &h->has_engine, &h->has_event,
-				   &h->has_period };
+				   &h->has_period, &h->has_pmu };
 	struct sbuf *v[NVALUES];
 
 	values(h, v);
@@ -164,7 +165,13 @@ void header_text(struct sbuf *out, const struct profile *p, const struct header 
 		/* the native engine samples: say which event and period made it */
 		sbuf_addf(out, "%-10s", "engine:");
 		fmt_text(out, h->engine.buf, h->engine.len);
-		if (h->has_event) {
+		if (h->has_pmu) {            /* a live PMU event: its name, what it counts */
+			sbuf_adds(out, ", event ");
+			fmt_text(out, h->pmu.buf, h->pmu.len);
+			sbuf_adds(out, " (");
+			fmt_text(out, h->event.buf, h->event.len);
+			sbuf_addc(out, ')');
+		} else if (h->has_event) {
 			sbuf_adds(out, ", event ");
 			fmt_text(out, h->event.buf, h->event.len);
 		}
@@ -207,4 +214,6 @@ void header_json(struct sbuf *out, const struct profile *p, const struct header 
 	json_meta(out, "host", &h->host, h->has_host);
 	if (h->has_engine)
 		json_meta(out, "engine", &h->engine, true);
+	if (h->has_pmu)
+		json_meta(out, "pmu_event", &h->pmu, true);
 }

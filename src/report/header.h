@@ -19,9 +19,10 @@ struct header {
 	bool has_reason, has_exit, has_source, has_cache_reason;
 	bool has_omp_policy;       /* ... and the program ran a spinning runtime */
 	bool has_rank, has_host;
-	/* meta engine (absent: the simulator), sample_event, sample_period */
-	struct sbuf engine, event, period;
-	bool has_engine, has_event, has_period;
+	/* meta engine (absent: the simulator), sample_event, sample_period,
+	 * pmu_event (the native engine's live PMU event) */
+	struct sbuf engine, event, period, pmu;
+	bool has_engine, has_event, has_period, has_pmu;
 };
 
 void header_init(struct header *h);

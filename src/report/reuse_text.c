@@ -60,9 +60,12 @@ void reuse_text_sampling(struct sbuf *out, const struct reuse_info *ri)
 		  " attribution\n%-10s", "sampling:", (long long)ri->period, per,
 		  (long long)ri->watchpoints, ri->watchpoints == 1 ? "" : "s", ri->watch,
 		  ri->replace, ri->attrib, "");
-	if (!reuse_unit_accesses(ri))
+	if (!reuse_unit_accesses(ri) && !strcmp(ri->unit, "ns"))
 		sbuf_addf(out, "time distances in %s (the thread's task-clock between use"
 			  " and reuse; no access counter)\n%-10s", reuse_unit_text(ri), "");
+	else if (!reuse_unit_accesses(ri))
+		sbuf_addf(out, "time distances in %s (the thread's PMU counter between use"
+			  " and reuse)\n%-10s", reuse_unit_text(ri), "");
 	sbuf_adds(out, "uses sampled ");
 	fmt_thousands(out, ri->samples);
 	sbuf_adds(out, ", reuses caught ");

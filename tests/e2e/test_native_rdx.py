@@ -167,7 +167,8 @@ class Errors(Case):
         r = record(self.db, [workload("rdx_reuse")],
                    ["--engine=native", "--event=cpu-clock", "--reuse-sample=1"])
         self.assertEqual(r.returncode, 2)
-        self.assertIn("needs use points with a data address: --event=pagefault", r.stderr)
+        self.assertIn("needs use points with a data address in the ring: --event=pagefault,"
+                      " mem-loads or mem-stores", r.stderr)
 
     @unittest.skipIf(WHY_NOT, "the probe fails first: %s" % WHY_NOT)
     def test_hardware_limits(self):

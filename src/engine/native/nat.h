@@ -40,6 +40,26 @@ enum nat_event {
 	NAT_EV_PAGEFAULT,     /* software page faults: first touches */
 	NAT_EV_CPUCLOCK,      /* cpu-clock: IP-only samples */
 	NAT_EV_REPLAY,        /* samples read from a file (nat_replay.c) */
+	NAT_EV_PMU,           /* PEBS, IBS or SPE: data-address samples (nat_pmu.c) */
+};
+
+/* A PMU event as dcprof record probed it (DCPROF_NATIVE_PMU, nat_pmu.c):
+ * one per PMU, two on a hybrid Intel CPU. */
+#define NAT_MAX_PMU 2
+enum nat_pmu_kind { NAT_PMU_PEBS, NAT_PMU_IBS, NAT_PMU_SPE };
+struct nat_pmu {
+	uint8_t kind;             /* enum nat_pmu_kind */
+	uint8_t precise_ip, exclude_kernel;
+	bool has_leader;          /* Intel's mem-loads-aux, config leader */
+	uint32_t type;
+	uint64_t config, config1, config2, leader;
+};
+
+/* A thread's event of one PMU: its ring, and for SPE its AUX area. */
+struct nat_pmu_ring {
+	int fd, leader_fd;
+	uint8_t kind;
+	void *ring, *aux;
 };
 
 enum nat_kind { NAT_K_GLOBAL, NAT_K_HEAP, NAT_K_STACK, NAT_K_UNKNOWN, NAT_K_TLS };
@@ -61,6 +81,9 @@ struct nat_thread {
 	void *ring;               /* its mmap'ed ring: header page + data */
 	uint64_t stack_lo, stack_hi;
 	bool done;                /* exited: drained and closed */
+	/* NAT_EV_PMU: fd and ring above are pmu[0]'s */
+	struct nat_pmu_ring pmu[NAT_MAX_PMU];
+	uint32_t npmu;
 };
 
 /* (bucket, location, thread) -> pages first touched. */
@@ -86,6 +109,9 @@ struct nat_state {
 	const char *event_name;
 	uint64_t period;
 	char *replay;             /* --replay file */
+	struct nat_pmu pmu[NAT_MAX_PMU];   /* NAT_EV_PMU's events */
+	uint32_t npmu;
+	char *pmu_event;          /* --event (mem-loads, ...), meta pmu_event */
 	const char *replay_kind;  /* its kind: pebs, ibs, spe */
 	unsigned depth;           /* frames of a call path kept (alloc_depth) */
 	char *alloc_fns;          /* --alloc-fn names, comma-separated */
@@ -124,6 +150,9 @@ struct nat_state {
 	struct dc_rectab ipsamp;        /* struct nat_ipsamp */
 	struct dc_costtab scosts;       /* data-address samples (replay, PEBS) */
 	uint64_t samples, lost, runtime_samples, unattributed;
+	uint64_t kernel_samples;  /* PMU samples with a kernel IP (IBS without exclude_kernel) */
+	uint64_t other_samples;   /* PMU samples of no load or store (IBS samples every op) */
+	uint64_t aux_truncated, ring_skipped;
 	uint64_t replay_unresolved;   /* replayed samples whose object is not in this run */
 	/* the runtime's own text, whose samples and frames are skipped */
 	uint64_t self_lo, self_hi;
@@ -147,7 +176,15 @@ struct nat_thread *nat_self(void);
 bool nat_busy(void);
 void nat_busy_set(bool on);
 
+/* nat_pmu.c: DCPROF_NATIVE_PMU, and the events of a thread */
+bool nat_pmu_configure(const char *spec);
+int nat_pmu_open(struct nat_thread *t);
+void nat_pmu_close(struct nat_thread *t);
+void nat_pmu_forget(struct nat_thread *t);
+void nat_pmu_drain(struct nat_thread *t);
+
 /* nat_perf.c */
+size_t nat_page_size(void);
 int nat_perf_open(struct nat_thread *t);
 void nat_perf_close(struct nat_thread *t);
 /* Reads every thread's ring; lock held. */
@@ -217,11 +254,9 @@ void nat_dump_exec_failed(void);
  * is no data-address sample; and the encoders --replay uses to build the
  * record a sample file's line stands for (bytes written, 0: no room).
  * SPE records carry no period: the decoder takes the session's. */
-#define NAT_PEBS_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			      PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | \
-			      PERF_SAMPLE_DATA_SRC)
-#define NAT_IBS_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			     PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define NAT_PEBS_SAMPLE_TYPE DC_PEBS_SAMPLE_TYPE
+#define NAT_IBS_SAMPLE_TYPE DC_IBS_SAMPLE_TYPE
+#define NAT_SPE_SAMPLE_TYPE DC_SPE_SAMPLE_TYPE
 int nat_pebs_decode(const unsigned char *rec, size_t len, struct nat_smp *s);
 size_t nat_pebs_encode(const struct nat_smp *s, unsigned char *buf, size_t cap);
 int nat_ibs_decode(const unsigned char *rec, size_t len, struct nat_smp *s);

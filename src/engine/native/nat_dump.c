@@ -98,8 +98,10 @@ static void write_header(struct dc_rawout *o)
 	dc_raw_meta(o, "engine", "native");
 	dc_raw_meta(o, "sample_event", nat.event_name);
 	dc_raw_meta_u64(o, "sample_period", nat.period);
-	if (nat.event == NAT_EV_REPLAY)
+	if (nat.event == NAT_EV_REPLAY || nat.event == NAT_EV_PMU)
 		dc_raw_meta_u64(o, "sample_seed", 0);   /* report --sampled reads one */
+	if (nat.event == NAT_EV_PMU)
+		dc_raw_meta(o, "pmu_event", nat.pmu_event ? nat.pmu_event : "");
 	dc_raw_meta(o, "sample_skid", "hardware");
 	if (nat.event == NAT_EV_CPUCLOCK)
 		dc_raw_meta(o, "sample_ip_only", "1");
@@ -248,6 +250,11 @@ static void write_tail(struct dc_rawout *o, bool complete, const char *exec_path
 	dc_raw_meta_u64(o, "samples", nat.samples);
 	dc_raw_meta_u64(o, "samples_lost", nat.lost);
 	dc_raw_meta_u64(o, "samples_runtime", nat.runtime_samples);
+	if (nat.event == NAT_EV_PMU) {
+		dc_raw_meta_u64(o, "samples_kernel", nat.kernel_samples);
+		dc_raw_meta_u64(o, "samples_other", nat.other_samples);
+		dc_raw_meta_u64(o, "samples_aux_truncated", nat.aux_truncated);
+	}
 	if (nat.event == NAT_EV_REPLAY) {
 		dc_raw_meta(o, "replay_kind", nat.replay_kind ? nat.replay_kind : "");
 		dc_raw_meta_u64(o, "replay_unresolved", nat.replay_unresolved);

@@ -28,6 +28,9 @@
 
 #include "engine/native/nat.h"
 
+_Static_assert(NAT_IBS_SAMPLE_TYPE == (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				     PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW), "core/smpfile.h's IBS bits");
+
 #define NREGS 7
 #define RAW_SIZE (4 + NREGS * 8)
 #define REC_SIZE (sizeof(struct perf_event_header) + 4 * 8 + 4 + RAW_SIZE)

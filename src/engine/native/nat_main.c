@@ -345,7 +345,9 @@ static void fork_child(void)
 		 * VM_DONTCOPY); the events are the parent's threads' */
 		for (uint32_t i = 0; i < nat.nthreads; i++) {
 			struct nat_thread *t = nat.threads[i];
-			if (t->fd >= 0)
+			if (nat.event == NAT_EV_PMU)
+				nat_pmu_forget(t);
+			else if (t->fd >= 0)
 				close(t->fd);
 			t->fd = -1;
 			t->ring = NULL;
@@ -474,6 +476,17 @@ static bool configure(void)
 		nat.event = NAT_EV_REPLAY;
 		nat.event_name = "replay";
 		nat.period = env_u64("DCPROF_NATIVE_PERIOD", 1);
+	} else if (ev && getenv("DCPROF_NATIVE_PMU") && strcmp(ev, "pagefault") &&
+		   strcmp(ev, "cpu-clock")) {
+		/* mem-loads, mem-stores, ibs-op, spe: record probed them; the
+		 * sample event is what the period counts (docs/engine-native.md) */
+		if (!nat_pmu_configure(getenv("DCPROF_NATIVE_PMU")))
+			return false;
+		nat.event = NAT_EV_PMU;
+		nat.pmu_event = env_copy("DCPROF_NATIVE_EVENT");
+		nat.event_name = !strcmp(ev, "mem-loads") ? "Dr" : !strcmp(ev, "mem-stores") ? "Dw"
+											: "Da";
+		nat.period = env_u64("DCPROF_NATIVE_PERIOD", 10007);
 	} else if (ev && !strcmp(ev, "cpu-clock")) {
 		nat.event = NAT_EV_CPUCLOCK;
 		nat.event_name = "cpu-clock";
@@ -490,7 +503,8 @@ static bool configure(void)
 	nat.alloc_fns = env_copy("DCPROF_NATIVE_ALLOC_FN");
 	nat.ckpt_ms = env_u64("DCPROF_NATIVE_CHECKPOINT_MS", 5000);
 	nat.max_block_records = env_u64("DCPROF_NATIVE_MAX_BLOCK_RECORDS", 100000);
-	nat.rdx_period = nat.event == NAT_EV_PAGEFAULT ? env_u64("DCPROF_NATIVE_REUSE_SAMPLE", 0) : 0;
+	nat.rdx_period = nat.event == NAT_EV_PAGEFAULT || nat.event == NAT_EV_PMU
+			 ? env_u64("DCPROF_NATIVE_REUSE_SAMPLE", 0) : 0;
 	nat.rdx_wp = (unsigned)env_u64("DCPROF_NATIVE_REUSE_WATCHPOINTS", NAT_RDX_MAX_WP);
 	if (nat.rdx_wp < 1 || nat.rdx_wp > NAT_RDX_MAX_WP)
 		nat.rdx_wp = NAT_RDX_MAX_WP;

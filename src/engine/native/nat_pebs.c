@@ -20,6 +20,10 @@
 
 #include "engine/native/nat.h"
 
+_Static_assert(NAT_PEBS_SAMPLE_TYPE == (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				      PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT |
+				      PERF_SAMPLE_DATA_SRC), "core/smpfile.h's PEBS bits");
+
 #define REC_SIZE (sizeof(struct perf_event_header) + 7 * 8)
 
 static uint8_t level_of(uint64_t src)

@@ -17,14 +17,16 @@
  *    events of the process's own threads, and only the program's code is
  *    wanted.  A page fault is a software event raised on behalf of the
  *    user-space access; its IP is that access's.
- *  - Data-address samples (PEBS, IBS, SPE; today from --replay) are
+ *  - Data-address samples (PEBS, IBS, SPE; live or from --replay) are
  *    charged as the simulator charges its samples (dc_cost_count_n): the
  *    period to the access count, a miss at each level above the one that
  *    served the access, and period x latency, the record's measured
  *    latency where it has one, else the serving level's (--latency).
  *  - The ring: one header page and NAT_RING_PAGES data pages, read from
  *    data_tail to data_head (an acquire load of data_head, a release store
- *    of data_tail), records that wrap copied out whole.
+ *    of data_tail) by nat_ring.c, records that wrap copied out whole.
+ *  - PEBS, IBS and SPE events (NAT_EV_PMU) are nat_pmu.c's: opened, closed
+ *    and read there, attributed here.
  */
 #include <linux/perf_event.h>
 #include <string.h>
@@ -34,10 +36,11 @@
 #include <unistd.h>
 
 #include "engine/native/nat.h"
+#include "engine/native/nat_ring.h"
 
 #define NAT_RING_PAGES 64
 
-static size_t page_size(void)
+size_t nat_page_size(void)
 {
 	static size_t ps;
 
@@ -55,6 +58,12 @@ int nat_perf_open(struct nat_thread *t)
 
 	if (nat.event == NAT_EV_REPLAY)
 		return 0;
+	if (nat.event == NAT_EV_PMU) {
+		if (nat_pmu_open(t))
+			return -1;
+		nat_rdx_open(t);
+		return 0;
+	}
 	memset(&a, 0, sizeof a);
 	a.size = sizeof a;
 	a.type = PERF_TYPE_SOFTWARE;
@@ -67,11 +76,11 @@ int nat_perf_open(struct nat_thread *t)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(NAT_RING_PAGES * page_size() / 2);
+	a.wakeup_watermark = (uint32_t)(NAT_RING_PAGES * nat_page_size() / 2);
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	len = (NAT_RING_PAGES + 1) * page_size();
+	len = (NAT_RING_PAGES + 1) * nat_page_size();
 	ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ring == MAP_FAILED) {
 		close(fd);
@@ -86,25 +95,26 @@ int nat_perf_open(struct nat_thread *t)
 void nat_perf_close(struct nat_thread *t)
 {
 	nat_rdx_close(t);
+	if (nat.event == NAT_EV_PMU) {
+		nat_pmu_close(t);
+		return;
+	}
 	if (t->fd < 0)
 		return;
-	munmap(t->ring, (NAT_RING_PAGES + 1) * page_size());
+	munmap(t->ring, (NAT_RING_PAGES + 1) * nat_page_size());
 	close(t->fd);
 	t->fd = -1;
 	t->ring = NULL;
 }
 
-/* One record of thread t's ring. */
-static void record(const struct nat_thread *t, const unsigned char *rec, size_t len)
+/* One record of thread t's ring (LOST ones nat_ring_read counts). */
+static void record(void *ud, const unsigned char *rec, size_t len)
 {
+	const struct nat_thread *t = ud;
 	const struct perf_event_header *h = (const void *)rec;
 	const unsigned char *p = rec + sizeof *h;
 	struct nat_smp s;
 
-	if (h->type == PERF_RECORD_LOST && len >= sizeof *h + 16) {
-		nat.lost += nat_get64(p + 8);
-		return;
-	}
 	if (h->type != PERF_RECORD_SAMPLE)
 		return;
 	memset(&s, 0, sizeof s);
@@ -124,45 +134,26 @@ static void record(const struct nat_thread *t, const unsigned char *rec, size_t 
 static void drain(struct nat_thread *t)
 {
 	struct perf_event_mmap_page *mp = t->ring;
-	const unsigned char *data = (const unsigned char *)t->ring + page_size();
-	uint64_t size = NAT_RING_PAGES * page_size();
+	struct nat_ring_stats st = { 0 };
 	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = mp->data_tail;
-	unsigned char buf[256];
+	uint64_t tail = nat_ring_read((const unsigned char *)t->ring + nat_page_size(),
+				      NAT_RING_PAGES * nat_page_size(), mp->data_tail, head,
+				      record, t, &st);
 
-	while (tail < head) {
-		uint64_t off = tail % size;
-		struct perf_event_header h;
-
-		if (off + sizeof h <= size) {
-			memcpy(&h, data + off, sizeof h);
-		} else {
-			size_t first = (size_t)(size - off);
-			memcpy(&h, data + off, first);
-			memcpy((unsigned char *)&h + first, data, sizeof h - first);
-		}
-		if (h.size < sizeof h)
-			break;
-		if (h.size <= sizeof buf) {
-			if (off + h.size <= size) {
-				record(t, data + off, h.size);
-			} else {
-				size_t first = (size_t)(size - off);
-				memcpy(buf, data + off, first);
-				memcpy(buf + first, data, h.size - first);
-				record(t, buf, h.size);
-			}
-		}
-		tail += h.size;
-	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	nat.lost += st.lost;
+	nat.ring_skipped += st.skipped;
 }
 
 void nat_perf_drain_all(void)
 {
 	for (uint32_t i = 0; i < nat.nthreads; i++)
-		if (nat.threads[i]->fd >= 0)
-			drain(nat.threads[i]);
+		if (nat.threads[i]->fd >= 0) {
+			if (nat.event == NAT_EV_PMU)
+				nat_pmu_drain(nat.threads[i]);
+			else
+				drain(nat.threads[i]);
+		}
 	nat_rdx_drain_all();
 }
 

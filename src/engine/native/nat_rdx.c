@@ -30,10 +30,23 @@
  *  - A data watchpoint traps after the access; the sample's IP is the next
  *    instruction, so the reuse's location is IP - 1 (inside the access's
  *    instruction, which is what finalize symbolises).
- *  - Time distance: there is no access counter without a PMU, so the
- *    distance is the thread's CPU time between use and reuse in ns
- *    (CLOCK_THREAD_CPUTIME_ID, the task-clock), meta reuse_distance_unit
- *    "ns"; never presented as accesses.
+ *  - Use points from a PMU (--event=mem-loads or mem-stores: PEBS, whose
+ *    records carry the data address in the ring; nat.pmu[0]'s encoding,
+ *    sample_type IDENTIFIER | IP | ADDR, period N): every N-th sampled
+ *    load or store is a use.  A PEBS record is written after its
+ *    instruction retired: nothing re-executes, no trap is skipped.
+ *    IBS and SPE are refused by record (their addresses are in RAW or the
+ *    AUX area, which the handler does not decode).
+ *  - Distance: with a PMU event, a counter of the thread opened with the
+ *    watchpoints: Intel's MEM_INST_RETIRED.ALL_LOADS and ALL_STORES (raw
+ *    0xd0 umask 0x81 and 0x82 on the PMU of mem-loads, a group read in
+ *    one read(); Intel SDM vol. 3B, "Performance Monitoring Events") where
+ *    they open and the CPU is not hybrid (one event counts on one kind
+ *    of core only): meta reuse_distance_unit "memory instructions"; else
+ *    PERF_COUNT_HW_INSTRUCTIONS: "instructions".  Without a PMU event, or
+ *    when neither opens, the thread's CPU time between use and reuse in ns
+ *    (CLOCK_THREAD_CPUTIME_ID, the task-clock): "ns"; never presented as
+ *    accesses.
  *  - A fault whose address is within 16 bytes after its IP fetched the
  *    instruction (code pages fault too): no data, not a use point.
  *  - Calling context of a use: its instruction only (no unwinding in a
@@ -81,6 +94,7 @@ struct rdx_ev {
 struct nat_rdx_thr {
 	struct dc_rdx r;
 	int fd_use, fd_wp[NAT_RDX_MAX_WP];
+	int fd_ctr[2];             /* the distance counter, -1: CPU time */
 	uint64_t id_use, id_wp[NAT_RDX_MAX_WP];
 	struct perf_event_attr wp_attr[NAT_RDX_MAX_WP];
 	void *ring;
@@ -114,7 +128,11 @@ static struct {
 	uint32_t n, cap;
 	struct dc_rectab bins, pairs, unseen;
 	uint64_t samples, arms, replaced, dropped, traps, q_dropped, unwatched;
+	int unit;                  /* enum unit, the same for every thread */
 } rx;
+
+enum unit { U_NS, U_INSN, U_MEMINSN };
+static const char *const unit_name[] = { "ns", "instructions", "memory instructions" };
 
 /* ---- memory the signal handler may take: mmap, a size word in front ---- */
 
@@ -154,6 +172,62 @@ static uint64_t cpu_ns(void)
 static long perf_open(struct perf_event_attr *a)
 {
 	return syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The distance counter of unit u for this thread into fd[2]: 0, or -1
+ * with nothing open. */
+static int ctr_open(int u, int fd[2])
+{
+	struct perf_event_attr a;
+
+	fd[0] = fd[1] = -1;
+	if (u == U_NS)
+		return 0;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	if (u == U_INSN) {
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	} else {
+		a.type = nat.pmu[0].type;
+		a.config = 0x81d0;                 /* MEM_INST_RETIRED.ALL_LOADS */
+		a.read_format = PERF_FORMAT_GROUP;
+	}
+	fd[0] = (int)perf_open(&a);
+	if (fd[0] < 0)
+		return -1;
+	if (u == U_MEMINSN) {
+		a.config = 0x82d0;                 /* MEM_INST_RETIRED.ALL_STORES */
+		fd[1] = (int)syscall(SYS_perf_event_open, &a, 0, -1, fd[0], PERF_FLAG_FD_CLOEXEC);
+		if (fd[1] < 0) {
+			close(fd[0]);
+			fd[0] = -1;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void ctr_close(int fd[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	fd[0] = fd[1] = -1;
+}
+
+/* The thread's distance clock: its counter, else its CPU time in ns. */
+static uint64_t ctr_now(const struct nat_rdx_thr *x)
+{
+	uint64_t v[3] = { 0 };
+
+	if (x->fd_ctr[0] < 0)
+		return cpu_ns();
+	if (read(x->fd_ctr[0], v, sizeof v) < 8)
+		return 0;
+	return rx.unit == U_MEMINSN ? v[1] + v[2] : v[0];   /* group: nr, then the values */
 }
 
 /* Signals of fd go to this thread. */
@@ -198,7 +272,7 @@ static void wp_point(struct nat_rdx_thr *x, unsigned i, uint64_t lo)
  * not completed (it re-executes after the handler). */
 static void use_point(struct nat_rdx_thr *x, uint64_t addr, uint64_t ip, bool pending)
 {
-	uint64_t arms = x->r.arms, t = cpu_ns();
+	uint64_t arms = x->r.arms, t = ctr_now(x);
 
 	if (ip >= nat.self_lo && ip < nat.self_hi)
 		return;        /* the runtime's own fault, not the program's */
@@ -231,7 +305,7 @@ static void trap(struct nat_rdx_thr *x, unsigned j, uint64_t ip)
 		x->skip[j] = false;
 		return;
 	}
-	now = cpu_ns();
+	now = ctr_now(x);
 	n = dc_rdx_access(&x->r, x->r.wp[j].lo, 8, hits);
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = hits[k].bucket;
@@ -276,7 +350,7 @@ static void read_ring(struct nat_rdx_thr *x, uint64_t ctx_ip)
 			ip = get64(rec + sizeof h + 8);
 			addr = get64(rec + sizeof h + 16);
 			if (id == x->id_use) {
-				use_point(x, addr, ip, ip == ctx_ip);
+				use_point(x, addr, ip, ip == ctx_ip && nat.event != NAT_EV_PMU);
 			} else {
 				for (unsigned j = 0; j < x->r.cfg.nwp; j++)
 					if (id == x->id_wp[j])
@@ -319,6 +393,7 @@ void nat_rdx_open(struct nat_thread *t)
 		goto fail;
 	memset(x, 0, sizeof *x);
 	x->fd_use = -1;
+	x->fd_ctr[0] = x->fd_ctr[1] = -1;
 	for (i = 0; i < NAT_RDX_MAX_WP; i++)
 		x->fd_wp[i] = -1;
 	cfg.nwp = nat.rdx_wp;
@@ -331,8 +406,21 @@ void nat_rdx_open(struct nat_thread *t)
 		goto fail;
 	memset(&a, 0, sizeof a);
 	a.size = sizeof a;
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	if (nat.event == NAT_EV_PMU) {
+		const struct nat_pmu *p = &nat.pmu[0];
+		if (p->kind != NAT_PMU_PEBS)
+			goto fail;
+		a.type = p->type;
+		a.config = p->config;
+		a.config1 = p->config1;
+		a.config2 = p->config2;
+		a.precise_ip = p->precise_ip;
+	} else {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	}
+	if (ctr_open(rx.unit, x->fd_ctr))
+		goto fail;
 	a.sample_period = nat.rdx_period;
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
 	a.exclude_kernel = 1;
@@ -389,6 +477,7 @@ fail:
 			munmap(x->ring, (RING_PAGES + 1) * ps);
 		if (x->fd_use >= 0)
 			close(x->fd_use);
+		ctr_close(x->fd_ctr);
 		dc_rdx_release(&x->r);
 		sig_free(NULL, x);
 	}
@@ -412,6 +501,7 @@ static void stop(struct nat_rdx_thr *x, bool keep_fds)
 		munmap(x->ring, (RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE));
 		close(x->fd_use);
 		x->fd_use = -1;
+		ctr_close(x->fd_ctr);
 	}
 	n = dc_rdx_drain(&x->r, hits);
 	for (unsigned k = 0; k < n; k++)
@@ -501,6 +591,16 @@ void nat_rdx_init(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(NAT_RDX_SIG, &sa, NULL);
 	tables_init();
+	/* the distance unit: the first counter that opens here */
+	rx.unit = U_NS;
+	if (nat.event == NAT_EV_PMU) {
+		int fd[2];
+		if (nat.npmu == 1 && nat.pmu[0].kind == NAT_PMU_PEBS && !ctr_open(U_MEMINSN, fd))
+			rx.unit = U_MEMINSN;
+		else if (!ctr_open(U_INSN, fd))
+			rx.unit = U_INSN;
+		ctr_close(fd);
+	}
 }
 
 /* The end of the image: every thread's armed uses are never reused. */
@@ -530,6 +630,7 @@ void nat_rdx_child(void)
 				close(x->fd_wp[j]);
 		if (x->fd_use >= 0)
 			close(x->fd_use);
+		ctr_close(x->fd_ctr);
 		x->closed = true;
 	}
 	rx.n = 0;
@@ -601,8 +702,9 @@ void nat_rdx_dump(struct dc_rawout *o)
 	dc_raw_meta(o, "reuse_watch", "dr");
 	dc_raw_meta(o, "reuse_replace", nat.rdx_oldest ? "oldest" : "reservoir");
 	dc_raw_meta(o, "reuse_attrib", nat.rdx_noattrib ? "none" : "proportional");
-	dc_raw_meta(o, "reuse_use_event", "pagefault");
-	dc_raw_meta(o, "reuse_distance_unit", "ns");
+	dc_raw_meta(o, "reuse_use_event", nat.event == NAT_EV_PMU && nat.pmu_event ? nat.pmu_event
+										   : "pagefault");
+	dc_raw_meta(o, "reuse_distance_unit", unit_name[rx.unit]);
 	dc_raw_meta_u64(o, "reuse_samples", samples);
 	dc_raw_meta_u64(o, "reuse_arms", arms);
 	dc_raw_meta_u64(o, "reuse_replaced", replaced);

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "engine/native/nat.h"
+#include "engine/native/nat_ring.h"
 
 enum { ADDR_INS = 0, ADDR_DATA_VA = 2, CTR_TOTAL_LAT = 0 };
 enum { EV_L1D_ACCESS = 2, EV_L1D_REFILL = 3, EV_LLC_ACCESS = 8, EV_LLC_MISS = 9 };
@@ -69,6 +70,67 @@ static uint8_t level_of_events(uint64_t ev)
 	return ev & 1u << EV_LLC_ACCESS ? 3 : 2;
 }
 
+/* The packet header at rec[*i]: 0 padding, 1 End, 2 a packet of *n
+ * payload bytes (header *h, extended index bits *ext) whose payload
+ * starts at the new *i; -1 a byte that starts no packet, -2 cut short. */
+static int header(const unsigned char *rec, size_t len, size_t *i, unsigned *h, unsigned *ext,
+		  size_t *n)
+{
+	*h = rec[(*i)++];
+	*ext = 0;
+	if (*h == 0x00)
+		return 0;
+	if (*h == 0x01)
+		return 1;
+	if ((*h & 0xfc) == 0x20) {           /* extended header */
+		if (*i == len)
+			return -2;
+		*ext = (*h & 3) << 3;
+		*h = rec[(*i)++];
+	}
+	if (*h == 0x71 || (*h & 0xf8) == 0xb0)
+		*n = 8;
+	else if ((*h & 0xf8) == 0x98)
+		*n = 2;
+	else if ((*h & 0xc0) == 0x40)
+		*n = (size_t)1 << ((*h >> 4) & 3);
+	else
+		return -1;
+	return *n > len - *i ? -2 : 2;
+}
+
+long nat_spe_record_len(const unsigned char *p, size_t n, int *pad)
+{
+	size_t i = 0, lead = 0;
+
+	*pad = 0;
+	while (lead < n && p[lead] == 0x00)
+		lead++;
+	if (lead == n) {
+		*pad = 1;
+		return 0;
+	}
+	i = lead;
+	while (i < n) {
+		unsigned h, ext;
+		size_t sz, at = i;
+		int k = header(p, n, &i, &h, &ext, &sz);
+
+		if (k == 1)
+			return (long)i;
+		if (k == -2)
+			return 0;
+		if (k == -1)            /* a record ends before a byte that is no packet */
+			return at == lead ? -1 : (long)at;
+		if (k == 2) {
+			i += sz;
+			if (h == 0x71)
+				return (long)i;
+		}
+	}
+	return 0;
+}
+
 int nat_spe_decode(const unsigned char *rec, size_t len, uint64_t period, struct nat_smp *s)
 {
 	bool has_ip = false, has_src = false, has_ev = false, ldst = false;
@@ -77,30 +139,15 @@ int nat_spe_decode(const unsigned char *rec, size_t len, uint64_t period, struct
 
 	memset(s, 0, sizeof *s);
 	while (i < len) {
-		unsigned h = rec[i++], ext = 0;
+		unsigned h, ext;
 		size_t n;
+		int k = header(rec, len, &i, &h, &ext, &n);
 
-		if (h == 0x00)
+		if (k == 0)
 			continue;
-		if (h == 0x01)
+		if (k == 1)
 			break;
-		if ((h & 0xfc) == 0x20) {           /* extended header */
-			if (i == len)
-				return -1;
-			ext = (h & 3) << 3;
-			h = rec[i++];
-		}
-		if (h == 0x71)
-			n = 8;
-		else if ((h & 0xf8) == 0xb0)
-			n = 8;
-		else if ((h & 0xf8) == 0x98)
-			n = 2;
-		else if ((h & 0xc0) == 0x40)
-			n = (size_t)1 << ((h >> 4) & 3);
-		else
-			return -1;
-		if (n > len - i)
+		if (k < 0)
 			return -1;
 		uint64_t v = get_le(rec + i, n);
 		i += n;
