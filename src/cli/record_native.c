@@ -19,8 +19,6 @@
 #include "base/num.h"
 #include "cli/record_native.h"
 
-#define NATIVE_SO "dcprof-native.so"
-
 /* Events that carry a data address from a PMU, with the sysfs device each
  * needs: Intel PEBS (cpu), AMD IBS (ibs_op), Arm SPE (arm_spe_0). */
 static const struct {
@@ -110,39 +108,6 @@ int native_check_event(const char *event, const char *replay)
 	err_msg("no PMU with data-address sampling on this machine (perf_event_open: %s);"
 		" try --event=pagefault or the simulator engine", strerror(e ? e : ENOENT));
 	return -1;
-}
-
-int native_find(struct sbuf *so)
-{
-	const char *env = getenv("DCPROF_LIB");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	sbuf_reset(so);
-	if (env && *env) {
-		sbuf_adds(so, env);
-	} else {
-		n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n < 0) {
-			err_msg("cannot find the native engine: /proc/self/exe: %s; set DCPROF_LIB",
-				strerror(errno));
-			return -1;
-		}
-		self[n] = '\0';
-		*strrchr(self, '/') = '\0';
-		sbuf_addf(so, "%s/../lib/dcprof", self);
-	}
-	if (realpath(so->buf, self)) {
-		sbuf_reset(so);
-		sbuf_adds(so, self);
-	}
-	sbuf_adds(so, "/" NATIVE_SO);
-	if (access(so->buf, R_OK) < 0) {
-		err_msg("cannot find the native engine '%s': %s; set DCPROF_LIB to its directory",
-			so->buf, strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 static int set(const char *name, const char *value)

@@ -4,8 +4,10 @@
 
 #include "base/sbuf.h"
 
+#define NATIVE_SO "dcprof-native.so"      /* the runtime, next to the Valgrind tool */
+
 struct native_opts {
-	const char *so;        /* the runtime's path (native_find) */
+	const char *so;        /* the runtime's path (NATIVE_SO in the engine directory) */
 	const char *event;     /* --event, NULL: the best data-address event */
 	const char *period;    /* --period, NULL: the event's default */
 	const char *replay;    /* --replay file, or NULL */
@@ -14,9 +16,6 @@ struct native_opts {
 /* 0 when the event can be recorded here; else says why on stderr (the
  * "no PMU" line when no data-address event is available) and returns -1. */
 int native_check_event(const char *event, const char *replay);
-
-/* The runtime's path: $DCPROF_LIB or BINDIR/../lib/dcprof. */
-int native_find(struct sbuf *so);
 
 /* Sets LD_PRELOAD and the runtime's DCPROF_NATIVE_* variables in this
  * process's environment (the program inherits them), from o and the
