@@ -19,6 +19,7 @@
 
 #include "core/hier.h"
 #include "core/objmap.h"
+#include "core/blockmap.h"
 #include "core/blockset.h"
 #include "core/costtab.h"
 #include "core/rectab.h"
@@ -94,7 +95,8 @@ struct nat_state {
 	int fd;
 	struct dc_rawout *raw;
 	uint64_t block_records, block_records_dropped, max_block_records;
-	/* objects */
+	/* objects: small heap blocks in blocks, the others in objs */
+	struct dc_blockmap blocks;
 	struct dc_objmap objs;
 	struct nat_bucket *buckets;
 	uint32_t nbuckets, bucket_cap;
@@ -165,8 +167,9 @@ void nat_bucket_add_block(uint32_t b, uint64_t size);
 void nat_bucket_drop_block(uint32_t b, uint64_t size);
 uint32_t nat_loc_get(uint64_t ip);
 /* The bucket holding addr (objects, thread stacks, else <unknown>) and
- * the object, NULL when none. */
-uint32_t nat_bucket_at(uint64_t addr, struct dc_obj **obj);
+ * the identity of the object holding it: its allocation sequence number
+ * + 1 (globals 1), 0 when no object holds addr. */
+uint32_t nat_bucket_at(uint64_t addr, uint64_t *seq);
 void nat_globals_scan(void);
 
 /* nat_heap.c */
@@ -174,7 +177,8 @@ void nat_heap_init(void);
 
 /* nat_dump.c */
 void nat_dump_open(void);
-void nat_dump_block(const struct dc_obj *o, uint64_t free_seq);
+void nat_dump_block(uint32_t bucket, uint64_t lo, uint64_t size, uint64_t alloc_seq,
+		    uint64_t free_seq);
 /* Writes the rest of the dump and closes it (complete: normal exit). */
 void nat_dump_finish(bool complete);
 void nat_dump_checkpoint(void);

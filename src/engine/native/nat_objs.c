@@ -44,7 +44,8 @@ static void *xalloc(size_t n)
 
 void nat_objs_init(void)
 {
-	if (dc_objmap_init(&nat.objs, &nat_env) || dc_blockset_init(&nat.touched, &nat_env) ||
+	if (dc_objmap_init(&nat.objs, &nat_env) || dc_blockmap_init(&nat.blocks, &nat_env) ||
+	    dc_blockset_init(&nat.touched, &nat_env) ||
 	    dc_rectab_init(&nat.ftouch, &nat_env, sizeof(struct nat_ftouch), 12, "nat.ftouch") ||
 	    dc_rectab_init(&nat.ipsamp, &nat_env, sizeof(struct nat_ipsamp), 8, "nat.ipsamp") ||
 	    dc_costtab_init(&nat.scosts, &nat_env))
@@ -65,6 +66,17 @@ static uint64_t hash_bytes(const void *p, size_t n)
 	return dc_hash64(h);
 }
 
+/* A call path's key: a word at a time, as paths are interned at every
+ * allocation (the bucket table is the cache of call paths). */
+static uint64_t hash_path(const uint64_t *path, uint32_t n)
+{
+	uint64_t h = n;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = dc_hash64(h ^ path[i]);
+	return h;
+}
+
 static void slots_grow(void)
 {
 	uint32_t cap = nat.bucket_slot_cap ? 2 * nat.bucket_slot_cap : 1024;
@@ -72,7 +84,7 @@ static void slots_grow(void)
 
 	for (uint32_t i = 0; i < nat.nbuckets; i++) {
 		const struct nat_bucket *b = &nat.buckets[i];
-		uint64_t h = b->npath ? hash_bytes(b->path, b->npath * 8)
+		uint64_t h = b->npath ? hash_path(b->path, b->npath)
 				      : hash_bytes(b->name, strlen(b->name));
 		uint32_t j = (uint32_t)h & (cap - 1);
 		while (s[j])
@@ -114,7 +126,7 @@ static uint32_t bucket_new(const char *name, enum nat_kind kind, const uint64_t 
 static uint32_t bucket_find(const char *name, enum nat_kind kind, const uint64_t *path,
 			    uint32_t n)
 {
-	uint64_t h = n ? hash_bytes(path, n * 8) : hash_bytes(name, strlen(name));
+	uint64_t h = n ? hash_path(path, n) : hash_bytes(name, strlen(name));
 	uint32_t j, id;
 
 	if (2 * (nat.nbuckets + 1) > nat.bucket_slot_cap)
@@ -171,14 +183,19 @@ void nat_bucket_drop_block(uint32_t id, uint64_t size)
 	b->live_bytes = b->live_bytes >= size ? b->live_bytes - size : 0;
 }
 
-uint32_t nat_bucket_at(uint64_t addr, struct dc_obj **obj)
+uint32_t nat_bucket_at(uint64_t addr, uint64_t *seq)
 {
 	const struct dc_objmap_ent *e = dc_objmap_lookup(&nat.objs, addr);
+	struct dc_blockmap_ent b;
 
-	*obj = NULL;
+	*seq = 0;
 	if (e) {
-		*obj = e->o;
+		*seq = e->o->alloc_seq + 1;
 		return e->bucket;
+	}
+	if (dc_blockmap_lookup(&nat.blocks, addr, &b)) {
+		*seq = b.seq + 1;
+		return b.bucket;
 	}
 	for (uint32_t i = 0; i < nat.nthreads; i++) {
 		const struct nat_thread *t = nat.threads[i];
