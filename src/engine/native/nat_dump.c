@@ -227,7 +227,8 @@ static void write_tail(struct dc_rawout *o, bool complete, const char *exec_path
 	dc_objmap_each(&nat.objs, live_block, o);
 	dc_blockmap_each(&nat.blocks, live_small, o);
 	for (uint32_t i = 0; i < nat.nbuckets; i++) {
-		static const char *const kinds[] = { "global", "heap", "stack", "unknown", "global" };
+		static const char *const kinds[] = { "global", "heap", "stack", "unknown", "global",
+						     "mmap" };
 		const struct nat_bucket *b = &nat.buckets[i];
 
 		dc_raw_bucket(o, i, kinds[b->kind], b->name);

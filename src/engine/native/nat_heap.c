@@ -49,7 +49,7 @@ void nat_heap_init(void)
  * runtime's own (operator new, malloc, the wrappers) are at most
  * RUNTIME_FRAMES, so a deep stack costs no more than a shallow one. */
 #define RUNTIME_FRAMES 8
-static uint32_t call_path(uint64_t *out)
+uint32_t nat_call_path(uint64_t *out)
 {
 	void *ips[NAT_MAX_FRAMES + RUNTIME_FRAMES];
 	int n = unw_backtrace(ips, (int)path_frames + RUNTIME_FRAMES);
@@ -78,7 +78,7 @@ static void end_obj(void *ud, struct dc_obj *o)
 static void track_in(void *p, size_t size, uint32_t bucket)
 {
 	uint64_t path[NAT_MAX_FRAMES];
-	uint32_t n = bucket == UINT32_MAX ? call_path(path) : 0;
+	uint32_t n = bucket == UINT32_MAX ? nat_call_path(path) : 0;
 	struct dc_blockmap_ent e, old;
 	struct dc_obj *o;
 	int rc;
@@ -90,7 +90,7 @@ static void track_in(void *p, size_t size, uint32_t bucket)
 	e.lo = (uint64_t)(uintptr_t)p;
 	e.size = size;
 	e.seq = ++nat.alloc_seq;
-	e.bucket = bucket == UINT32_MAX ? nat_bucket_path(path, n) : bucket;
+	e.bucket = bucket == UINT32_MAX ? nat_bucket_path(NAT_K_HEAP, path, n) : bucket;
 	/* a block the program freed behind the wrappers' back is gone */
 	o = dc_objmap_find(&nat.objs, e.lo);
 	if (o && o->kind == NAT_K_HEAP) {

@@ -127,6 +127,7 @@ struct nat_thread *nat_self(void)
 	busy--;
 	nat.threads[nat.nthreads++] = t;
 	self = t;
+	nat_tls_thread_add(t);
 	nat_perf_open(t);
 	pthread_setspecific(exit_key, t);
 	return t;
@@ -140,6 +141,7 @@ static void thread_exit(void *p)
 	nat_lock();
 	nat_perf_drain_all();
 	nat_perf_close(t);
+	nat_tls_thread_drop(t);
 	t->done = true;
 	nat_unlock();
 }

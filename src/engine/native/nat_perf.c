@@ -67,7 +67,7 @@ int nat_perf_open(struct nat_thread *t)
 	if (fd < 0)
 		return -1;
 	len = (NAT_RING_PAGES + 1) * page_size();
-	ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ring = nat_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ring == MAP_FAILED) {
 		close(fd);
 		return -1;
@@ -81,7 +81,7 @@ void nat_perf_close(struct nat_thread *t)
 {
 	if (t->fd < 0)
 		return;
-	munmap(t->ring, (NAT_RING_PAGES + 1) * page_size());
+	nat_sys_munmap(t->ring, (NAT_RING_PAGES + 1) * page_size());
 	close(t->fd);
 	t->fd = -1;
 	t->ring = NULL;
