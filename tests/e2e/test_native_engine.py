@@ -3,10 +3,13 @@ first touches by page faults, heap blocks, threads, fork, a crash, the
 "no PMU" line.  Expected numbers are derived in the workloads' comments and
 below; software page faults work on any Linux, so only the PMU line and
 the comparison with the simulator engine probe and skip."""
+import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 from test_engine_common import query, record, run, workload
@@ -185,6 +188,132 @@ class Processes(NativeCase):
         self.assertEqual(r.returncode, 139, r.stderr)
         self.assertIn(pages(db, "crash_arr"), (256, 257))
         self.assertEqual(meta(db, "complete"), "0")
+
+
+class Exec(NativeCase):
+    """Every image a process runs gets its own profile, as under the
+    simulator engine (test_engine_exec.py): the one before the exec is
+    written whole and named p.PID.N-PROG.db.  exec_work.c reads one word of
+    each 64-byte line of work_a (64 KiB, 64-byte aligned: 16 pages, 17 when
+    not page-aligned); exec_list.c stores one word in each of list_data's 8
+    page-aligned pages, then execs."""
+    WORK = workload("exec_work")
+
+    def profiles(self):
+        return sorted(glob.glob(os.path.join(self.tmp, "*.db")))
+
+    def check_work(self, db, status):
+        self.assertEqual(meta(db, "program"), self.WORK)
+        self.assertEqual(meta(db, "complete"), "1")
+        self.assertEqual(meta(db, "exit_status"), status)
+        self.assertIn(pages(db, "work_a"), (16, 17))
+
+    def test_through_env(self):
+        # env execs exec_work, which exits 99 unless FOO=1 reached it
+        db = self.db()
+        r = native(db, ["env", "FOO=1", self.WORK, "a", "5", "FOO"])
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.check_work(db, "exit 5")
+        self.assertEqual(meta(db, "command"), self.WORK + " a 5 FOO")
+        env_db = self.db("p.%s.1-env.db" % meta(db, "pid"))
+        self.assertEqual(self.profiles(), sorted([db, env_db]))
+        self.assertEqual(meta(env_db, "complete"), "1")
+        self.assertEqual(meta(env_db, "exec"), self.WORK)
+        self.assertIsNone(meta(env_db, "exit_status"))
+        self.assertEqual(pages(env_db, "work_a"), 0)
+
+    def test_argument_list_calls(self):
+        # execl, execlp (by name, through PATH) and execle (an environment
+        # of FOO=1 only: the runtime puts its own variables back, so the
+        # next image is profiled, and FOO=1 reaches it)
+        for form in ("l", "p", "e"):
+            with self.subTest(form=form):
+                for f in self.profiles():
+                    os.unlink(f)
+                db = self.db()
+                r = native(db, [workload("exec_list"), form, self.WORK, "a", "5"] +
+                           (["FOO"] if form == "e" else []))
+                self.assertEqual(r.returncode, 5, r.stderr)
+                self.check_work(db, "exit 5")
+                before = self.db("p.%s.1-exec_list.db" % meta(db, "pid"))
+                self.assertEqual(self.profiles(), sorted([db, before]))
+                self.assertEqual(meta(before, "complete"), "1")
+                self.assertEqual(os.path.basename(meta(before, "exec")), "exec_work")
+                self.assertEqual(pages(before, "list_data"), 8)
+                self.assertEqual(pages(db, "list_data"), 0)
+
+    def test_exit_code_of_a_child(self):
+        # the shell's child execs exec_work, which exits 3: record knows only
+        # the shell's status, the child's comes from its dump (meta
+        # exit_code, as the simulator engine writes it).  dash starts the
+        # child with vfork: its copy of the shell runs no code of its own
+        # before the exec, so the child has one image, p.PID.db (under the
+        # simulator, which runs vfork as fork, p.PID.2-exec_work.db)
+        db = self.db()
+        r = native(db, ["sh", "-c", "%s a 3; exit 0" % self.WORK])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        by_command = {meta(f, "command"): f for f in self.profiles()}
+        child = by_command[self.WORK + " a 3"]
+        self.assertRegex(os.path.basename(child), r"^p\.\d+(\.\d+-exec_work)?\.db$")
+        self.check_work(child, "exit 3")
+        self.assertEqual(meta(db, "exit_status"), "exit 0")
+
+
+class Checkpoint(NativeCase):
+    def checkpoint(self, raw, pid):
+        """(inode, mtime) of the runtime's checkpoint of pid, or None."""
+        for path in glob.glob(os.path.join(raw, "dcprof-*", "raw.%d.ckpt" % pid)):
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                continue
+            return st.st_ino, st.st_mtime_ns
+        return None
+
+    def test_sigkill_leaves_the_last_checkpoint(self):
+        # sigterm.c "spin" reads term_arr (1 MiB, 64-byte aligned: 256
+        # pages, 257 when not page-aligned), prints "ready PID" and spins
+        # without touching data until SIGKILL.  The runtime's dump is never
+        # finished: the profile is its last checkpoint, taken by the reader
+        # thread every --checkpoint seconds.  The second checkpoint to
+        # replace the one seen at "ready" began after the reads.
+        raw = os.path.join(self.tmp, "raw")
+        os.mkdir(raw)
+        db = self.db()
+        p = subprocess.Popen([DCPROF, "record", "-q", "-o", db, "--engine=native",
+                              "--event=pagefault", "--checkpoint=0.2", "--",
+                              workload("sigterm"), "spin"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, TMPDIR=raw))
+        try:
+            line = p.stdout.readline().split()
+            self.assertEqual(line[:1], ["ready"], "program did not start: %r" % line)
+            pid = int(line[1])
+            seen = [self.checkpoint(raw, pid)]
+            deadline = time.monotonic() + 60
+            while len(seen) < 3 and time.monotonic() < deadline:
+                now = self.checkpoint(raw, pid)
+                if now is not None and now != seen[-1]:
+                    seen.append(now)
+                time.sleep(0.01)
+            self.assertEqual(len(seen), 3, "fewer than two checkpoints in 60 s: %r" % seen)
+            os.kill(pid, signal.SIGKILL)
+            p.wait(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+            err = p.stderr.read()
+            p.stderr.close()
+        self.assertEqual(p.returncode, 128 + signal.SIGKILL, err)
+        self.assertEqual(meta(db, "complete"), "0")
+        self.assertEqual(meta(db, "exit_status"), "signal 9")
+        self.assertRegex(meta(db, "incomplete_reason"), r"^killed by signal 9 \(SIGKILL\);"
+                         r" profile of the run up to the checkpoint at \d+\.\d s$")
+        self.assertGreaterEqual(int(meta(db, "checkpoint_ms")), 400)
+        self.assertIn(pages(db, "term_arr"), (256, 257))
+        self.assertEqual(os.listdir(raw), [], "temporary files left behind")
 
 
 class Errors(unittest.TestCase):

@@ -86,6 +86,7 @@ struct nat_state {
 	pthread_mutex_t lock;
 	bool ready;               /* the constructor has run */
 	bool off;                 /* no configuration: the runtime does nothing */
+	pid_t pid;                /* the process the state is of (a vfork child is not) */
 	/* configuration (environment of the process, set by dcprof record) */
 	char *out;                /* dump path template (%p = pid) */
 	enum nat_event event;

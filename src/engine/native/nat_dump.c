@@ -254,6 +254,8 @@ static void write_tail(struct dc_rawout *o, bool complete, const char *exec_path
 	dc_raw_meta_u64(o, "checkpoints", nat.checkpoints);
 	if (exec_path)
 		dc_raw_meta(o, "exec", exec_path);
+	else if (nat.exited && complete)
+		dc_raw_meta_u64(o, "exit_code", (uint64_t)(uint8_t)nat.exit_code);
 	dc_raw_end(o, complete);
 }
 

@@ -22,12 +22,15 @@
  *    closes the parent's events and opens its own, and starts its reader.
  *  - The dump is written at exit (destructor, _exit), on a fatal signal
  *    (then marked incomplete and the signal re-raised), and as checkpoints
- *    by the reader thread (nat_dump.c).
+ *    by the reader thread (nat_dump.c).  The exit status (meta exit_code,
+ *    as the simulator engine writes it) comes from an on_exit handler or
+ *    _exit's argument.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -307,8 +310,30 @@ static void catch_fatal(void)
 	}
 }
 
+/* The status exit() was given, main's return value included (glibc's
+ * start-up calls exit internally, where a wrapper would not see it).
+ * exit runs its handlers in the reverse order of their registration, and
+ * the dynamic linker's (which runs the destructors) was registered after
+ * the runtime's constructor registered this one: so the dump is written
+ * here, after the destructors, and nat_fini leaves it to this handler. */
+static bool exit_handler;
+
+static void on_exit_status(int status, void *unused)
+{
+	nat_lock();
+	nat.exited = true;
+	nat.exit_code = status;
+	nat_unlock();
+	reader_stop = 1;
+	finish(true);
+}
+
 __attribute__((noreturn)) void _exit(int status)
 {
+	nat_lock();
+	nat.exited = true;
+	nat.exit_code = status;
+	nat_unlock();
 	finish(true);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
@@ -321,6 +346,8 @@ __attribute__((noreturn)) void _Exit(int status)
 
 __attribute__((destructor)) static void nat_fini(void)
 {
+	if (exit_handler)
+		return;
 	reader_stop = 1;
 	finish(true);
 }
@@ -356,6 +383,7 @@ static void fork_child(void)
 		}
 		if (me)
 			me->tid = (pid_t)syscall(SYS_gettid);
+		nat.pid = getpid();
 		nat_dump_child();
 		if (me)
 			nat_perf_open(me);
@@ -366,6 +394,85 @@ static void fork_child(void)
 }
 
 /* ---- exec ------------------------------------------------------------------ */
+
+/* The runtime's variables (LD_PRELOAD, DCPROF_NATIVE_*) as the process
+ * started with them, for an exec given an environment without them. */
+static char **run_env;
+static unsigned nrun_env;
+
+static void save_env(void)
+{
+	unsigned n = 0;
+
+	for (char **e = environ; e && *e; e++)
+		n++;
+	run_env = __libc_calloc(n + 1, sizeof *run_env);
+	if (!run_env)
+		return;
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "DCPROF_NATIVE_", 14) || !strncmp(*e, "LD_PRELOAD=", 11)) {
+			size_t len = strlen(*e) + 1;
+			char *c = __libc_malloc(len);
+			if (c) {
+				memcpy(c, *e, len);
+				run_env[nrun_env++] = c;
+			}
+		}
+}
+
+static bool env_has(char *const envp[], const char *var)
+{
+	size_t name = (size_t)(strchr(var, '=') - var) + 1;
+
+	for (char *const *e = envp; e && *e; e++)
+		if (!strncmp(*e, var, name))
+			return true;
+	return false;
+}
+
+/* The variables of the runtime missing from envp (execle, env -i). */
+static unsigned env_missing(char *const envp[])
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < nrun_env; i++)
+		k += !env_has(envp, run_env[i]);
+	return k;
+}
+
+/* envp with the runtime's variables added into v (room for envp's
+ * entries, env_missing(envp) more and the NULL), so the next image runs
+ * under the runtime too.  On the caller's stack: a vfork child must not
+ * allocate. */
+static char **exec_env(char *const envp[], char **v)
+{
+	unsigned n = 0;
+
+	for (char *const *e = envp; e && *e; e++)
+		v[n++] = *e;
+	for (unsigned i = 0; i < nrun_env; i++)
+		if (!env_has(envp, run_env[i]))
+			v[n++] = run_env[i];
+	v[n] = NULL;
+	return v;
+}
+
+static unsigned env_count(char *const envp[])
+{
+	unsigned n = 0;
+
+	for (char *const *e = envp; e && *e; e++)
+		n++;
+	return n;
+}
+
+/* A vfork child shares the parent's memory until its exec: the runtime's
+ * state is the parent's, so it writes no dump and takes no lock (the
+ * parent would wait for it forever); the next image writes its own. */
+static bool vfork_child(void)
+{
+	return getpid() != nat.pid;
+}
 
 /* The image's dump is written whole before the exec; the next image,
  * preloaded again through the environment, writes its own. */
@@ -401,9 +508,14 @@ int execve(const char *path, char *const argv[], char *const envp[])
 		next = (execve_fn)dlsym(RTLD_NEXT, "execve");
 		busy--;
 	}
-	exec_begin(path);
-	rc = next(path, argv, envp);
-	exec_end();
+	char *v[env_count(envp) + env_missing(envp) + 1];
+	bool own = !vfork_child();
+
+	if (own)
+		exec_begin(path);
+	rc = next(path, argv, exec_env(envp, v));
+	if (own)
+		exec_end();
 	return rc;
 }
 
@@ -422,15 +534,89 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 		next = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
 		busy--;
 	}
-	exec_begin(file);
-	rc = next(file, argv, envp);
-	exec_end();
+	char *v[env_count(envp) + env_missing(envp) + 1];
+	bool own = !vfork_child();
+
+	if (own)
+		exec_begin(file);
+	rc = next(file, argv, exec_env(envp, v));
+	if (own)
+		exec_end();
 	return rc;
 }
 
 int execvp(const char *file, char *const argv[])
 {
 	return execvpe(file, argv, environ);
+}
+
+/* execl, execlp and execle call glibc's execve inside libc, where the
+ * wrapper above would not see it: they are wrapped too, their argument
+ * lists gathered into a vector (on the stack: the exec replaces it). */
+#define EXEC_MAX_ARGS 4096
+
+static int gather(const char *arg0, va_list ap, char **argv)
+{
+	int n = 0;
+
+	argv[n++] = (char *)arg0;
+	while (arg0 && n < EXEC_MAX_ARGS) {
+		argv[n] = va_arg(ap, char *);
+		if (!argv[n])
+			return n;
+		n++;
+	}
+	if (!arg0)
+		return 0;
+	errno = E2BIG;
+	return -1;
+}
+
+int execl(const char *path, const char *arg0, ...)
+{
+	char *argv[EXEC_MAX_ARGS + 1];
+	va_list ap;
+	int n;
+
+	va_start(ap, arg0);
+	n = gather(arg0, ap, argv);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	argv[n] = NULL;
+	return execve(path, argv, environ);
+}
+
+int execlp(const char *file, const char *arg0, ...)
+{
+	char *argv[EXEC_MAX_ARGS + 1];
+	va_list ap;
+	int n;
+
+	va_start(ap, arg0);
+	n = gather(arg0, ap, argv);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	argv[n] = NULL;
+	return execvpe(file, argv, environ);
+}
+
+int execle(const char *path, const char *arg0, ...)
+{
+	char *argv[EXEC_MAX_ARGS + 1];
+	char **envp;
+	va_list ap;
+	int n;
+
+	va_start(ap, arg0);
+	n = gather(arg0, ap, argv);
+	envp = n < 0 ? NULL : va_arg(ap, char **);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	argv[n] = NULL;
+	return execve(path, argv, envp);
 }
 
 /* ---- start ------------------------------------------------------------------ */
@@ -516,6 +702,7 @@ __attribute__((constructor)) static void nat_init(void)
 	if (dladdr((void *)nat_init, &di) && di.dli_fbase)
 		nat.self_lo = (uint64_t)(uintptr_t)di.dli_fbase;
 	nat.self_hi = nat.self_lo + (64u << 20);   /* refined by nat_globals_scan */
+	nat.pid = getpid();
 	nat.start_ms = nat_now_ms();
 	nat.ckpt_next_ms = nat.start_ms + nat.ckpt_ms;
 	pthread_key_create(&exit_key, thread_exit);
@@ -524,6 +711,8 @@ __attribute__((constructor)) static void nat_init(void)
 	nat_heap_init();
 	nat_globals_scan();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	exit_handler = on_exit(on_exit_status, NULL) == 0;
+	save_env();
 	catch_fatal();
 	nat.ready = true;
 	nat_lock();
