@@ -190,6 +190,71 @@ class Processes(NativeCase):
         self.assertEqual(meta(db, "complete"), "0")
 
 
+# Libraries the runtime itself needs (libunwind and its liblzma): not the
+# program's, the simulator never sees them.
+RUNTIME_LIBS = ("@libunwind.so.8", "@liblzma.so.5", "<file:libunwind.so.8>",
+                "<file:liblzma.so.5>")
+
+
+def bucket_rows(db, kind):
+    return query(db, "SELECT name, blocks, max_live_blocks, max_live_bytes, total_bytes,"
+                 " min_size, max_size FROM bucket WHERE kind = ?", kind)
+
+
+class SameBuckets(NativeCase):
+    """The two engines find the same objects in the same program (issue
+    23): every global and thread-local variable of the program and of the
+    libraries it loads, with the same names, and the program's mappings."""
+
+    def both(self, prog):
+        if not os.path.exists(os.path.join(os.path.dirname(DCPROF), "..", "lib", "dcprof",
+                                           "dcprof-amd64-linux")):
+            self.skipTest("the simulator engine is not built")
+        nat, sim = self.db("n.db"), self.db("s.db")
+        r = native(nat, prog)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = record(sim, prog, [])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return nat, sim
+
+    def test_globals_and_thread_locals(self):
+        # tls_threads.c: the program's, its library's and libc's
+        # thread-local variables, one copy per thread (main and two
+        # threads, alive at once): tls_arr 3 blocks of 4096 bytes, and so
+        # on (the workload's header); the statistics of every global and
+        # thread-local bucket equal the simulator's
+        nat, sim = self.both([workload("tls_threads")])
+        got = {row[0]: row[1:] for row in bucket_rows(nat, "global")
+               if not row[0].endswith(RUNTIME_LIBS)}
+        want = {row[0]: row[1:] for row in bucket_rows(sim, "global")}
+        self.assertEqual(sorted(got), sorted(want))
+        self.assertEqual(got, want)
+        self.assertEqual(got["tls_arr"], (3, 3, 12288, 12288, 4096, 4096))
+        self.assertEqual(got["lib_tls@libtls_threads.so"][0], 3)
+        self.assertEqual(got["errno@libc.so.6"][0], 3)
+
+    def test_mappings(self):
+        # mmap_region.c maps two anonymous regions from two functions: two
+        # buckets of kind mmap, each named after its call path (by
+        # finalize, "<mmap:map_region-main>" and "<mmap:drop_region-main>"
+        # in the simulator), and the 1 MiB region's 256 pages are first
+        # touched by fill(); the file mappings of the program and the
+        # libraries it loads are <file:NAME> in both engines (the
+        # simulator also sees the dynamic linker's own mappings)
+        nat, sim = self.both([workload("mmap_region")])
+        anon = [n for (n,) in query(sim, "SELECT name FROM bucket WHERE kind = 'mmap'"
+                                    " AND name LIKE '<mmap:%-main>'")]
+        self.assertEqual(sorted(anon), ["<mmap:drop_region-main>", "<mmap:map_region-main>"])
+        paths = query(nat, "SELECT b.id, COALESCE(SUM(f.pages), 0) FROM bucket b LEFT JOIN"
+                      " first_touch f ON f.bucket = b.id WHERE b.kind = 'mmap'"
+                      " AND b.name = '-' GROUP BY b.id")
+        self.assertEqual(sorted(p for _, p in paths), [1, 256])
+        files = lambda db: {n for (n,) in query(db, "SELECT name FROM bucket WHERE kind = 'mmap'"
+                                                " AND name LIKE '<file:%'")}
+        self.assertEqual(files(nat) - set(RUNTIME_LIBS),
+                         files(sim) - {"<file:ld.so.cache>"})
+
+
 class Exec(NativeCase):
     """Every image a process runs gets its own profile, as under the
     simulator engine (test_engine_exec.py): the one before the exec is
