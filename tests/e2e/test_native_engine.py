@@ -9,10 +9,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import unittest
 
-from test_engine_common import query, record, run, workload
+from test_engine_common import query, record, run, two_checkpoints_later, workload
 from harness import DCPROF
 
 PAGE = 4096
@@ -325,16 +324,6 @@ class Exec(NativeCase):
 
 
 class Checkpoint(NativeCase):
-    def checkpoint(self, raw, pid):
-        """(inode, mtime) of the runtime's checkpoint of pid, or None."""
-        for path in glob.glob(os.path.join(raw, "dcprof-*", "raw.%d.ckpt" % pid)):
-            try:
-                st = os.stat(path)
-            except FileNotFoundError:
-                continue
-            return st.st_ino, st.st_mtime_ns
-        return None
-
     def test_sigkill_leaves_the_last_checkpoint(self):
         # sigterm.c "spin" reads term_arr (1 MiB, 64-byte aligned: 256
         # pages, 257 when not page-aligned), prints "ready PID" and spins
@@ -354,13 +343,7 @@ class Checkpoint(NativeCase):
             line = p.stdout.readline().split()
             self.assertEqual(line[:1], ["ready"], "program did not start: %r" % line)
             pid = int(line[1])
-            seen = [self.checkpoint(raw, pid)]
-            deadline = time.monotonic() + 60
-            while len(seen) < 3 and time.monotonic() < deadline:
-                now = self.checkpoint(raw, pid)
-                if now is not None and now != seen[-1]:
-                    seen.append(now)
-                time.sleep(0.01)
+            seen = two_checkpoints_later(raw, pid)
             self.assertEqual(len(seen), 3, "fewer than two checkpoints in 60 s: %r" % seen)
             os.kill(pid, signal.SIGKILL)
             p.wait(timeout=120)

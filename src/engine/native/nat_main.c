@@ -555,69 +555,45 @@ int execvp(const char *file, char *const argv[])
  * lists gathered into a vector (on the stack: the exec replaces it). */
 #define EXEC_MAX_ARGS 4096
 
-static int gather(const char *arg0, va_list ap, char **argv)
+enum { EXEC_PATH, EXEC_SEARCH, EXEC_ENV };
+
+/* The argument list after arg0 (up to its NULL; with EXEC_ENV the
+ * environment after it) into a vector, then the exec. */
+static int exec_list(int how, const char *path, const char *arg0, va_list *ap)
 {
+	char *argv[EXEC_MAX_ARGS + 1];
+	char **envp = environ;
 	int n = 0;
 
 	argv[n++] = (char *)arg0;
-	while (arg0 && n < EXEC_MAX_ARGS) {
-		argv[n] = va_arg(ap, char *);
-		if (!argv[n])
-			return n;
-		n++;
-	}
+	while (arg0 && (argv[n] = va_arg(*ap, char *)))
+		if (++n == EXEC_MAX_ARGS) {
+			errno = E2BIG;
+			return -1;
+		}
 	if (!arg0)
-		return 0;
-	errno = E2BIG;
-	return -1;
-}
-
-int execl(const char *path, const char *arg0, ...)
-{
-	char *argv[EXEC_MAX_ARGS + 1];
-	va_list ap;
-	int n;
-
-	va_start(ap, arg0);
-	n = gather(arg0, ap, argv);
-	va_end(ap);
-	if (n < 0)
-		return -1;
+		n = 0;
 	argv[n] = NULL;
-	return execve(path, argv, environ);
+	if (how == EXEC_ENV)
+		envp = va_arg(*ap, char **);
+	return how == EXEC_SEARCH ? execvpe(path, argv, envp) : execve(path, argv, envp);
 }
 
-int execlp(const char *file, const char *arg0, ...)
-{
-	char *argv[EXEC_MAX_ARGS + 1];
-	va_list ap;
-	int n;
+#define EXEC_LIST(name, how)                                                      \
+	int name(const char *path, const char *arg0, ...)                             \
+	{                                                                             \
+		va_list ap;                                                           \
+		int rc;                                                               \
+                                                                                      \
+		va_start(ap, arg0);                                                   \
+		rc = exec_list(how, path, arg0, &ap);                                 \
+		va_end(ap);                                                           \
+		return rc;                                                            \
+	}
 
-	va_start(ap, arg0);
-	n = gather(arg0, ap, argv);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	argv[n] = NULL;
-	return execvpe(file, argv, environ);
-}
-
-int execle(const char *path, const char *arg0, ...)
-{
-	char *argv[EXEC_MAX_ARGS + 1];
-	char **envp;
-	va_list ap;
-	int n;
-
-	va_start(ap, arg0);
-	n = gather(arg0, ap, argv);
-	envp = n < 0 ? NULL : va_arg(ap, char **);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	argv[n] = NULL;
-	return execve(path, argv, envp);
-}
+EXEC_LIST(execl, EXEC_PATH)
+EXEC_LIST(execlp, EXEC_SEARCH)
+EXEC_LIST(execle, EXEC_ENV)
 
 /* ---- start ------------------------------------------------------------------ */
 
