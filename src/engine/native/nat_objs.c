@@ -1,4 +1,5 @@
-/* nat_objs.c — buckets, code locations and globals of the native runtime.
+/* nat_objs.c — buckets, code locations, globals and regions of the native
+ * runtime.
  *
  * Notes:
  *  - Globals: every ELF object the program has loaded when the runtime
@@ -9,9 +10,18 @@
  *    the symbol; " (file.c)" for a file-static whose name occurs more than
  *    once in its object; "@soname" (DT_SONAME, else the file name) for
  *    anything but the program.  Aliases keep the first name.  Libraries
- *    opened later with dlopen are not scanned; their globals are
- *    <unknown>.  Thread-local variables are not objects yet (their
- *    addresses count as <unknown>).
+ *    opened later with dlopen are scanned when it returns (modules are
+ *    known by load bias and span), and dlclose ends the globals of those
+ *    gone.  Thread-local variables of the modules loaded at start are
+ *    handed to nat_tls.c.
+ *  - A module's data segments (PT_LOAD without PF_X) are regions named
+ *    "<file:NAME>", as the simulator names a library's file mappings:
+ *    data no symbol covers.  Regions (those and the program's mappings,
+ *    nat_maps.c) are looked up only where no object is, and are not
+ *    blocks: no statistics.
+ *  - Objects in lookup order: the object map (globals, thread-local
+ *    copies, heap blocks above 1 KiB), the compact block map (smaller heap
+ *    blocks), regions, thread stacks.
  *  - Heap buckets are keyed by their call path (nat_bucket_path) and
  *    written with the name "-" and an hpath record: dcprof finalize names
  *    them with the simulator engine's rules.
