@@ -2,10 +2,11 @@
 # native.sh — the native engine's cost: each bench workload run natively and
 # under `dcprof record --engine=native` (--event=pagefault and
 # --event=cpu-clock, and --event=pagefault with --reuse-sample=RDX_N: RDX
-# with hardware watchpoints, where they work), the ratios of wall time and
-# peak RSS (GNU time's
-# %e and %M; the profile's own finalize included in the time, not in the
-# RSS, which is the program's process tree).  Targets (issue 23): <= 1.05x
+# with hardware watchpoints, where they work), the ratios of wall time, CPU
+# time (user + system: the figure to trust on a loaded machine, where wall
+# time measures the other processes) and peak RSS (GNU time's %e, %U + %S
+# and %M; the profile's own finalize included in the time, not in the RSS,
+# which is the program's process tree).  Targets (issue 23): <= 1.05x
 # time, <= 1.1x memory; <= 1.5x on chase.  docs/performance.md, "Native
 # engine".
 #
@@ -26,24 +27,27 @@ B=build
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# best wall time and its RSS over RUNS runs of "$@"
+# best wall time, its RSS and the best CPU time over RUNS runs of "$@"
 best() {
-	bt= brss=
+	bt= brss= bc=
 	for i in $(seq "$RUNS"); do
-		/usr/bin/time -f "%e %M" -o "$T/t" "$@" >/dev/null 2>"$T/err" || true
+		/usr/bin/time -f "%e %M %U %S" -o "$T/t" "$@" >/dev/null 2>"$T/err" || true
 		set -- "$@"
-		read -r t rss <<-EOT
+		read -r t rss u s <<-EOT
 		$(tail -1 "$T/t")
 		EOT
+		c=$(awk "BEGIN{print $u + $s}")
 		if [ -z "$bt" ] || awk "BEGIN{exit !($t < $bt)}"; then bt=$t; brss=$rss; fi
+		if [ -z "$bc" ] || awk "BEGIN{exit !($c < $bc)}"; then bc=$c; fi
 	done
-	echo "$bt $brss"
+	echo "$bt $brss $bc"
 }
 
-printf '%-10s %-10s %8s %8s %8s %8s %6s %6s\n' workload event native_s run_s nat_KiB run_KiB time mem
+printf '%-15s %-10s %8s %8s %8s %8s %8s %8s %6s %6s %6s\n' workload event native_s run_s \
+	nat_cpu run_cpu nat_KiB run_KiB time cpu mem
 for w in bench_stream bench_transpose bench_matmul bench_chase; do
 	set -- $(best "$B/w/$w")
-	nt=$1 nm=$2
+	nt=$1 nm=$2 nc=$3
 	for ev in $EVENTS; do
 		# the program alone, under the runtime (no finalize): what the run costs
 		case $ev in
@@ -60,8 +64,9 @@ for w in bench_stream bench_transpose bench_matmul bench_chase; do
 				DCPROF_NATIVE_OUT="$T/raw.%p" DCPROF_NATIVE_EVENT=$e \
 				DCPROF_NATIVE_REUSE_SAMPLE=$rs "$B/w/$w") ;;
 		esac
-		printf '%-10s %-10s %8s %8s %8s %8s %6.2f %6.2f\n' "$w" "$ev" "$nt" "$1" "$nm" "$2" \
-			"$(awk "BEGIN{print $1 / ($nt > 0 ? $nt : 0.01)}")" "$(awk "BEGIN{print $2 / $nm}")"
+		printf '%-15s %-10s %8s %8s %8s %8s %8s %8s %6.2f %6.2f %6.2f\n' "$w" "$ev" "$nt" "$1" \
+			"$nc" "$3" "$nm" "$2" "$(awk "BEGIN{print $1 / ($nt > 0 ? $nt : 0.01)}")" \
+			"$(awk "BEGIN{print $3 / ($nc > 0 ? $nc : 0.01)}")" "$(awk "BEGIN{print $2 / $nm}")"
 		rm -f "$T"/raw.*
 	done
 done

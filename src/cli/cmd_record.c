@@ -768,7 +768,12 @@ static int parse(struct record *r, int argc, char **argv)
 /* $DCPROF_LIB, else ../lib/dcprof next to this executable.  It holds no
  * preload object: the program runs, its own malloc included, exactly as
  * under Cachegrind (docs/engine.md). */
-static int find_tooldir(struct sbuf *dir)
+/* The directory of dcprof's engine files — $DCPROF_LIB, else
+ * BINDIR/../lib/dcprof — into dir, made canonical so the program's
+ * environment (VALGRIND_LIB, LD_PRELOAD) is free of "bin/..", as when
+ * valgrind is run by hand; -1 with a message when FILE is not there with
+ * access MODE. */
+static int find_engine(struct sbuf *dir, const char *file, int mode)
 {
 	const char *env = getenv("DCPROF_LIB");
 	char self[PATH_MAX];
@@ -788,16 +793,14 @@ static int find_tooldir(struct sbuf *dir)
 		*strrchr(self, '/') = '\0';
 		sbuf_addf(dir, "%s/../lib/dcprof", self);
 	}
-	sbuf_adds(dir, "/" TOOL_NAME);
-	if (access(dir->buf, X_OK) < 0) {
+	sbuf_addf(dir, "/%s", file);
+	if (access(dir->buf, mode) < 0) {
 		err_msg("cannot find the dcprof engine '%s': %s; set DCPROF_LIB to its directory",
 			  dir->buf, strerror(errno));
 		return -1;
 	}
-	dir->len -= strlen("/" TOOL_NAME);
+	dir->len -= strlen(file) + 1;
 	dir->buf[dir->len] = '\0';
-	/* A canonical path keeps the program's environment (VALGRIND_LIB,
-	 * LD_PRELOAD) free of "bin/..", as when valgrind is run by hand. */
 	if (realpath(dir->buf, self)) {
 		sbuf_reset(dir);
 		sbuf_adds(dir, self);
@@ -1326,8 +1329,9 @@ static int run_native(struct record *r, const char *tmpdir, pid_t *pid, int *sta
 	sbuf_init(&so);
 	sbuf_init(&prog);
 	sbuf_init(&out);
-	if (native_find(&so))
+	if (find_engine(&so, NATIVE_SO, R_OK))
 		goto out;
+	sbuf_adds(&so, "/" NATIVE_SO);
 	r->nat.so = so.buf;
 	err = spawn_lookup(r->prog[0], &prog);
 	if (err) {
@@ -1393,7 +1397,7 @@ int cmd_record(int argc, char **argv)
 			goto out_tmp;
 		goto ran;
 	}
-	if (expand_output(&r) || find_tooldir(&tooldir) || find_programs(&r, &valgrind) ||
+	if (expand_output(&r) || find_engine(&tooldir, TOOL_NAME, X_OK) || find_programs(&r, &valgrind) ||
 	    check_outputs(&r) || make_tmpdir(&tmpdir))
 		goto out;
 	set_wait_policy(&r);

@@ -26,7 +26,6 @@
 #include "cli/record_native.h"
 #include "cli/record_pmu.h"
 
-#define NATIVE_SO "dcprof-native.so"
 #define NATIVE_MAX_WATCHPOINTS 4   /* x86's debug registers (nat.h NAT_RDX_MAX_WP) */
 
 /* The whole sample file, checked before the program runs: its first
@@ -221,39 +220,6 @@ int native_check_reuse(const char *event, const char *reuse_sample, bool force_f
 	if (force_fail || probe_watchpoints(why, sizeof why)) {
 		err_msg("hardware watchpoints are unavailable on this machine (%s); the simulator"
 			" engine's --reuse-sample emulates them", why);
-		return -1;
-	}
-	return 0;
-}
-
-int native_find(struct sbuf *so)
-{
-	const char *env = getenv("DCPROF_LIB");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	sbuf_reset(so);
-	if (env && *env) {
-		sbuf_adds(so, env);
-	} else {
-		n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n < 0) {
-			err_msg("cannot find the native engine: /proc/self/exe: %s; set DCPROF_LIB",
-				strerror(errno));
-			return -1;
-		}
-		self[n] = '\0';
-		*strrchr(self, '/') = '\0';
-		sbuf_addf(so, "%s/../lib/dcprof", self);
-	}
-	if (realpath(so->buf, self)) {
-		sbuf_reset(so);
-		sbuf_adds(so, self);
-	}
-	sbuf_adds(so, "/" NATIVE_SO);
-	if (access(so->buf, R_OK) < 0) {
-		err_msg("cannot find the native engine '%s': %s; set DCPROF_LIB to its directory",
-			so->buf, strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -6,8 +6,10 @@
 
 #include "base/sbuf.h"
 
+#define NATIVE_SO "dcprof-native.so"      /* the runtime, next to the Valgrind tool */
+
 struct native_opts {
-	const char *so;        /* the runtime's path (native_find) */
+	const char *so;        /* the runtime's path (NATIVE_SO in the engine directory) */
 	const char *event;     /* --event, NULL: the best data-address event */
 	const char *period;    /* --period, NULL: the event's default */
 	const char *replay;    /* --replay file, or NULL */
@@ -33,9 +35,6 @@ int native_check_event(struct native_opts *o);
  * else the reason on stderr (the "watchpoints unavailable" line) and -1.
  * force_fail: the hidden --test-no-watchpoints, for tests. */
 int native_check_reuse(const char *event, const char *reuse_sample, bool force_fail);
-
-/* The runtime's path: $DCPROF_LIB or BINDIR/../lib/dcprof. */
-int native_find(struct sbuf *so);
 
 /* Sets LD_PRELOAD and the runtime's DCPROF_NATIVE_* variables in this
  * process's environment (the program inherits them), from o and the

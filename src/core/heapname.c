@@ -215,3 +215,36 @@ size_t dc_heap_name(const struct dc_hframe *f, size_t n, const struct dc_heapnam
 		append(buf, len, &pos, "<heap>");
 	return pos;
 }
+
+bool dc_is_mmap_fn(const char *fn)
+{
+	return str_eq(fn, "mmap") || str_eq(fn, "mmap64") || str_eq(fn, "__mmap") ||
+	       str_eq(fn, "__mmap64") || has_prefix(fn, "_vgr");
+}
+
+size_t dc_chain_name(const struct dc_hframe *f, size_t n, int depth, bool site,
+		     bool (*skip)(const char *fn), char *buf, size_t len)
+{
+	size_t i = 0, pos = 0;
+	char tmp[32];
+
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	while (i < n && skip(f[i].fn))
+		i++;
+	for (int k = 0; i < n && k < depth; i++, k++) {
+		if (k)
+			append(buf, len, &pos, "-");
+		dc_hframe_fn(&f[i], buf, len, &pos);
+		if (site && f[i].line) {
+			dc_fmt(tmp, sizeof tmp, "(%u)", (unsigned)f[i].line);
+			append(buf, len, &pos, tmp);
+		}
+		if (str_eq(f[i].fn, "main"))
+			break;
+	}
+	if (!pos)
+		append(buf, len, &pos, "<heap>");
+	return pos;
+}

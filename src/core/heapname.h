@@ -69,6 +69,17 @@ void dc_hframe_fn(const struct dc_hframe *f, char *buf, size_t len, size_t *pos)
  * "Grid::fill() const" -> "Grid::fill", "f@@GLIBC_2.34" -> "f". */
 const char *dc_bare_fn_name(const char *fn, char *buf, size_t len);
 
+/* A region's chain name, "f-g-h" in "<mmap:f-g-h>": up to depth
+ * functions of f[0..n) joined by "-" (with site, each followed by
+ * "(line)"), leading frames for which skip(fn) holds left out, never past
+ * main; "<heap>" without any frame.  Returns the length written. */
+size_t dc_chain_name(const struct dc_hframe *f, size_t n, int depth, bool site,
+		     bool (*skip)(const char *fn), char *buf, size_t len);
+
+/* Is fn a mapping function (mmap and its aliases, Valgrind's
+ * replacements), whose frames a region's chain leaves out? */
+bool dc_is_mmap_fn(const char *fn);
+
 /* The last component of a path. */
 const char *dc_path_base(const char *path);
 

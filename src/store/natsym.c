@@ -263,7 +263,7 @@ static int name_buckets(struct natsym *ns, sqlite3 *db)
 	struct dc_hframe fr[4 * NATSYM_MAX_PATH];
 	const char *names[64];
 	char fns[4096], name[1024];
-	sqlite3_stmt *st, *mark;
+	sqlite3_stmt *st, *mark, *kind;
 	int rc = SQLITE_OK;
 
 	if (naming_opts(db, &o, fns, sizeof fns, names, sizeof names / sizeof *names) ||
@@ -276,11 +276,29 @@ static int name_buckets(struct natsym *ns, sqlite3 *db)
 		sqlite3_finalize(st);
 		return -1;
 	}
+	if (sqlite3_prepare_v2(db, "SELECT kind = 'mmap' FROM bucket WHERE id = ?1", -1, &kind,
+			       NULL)) {
+		sqlite3_finalize(st);
+		sqlite3_finalize(mark);
+		return -1;
+	}
 	for (size_t i = 0; i < ns->npaths && rc == SQLITE_OK; i++) {
 		const struct natsym_path *p = &ns->paths[i];
 		size_t m = path_frames(ns, p, fr, sizeof fr / sizeof *fr);
+		bool region;
 
-		dc_heap_name(fr, m, &o, name, sizeof name);
+		sqlite3_bind_int64(kind, 1, p->bucket);
+		region = sqlite3_step(kind) == SQLITE_ROW && sqlite3_column_int(kind, 0);
+		sqlite3_reset(kind);
+		/* an anonymous mapping is named as the simulator names one:
+		 * "<mmap:f-g-h>" after the code that mapped it */
+		if (region) {
+			char chain[sizeof name - 8];
+			dc_chain_name(fr, m, 3, false, dc_is_mmap_fn, chain, sizeof chain);
+			snprintf(name, sizeof name, "<mmap:%s>", chain);
+		} else {
+			dc_heap_name(fr, m, &o, name, sizeof name);
+		}
 		sqlite3_bind_int64(st, 1, p->bucket);
 		bind_str(st, 2, name);
 		sqlite3_bind_int64(mark, 1, p->bucket);
@@ -291,6 +309,7 @@ static int name_buckets(struct natsym *ns, sqlite3 *db)
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(mark);
+	sqlite3_finalize(kind);
 	return rc == SQLITE_OK ? 0 : -1;
 }
 

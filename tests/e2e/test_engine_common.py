@@ -5,11 +5,13 @@ The engine tests run a workload from tests/workloads once per class under
 `dcprof record` with an explicit cache hierarchy (so results do not depend on
 the host), then compare the profile's tables with the numbers derived in the
 workload's header comment."""
+import glob
 import json
 import os
 import re
 import shutil
 import tempfile
+import time
 import unittest
 
 import harness
@@ -165,3 +167,30 @@ def report_json(db, *opts):
 __all__ = ["harness", "marker_line", "totals", "use_totals", "grand_totals", "buckets", "meta",
            "json_row", "Recorded", "record", "report_json", "CACHE_2", "LAT",
            "L1_LAT", "L2_LAT", "MEM_LAT", "zero", "query", "run", "workload"]
+
+
+def checkpoint_of(tmpdir, pid):
+    """(inode, mtime) of the engine's checkpoint of pid in record's
+    temporary directory under tmpdir, or None."""
+    for path in glob.glob(os.path.join(tmpdir, "dcprof-*", "raw.%d.ckpt" % pid)):
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            continue
+        return st.st_ino, st.st_mtime_ns
+    return None
+
+
+def two_checkpoints_later(tmpdir, pid):
+    """Waits (60 s at most) until pid's checkpoint has been replaced twice
+    and returns the (inode, mtime) pairs seen: three when it was.  The
+    engines start a checkpoint only once the last one has ended, so the
+    second one to appear was started after the wait began."""
+    seen = [checkpoint_of(tmpdir, pid)]
+    deadline = time.monotonic() + 60
+    while len(seen) < 3 and time.monotonic() < deadline:
+        now = checkpoint_of(tmpdir, pid)
+        if now is not None and now != seen[-1]:
+            seen.append(now)
+        time.sleep(0.01)
+    return seen

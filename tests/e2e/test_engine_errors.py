@@ -4,18 +4,16 @@ of what ran must still be written (marked incomplete when the program was
 killed; after SIGKILL, from the engine's last checkpoint) and
 `dcprof record` passes the program's exit status through (128 + signal when
 killed).  Workloads segv.c and sigterm.c."""
-import glob
 import os
 import re
 import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import unittest
 
 from test_engine_common import (CACHE_2, DCPROF, buckets, meta, record, report_json,
-                                run, totals, workload)
+                                run, totals, two_checkpoints_later, workload)
 
 WORDS = (1 << 20) // 8
 LINES = (1 << 20) // 64
@@ -93,28 +91,10 @@ class Ending(unittest.TestCase):
             p.stderr.close()
         return p.returncode, err
 
-    def checkpoint(self, pid):
-        """(inode, mtime) of the engine's checkpoint of pid, or None."""
-        for path in glob.glob(os.path.join(self.tmp, "dcprof-*", "raw.%d.ckpt" % pid)):
-            try:
-                st = os.stat(path)
-            except FileNotFoundError:
-                continue
-            return st.st_ino, st.st_mtime_ns
-        return None
-
     def two_checkpoints_later(self, pid):
-        """Wait until the checkpoint has been replaced twice.  The engine
-        starts a checkpoint only once the last one has ended, so the second
-        one to appear after "ready" was started after the program's work
-        (the first may have been started before it)."""
-        seen = [self.checkpoint(pid)]
-        deadline = time.monotonic() + 60
-        while len(seen) < 3 and time.monotonic() < deadline:
-            now = self.checkpoint(pid)
-            if now is not None and now != seen[-1]:
-                seen.append(now)
-            time.sleep(0.01)
+        """Wait until the checkpoint has been replaced twice: the second one
+        to appear after "ready" was started after the program's work."""
+        seen = two_checkpoints_later(self.tmp, pid)
         self.assertEqual(len(seen), 3, "fewer than two checkpoints in 60 s: %r" % seen)
 
     def test_killed_by_sigkill_after_checkpoints(self):

@@ -3,13 +3,15 @@ first touches by page faults, heap blocks, threads, fork, a crash, the
 "no PMU" line.  Expected numbers are derived in the workloads' comments and
 below; software page faults work on any Linux, so only the PMU line and
 the comparison with the simulator engine probe and skip."""
+import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import unittest
 
-from test_engine_common import query, record, run, workload
+from test_engine_common import query, record, run, two_checkpoints_later, workload
 from harness import DCPROF
 
 PAGE = 4096
@@ -207,6 +209,181 @@ class Processes(NativeCase):
         self.assertEqual(r.returncode, 139, r.stderr)
         self.assertIn(pages(db, "crash_arr"), (256, 257))
         self.assertEqual(meta(db, "complete"), "0")
+
+
+# Libraries the runtime itself needs (libunwind and its liblzma): not the
+# program's, the simulator never sees them.
+RUNTIME_LIBS = ("@libunwind.so.8", "@liblzma.so.5", "<file:libunwind.so.8>",
+                "<file:liblzma.so.5>")
+
+
+def bucket_rows(db, kind):
+    return query(db, "SELECT name, blocks, max_live_blocks, max_live_bytes, total_bytes,"
+                 " min_size, max_size FROM bucket WHERE kind = ?", kind)
+
+
+class SameBuckets(NativeCase):
+    """The two engines find the same objects in the same program (issue
+    23): every global and thread-local variable of the program and of the
+    libraries it loads, with the same names, and the program's mappings."""
+
+    def both(self, prog):
+        if not os.path.exists(os.path.join(os.path.dirname(DCPROF), "..", "lib", "dcprof",
+                                           "dcprof-amd64-linux")):
+            self.skipTest("the simulator engine is not built")
+        nat, sim = self.db("n.db"), self.db("s.db")
+        r = native(nat, prog)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = record(sim, prog, [])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return nat, sim
+
+    def test_globals_and_thread_locals(self):
+        # tls_threads.c: the program's, its library's and libc's
+        # thread-local variables, one copy per thread (main and two
+        # threads, alive at once): tls_arr 3 blocks of 4096 bytes, and so
+        # on (the workload's header); the statistics of every global and
+        # thread-local bucket equal the simulator's
+        nat, sim = self.both([workload("tls_threads")])
+        got = {row[0]: row[1:] for row in bucket_rows(nat, "global")
+               if not row[0].endswith(RUNTIME_LIBS)}
+        want = {row[0]: row[1:] for row in bucket_rows(sim, "global")}
+        self.assertEqual(sorted(got), sorted(want))
+        self.assertEqual(got, want)
+        self.assertEqual(got["tls_arr"], (3, 3, 12288, 12288, 4096, 4096))
+        self.assertEqual(got["lib_tls@libtls_threads.so"][0], 3)
+        self.assertEqual(got["errno@libc.so.6"][0], 3)
+
+    def test_mappings(self):
+        # mmap_region.c maps two anonymous regions from two functions: two
+        # buckets of kind mmap, each named after its call path (by
+        # finalize, "<mmap:map_region-main>" and "<mmap:drop_region-main>"
+        # in the simulator), and the 1 MiB region's 256 pages are first
+        # touched by fill(); the file mappings of the program and the
+        # libraries it loads are <file:NAME> in both engines (the
+        # simulator also sees the dynamic linker's own mappings)
+        nat, sim = self.both([workload("mmap_region")])
+        anon = [n for (n,) in query(sim, "SELECT name FROM bucket WHERE kind = 'mmap'"
+                                    " AND name LIKE '<mmap:%-main>'")]
+        self.assertEqual(sorted(anon), ["<mmap:drop_region-main>", "<mmap:map_region-main>"])
+        paths = query(nat, "SELECT b.id, COALESCE(SUM(f.pages), 0) FROM bucket b LEFT JOIN"
+                      " first_touch f ON f.bucket = b.id WHERE b.kind = 'mmap'"
+                      " AND b.name = '-' GROUP BY b.id")
+        self.assertEqual(sorted(p for _, p in paths), [1, 256])
+        files = lambda db: {n for (n,) in query(db, "SELECT name FROM bucket WHERE kind = 'mmap'"
+                                                " AND name LIKE '<file:%'")}
+        self.assertEqual(files(nat) - set(RUNTIME_LIBS),
+                         files(sim) - {"<file:ld.so.cache>"})
+
+
+class Exec(NativeCase):
+    """Every image a process runs gets its own profile, as under the
+    simulator engine (test_engine_exec.py): the one before the exec is
+    written whole and named p.PID.N-PROG.db.  exec_work.c reads one word of
+    each 64-byte line of work_a (64 KiB, 64-byte aligned: 16 pages, 17 when
+    not page-aligned); exec_list.c stores one word in each of list_data's 8
+    page-aligned pages, then execs."""
+    WORK = workload("exec_work")
+
+    def profiles(self):
+        return sorted(glob.glob(os.path.join(self.tmp, "*.db")))
+
+    def check_work(self, db, status):
+        self.assertEqual(meta(db, "program"), self.WORK)
+        self.assertEqual(meta(db, "complete"), "1")
+        self.assertEqual(meta(db, "exit_status"), status)
+        self.assertIn(pages(db, "work_a"), (16, 17))
+
+    def test_through_env(self):
+        # env execs exec_work, which exits 99 unless FOO=1 reached it
+        db = self.db()
+        r = native(db, ["env", "FOO=1", self.WORK, "a", "5", "FOO"])
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.check_work(db, "exit 5")
+        self.assertEqual(meta(db, "command"), self.WORK + " a 5 FOO")
+        env_db = self.db("p.%s.1-env.db" % meta(db, "pid"))
+        self.assertEqual(self.profiles(), sorted([db, env_db]))
+        self.assertEqual(meta(env_db, "complete"), "1")
+        self.assertEqual(meta(env_db, "exec"), self.WORK)
+        self.assertIsNone(meta(env_db, "exit_status"))
+        self.assertEqual(pages(env_db, "work_a"), 0)
+
+    def test_argument_list_calls(self):
+        # execl, execlp (by name, through PATH) and execle (an environment
+        # of FOO=1 only: the runtime puts its own variables back, so the
+        # next image is profiled, and FOO=1 reaches it)
+        for form in ("l", "p", "e"):
+            with self.subTest(form=form):
+                for f in self.profiles():
+                    os.unlink(f)
+                db = self.db()
+                r = native(db, [workload("exec_list"), form, self.WORK, "a", "5"] +
+                           (["FOO"] if form == "e" else []))
+                self.assertEqual(r.returncode, 5, r.stderr)
+                self.check_work(db, "exit 5")
+                before = self.db("p.%s.1-exec_list.db" % meta(db, "pid"))
+                self.assertEqual(self.profiles(), sorted([db, before]))
+                self.assertEqual(meta(before, "complete"), "1")
+                self.assertEqual(os.path.basename(meta(before, "exec")), "exec_work")
+                self.assertEqual(pages(before, "list_data"), 8)
+                self.assertEqual(pages(db, "list_data"), 0)
+
+    def test_exit_code_of_a_child(self):
+        # the shell's child execs exec_work, which exits 3: record knows only
+        # the shell's status, the child's comes from its dump (meta
+        # exit_code, as the simulator engine writes it).  dash starts the
+        # child with vfork: its copy of the shell runs no code of its own
+        # before the exec, so the child has one image, p.PID.db (under the
+        # simulator, which runs vfork as fork, p.PID.2-exec_work.db)
+        db = self.db()
+        r = native(db, ["sh", "-c", "%s a 3; exit 0" % self.WORK])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        by_command = {meta(f, "command"): f for f in self.profiles()}
+        child = by_command[self.WORK + " a 3"]
+        self.assertRegex(os.path.basename(child), r"^p\.\d+(\.\d+-exec_work)?\.db$")
+        self.check_work(child, "exit 3")
+        self.assertEqual(meta(db, "exit_status"), "exit 0")
+
+
+class Checkpoint(NativeCase):
+    def test_sigkill_leaves_the_last_checkpoint(self):
+        # sigterm.c "spin" reads term_arr (1 MiB, 64-byte aligned: 256
+        # pages, 257 when not page-aligned), prints "ready PID" and spins
+        # without touching data until SIGKILL.  The runtime's dump is never
+        # finished: the profile is its last checkpoint, taken by the reader
+        # thread every --checkpoint seconds.  The second checkpoint to
+        # replace the one seen at "ready" began after the reads.
+        raw = os.path.join(self.tmp, "raw")
+        os.mkdir(raw)
+        db = self.db()
+        p = subprocess.Popen([DCPROF, "record", "-q", "-o", db, "--engine=native",
+                              "--event=pagefault", "--checkpoint=0.2", "--",
+                              workload("sigterm"), "spin"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, TMPDIR=raw))
+        try:
+            line = p.stdout.readline().split()
+            self.assertEqual(line[:1], ["ready"], "program did not start: %r" % line)
+            pid = int(line[1])
+            seen = two_checkpoints_later(raw, pid)
+            self.assertEqual(len(seen), 3, "fewer than two checkpoints in 60 s: %r" % seen)
+            os.kill(pid, signal.SIGKILL)
+            p.wait(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+            err = p.stderr.read()
+            p.stderr.close()
+        self.assertEqual(p.returncode, 128 + signal.SIGKILL, err)
+        self.assertEqual(meta(db, "complete"), "0")
+        self.assertEqual(meta(db, "exit_status"), "signal 9")
+        self.assertRegex(meta(db, "incomplete_reason"), r"^killed by signal 9 \(SIGKILL\);"
+                         r" profile of the run up to the checkpoint at \d+\.\d s$")
+        self.assertGreaterEqual(int(meta(db, "checkpoint_ms")), 400)
+        self.assertIn(pages(db, "term_arr"), (256, 257))
+        self.assertEqual(os.listdir(raw), [], "temporary files left behind")
 
 
 class Errors(unittest.TestCase):

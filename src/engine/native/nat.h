@@ -20,6 +20,7 @@
 
 #include "core/hier.h"
 #include "core/objmap.h"
+#include "core/blockmap.h"
 #include "core/blockset.h"
 #include "core/costtab.h"
 #include "core/rectab.h"
@@ -62,7 +63,7 @@ struct nat_pmu_ring {
 	void *ring, *aux;
 };
 
-enum nat_kind { NAT_K_GLOBAL, NAT_K_HEAP, NAT_K_STACK, NAT_K_UNKNOWN, NAT_K_TLS };
+enum nat_kind { NAT_K_GLOBAL, NAT_K_HEAP, NAT_K_STACK, NAT_K_UNKNOWN, NAT_K_TLS, NAT_K_MMAP };
 
 struct nat_bucket {
 	char *name;               /* "-" for heap buckets finalize names */
@@ -84,6 +85,13 @@ struct nat_thread {
 	/* NAT_EV_PMU: fd and ring above are pmu[0]'s */
 	struct nat_pmu_ring pmu[NAT_MAX_PMU];
 	uint32_t npmu;
+	struct nat_tls_copy *tls; /* its copies of the thread-local variables */
+	uint32_t ntls;
+};
+
+struct nat_tls_copy {
+	struct dc_obj *o;
+	uint32_t gen;             /* o is still this copy while o->gen == gen */
 };
 
 /* (bucket, location, thread) -> pages first touched. */
@@ -103,6 +111,7 @@ struct nat_state {
 	pthread_mutex_t lock;
 	bool ready;               /* the constructor has run */
 	bool off;                 /* no configuration: the runtime does nothing */
+	pid_t pid;                /* the process the state is of (a vfork child is not) */
 	/* configuration (environment of the process, set by dcprof record) */
 	char *out;                /* dump path template (%p = pid) */
 	enum nat_event event;
@@ -127,8 +136,10 @@ struct nat_state {
 	int fd;
 	struct dc_rawout *raw;
 	uint64_t block_records, block_records_dropped, max_block_records;
-	/* objects */
+	/* objects: small heap blocks in blocks, the others in objs */
+	struct dc_blockmap blocks;
 	struct dc_objmap objs;
+	struct dc_objmap regions;       /* mappings, looked up when no object holds an address */
 	struct nat_bucket *buckets;
 	uint32_t nbuckets, bucket_cap;
 	uint32_t *bucket_slots;   /* hash of names/paths -> id + 1 */
@@ -225,21 +236,52 @@ void nat_sample(const struct nat_smp *s);
 /* nat_objs.c */
 void nat_objs_init(void);
 uint32_t nat_bucket_get(const char *name, enum nat_kind kind);
-uint32_t nat_bucket_path(const uint64_t *path, uint32_t n);
+uint32_t nat_bucket_path(enum nat_kind kind, const uint64_t *path, uint32_t n);
 void nat_bucket_add_block(uint32_t b, uint64_t size);
 void nat_bucket_drop_block(uint32_t b, uint64_t size);
 uint32_t nat_loc_get(uint64_t ip);
 /* The bucket holding addr (objects, thread stacks, else <unknown>) and
- * the object, NULL when none. */
-uint32_t nat_bucket_at(uint64_t addr, struct dc_obj **obj);
+ * the identity of the object holding it: its allocation sequence number
+ * + 1 (globals 1), 0 when no object holds addr. */
+uint32_t nat_bucket_at(uint64_t addr, uint64_t *seq);
 void nat_globals_scan(void);
+
+/* Scans the objects loaded since the last scan (dlopen); lock held. */
+void nat_globals_rescan(void);
+/* Forgets the objects of modules no longer loaded (dlclose); lock held. */
+void nat_globals_unloaded(void);
+/* [lo, hi) is a region named name (kind NAT_K_MMAP), or, name NULL, an
+ * anonymous one of the call path; lock held. */
+void nat_region_add(uint64_t lo, uint64_t hi, const char *name, const uint64_t *path,
+		    uint32_t n);
+/* Objects and regions that start inside [lo, hi) end; lock held. */
+void nat_objs_unmapped(uint64_t lo, uint64_t hi);
+
+/* nat_maps.c: the runtime's own mappings, which the wrappers must not see */
+void *nat_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int nat_sys_munmap(void *addr, size_t len);
+
+/* nat_tls.c */
+/* A module with a PT_TLS segment of memsz bytes whose block is tpoff from
+ * the thread pointer in every thread (static TLS); returns its index. */
+uint32_t nat_tls_module(int64_t tpoff, uint64_t memsz);
+void nat_tls_var(uint32_t mod, const char *name, uint64_t off, uint64_t size);
+/* The thread pointer of the calling thread. */
+uint64_t nat_tls_tp(void);
+/* The calling thread t's copies become objects / end; lock held. */
+void nat_tls_thread_add(struct nat_thread *t);
+void nat_tls_thread_drop(struct nat_thread *t);
 
 /* nat_heap.c */
 void nat_heap_init(void);
+/* The call path of the calling code: return addresses outside the
+ * runtime, innermost first, at most NAT_MAX_FRAMES. */
+uint32_t nat_call_path(uint64_t *out);
 
 /* nat_dump.c */
 void nat_dump_open(void);
-void nat_dump_block(const struct dc_obj *o, uint64_t free_seq);
+void nat_dump_block(uint32_t bucket, uint64_t lo, uint64_t size, uint64_t alloc_seq,
+		    uint64_t free_seq);
 /* Writes the rest of the dump and closes it (complete: normal exit). */
 void nat_dump_finish(bool complete);
 void nat_dump_checkpoint(void);
@@ -271,7 +313,7 @@ size_t nat_spe_encode(const struct nat_smp *s, unsigned char *buf, size_t cap);
  * rest (seq UINT64_MAX).  No-ops without --replay; lock held. */
 void nat_replay_load(const char *path);
 void nat_replay_until(uint64_t seq);
-void nat_replay_block(const struct dc_obj *o);
+void nat_replay_block(uint64_t seq, uint64_t lo);
 
 /* nat_rdx.c: sampled reuse with hardware watchpoints (--reuse-sample) */
 #define NAT_RDX_MAX_WP 4      /* x86's debug registers */

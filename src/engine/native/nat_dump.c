@@ -135,14 +135,15 @@ void nat_dump_open(void)
 	open_file();
 }
 
-void nat_dump_block(const struct dc_obj *o, uint64_t free_seq)
+void nat_dump_block(uint32_t bucket, uint64_t lo, uint64_t size, uint64_t alloc_seq,
+		    uint64_t free_seq)
 {
 	if (nat.block_records >= nat.max_block_records) {
 		nat.block_records_dropped++;
 		return;
 	}
 	nat.block_records++;
-	dc_raw_block(nat.raw, o->bucket, o->lo, o->alloc_size, o->alloc_seq, free_seq);
+	dc_raw_block(nat.raw, bucket, lo, size, alloc_seq, free_seq);
 }
 
 /* ---- the tail ---------------------------------------------------------------- */
@@ -185,16 +186,18 @@ static void write_maps(struct dc_rawout *o)
 	close(fd);
 }
 
-struct live_ctx {
-	struct dc_rawout *o;
-};
-
 static void live_block(void *ud, struct dc_obj *ob)
 {
 	struct dc_rawout *o = ud;
 
 	if (ob->kind == NAT_K_HEAP && nat.block_records < nat.max_block_records)
 		dc_raw_block(o, ob->bucket, ob->lo, ob->alloc_size, ob->alloc_seq, 0);
+}
+
+static void live_small(void *ud, const struct dc_blockmap_ent *e)
+{
+	if (nat.block_records < nat.max_block_records)
+		dc_raw_block(ud, e->bucket, e->lo, e->size, e->seq, 0);
 }
 
 static int ftouch_cb(void *ud, void *rec)
@@ -226,8 +229,10 @@ static int scost_cb(void *ud, const struct dc_cost *c)
 static void write_tail(struct dc_rawout *o, bool complete, const char *exec_path)
 {
 	dc_objmap_each(&nat.objs, live_block, o);
+	dc_blockmap_each(&nat.blocks, live_small, o);
 	for (uint32_t i = 0; i < nat.nbuckets; i++) {
-		static const char *const kinds[] = { "global", "heap", "stack", "unknown", "global" };
+		static const char *const kinds[] = { "global", "heap", "stack", "unknown", "global",
+						     "mmap" };
 		const struct nat_bucket *b = &nat.buckets[i];
 
 		dc_raw_bucket(o, i, kinds[b->kind], b->name);
@@ -263,6 +268,8 @@ static void write_tail(struct dc_rawout *o, bool complete, const char *exec_path
 	dc_raw_meta_u64(o, "checkpoints", nat.checkpoints);
 	if (exec_path)
 		dc_raw_meta(o, "exec", exec_path);
+	else if (nat.exited && complete)
+		dc_raw_meta_u64(o, "exit_code", (uint64_t)(uint8_t)nat.exit_code);
 	dc_raw_end(o, complete);
 }
 

@@ -47,11 +47,14 @@ void nat_heap_init(void)
 }
 
 /* The call path of the allocation being made: return addresses outside
- * the runtime, innermost first. */
-static uint32_t call_path(uint64_t *out)
+ * the runtime, innermost first.  The walk stops at the frames kept: the
+ * runtime's own (operator new, malloc, the wrappers) are at most
+ * RUNTIME_FRAMES, so a deep stack costs no more than a shallow one. */
+#define RUNTIME_FRAMES 8
+uint32_t nat_call_path(uint64_t *out)
 {
-	void *ips[NAT_MAX_FRAMES + 8];
-	int n = unw_backtrace(ips, NAT_MAX_FRAMES + 8);
+	void *ips[NAT_MAX_FRAMES + RUNTIME_FRAMES];
+	int n = unw_backtrace(ips, (int)path_frames + RUNTIME_FRAMES);
 	uint32_t k = 0;
 	int i = 0;
 
@@ -63,31 +66,64 @@ static uint32_t call_path(uint64_t *out)
 	return k;
 }
 
-/* Records the block at p; bucket UINT32_MAX: the bucket of its call path. */
+/* A heap block of the object map ends: its record is written. */
+static void end_obj(void *ud, struct dc_obj *o)
+{
+	if (o->kind != NAT_K_HEAP)
+		return;
+	nat_dump_block(o->bucket, o->lo, o->alloc_size, o->alloc_seq, ++nat.alloc_seq);
+	nat_bucket_drop_block(o->bucket, o->alloc_size);
+}
+
+/* Records the block at p; bucket UINT32_MAX: the bucket of its call path.
+ * Small blocks go to the compact block map, the others to the object map. */
 static void track_in(void *p, size_t size, uint32_t bucket)
 {
 	uint64_t path[NAT_MAX_FRAMES];
-	uint32_t n = bucket == UINT32_MAX ? call_path(path) : 0;
+	uint32_t n = bucket == UINT32_MAX ? nat_call_path(path) : 0;
+	struct dc_blockmap_ent e, old;
 	struct dc_obj *o;
+	int rc;
 
 	nat_lock();
 	if (nat.off)
 		goto out;
 	nat_self();
+	nat_replay_until(nat.alloc_seq);
+	e.lo = (uint64_t)(uintptr_t)p;
+	e.size = size;
+	e.seq = ++nat.alloc_seq;
+	e.bucket = bucket == UINT32_MAX ? nat_bucket_path(NAT_K_HEAP, path, n) : bucket;
+	/* a block the program freed behind the wrappers' back is gone */
+	o = dc_objmap_find(&nat.objs, e.lo);
+	if (o && o->kind == NAT_K_HEAP) {
+		end_obj(NULL, o);
+		dc_objmap_remove(&nat.objs, o);
+	}
+	if (dc_blockmap_fits(&e)) {
+		rc = dc_blockmap_put(&nat.blocks, &e, &old);
+		if (rc == 1) {
+			nat_dump_block(old.bucket, old.lo, old.size, old.seq, e.seq);
+			nat_bucket_drop_block(old.bucket, old.size);
+		}
+		if (rc >= 0) {
+			nat_bucket_add_block(e.bucket, size);
+			nat_replay_block(e.seq, e.lo);
+			goto out;
+		}
+	}
 	o = dc_objmap_new(&nat.objs);
 	if (!o)
 		goto out;
-	o->lo = (uint64_t)(uintptr_t)p;
+	o->lo = e.lo;
 	o->hi = o->lo + (size ? size : 1);
 	o->alloc_size = size;
-	nat_replay_until(nat.alloc_seq);
-	o->alloc_seq = ++nat.alloc_seq;
+	o->alloc_seq = e.seq;
 	o->kind = NAT_K_HEAP;
 	o->live = 1;
-	o->bucket = bucket == UINT32_MAX ? nat_bucket_path(path, n) : bucket;
-	/* a block the program freed behind the wrappers' back is gone */
+	o->bucket = e.bucket;
 	if (dc_objmap_insert(&nat.objs, o) == DC_EINVAL) {
-		dc_objmap_remove_in(&nat.objs, o->lo - (o->lo >= 4096 ? 4096 : 0), o->hi, NULL,
+		dc_objmap_remove_in(&nat.objs, o->lo - (o->lo >= 4096 ? 4096 : 0), o->hi, end_obj,
 				    NULL);
 		if (dc_objmap_find(&nat.objs, o->lo) || dc_objmap_insert(&nat.objs, o)) {
 			dc_objmap_discard(&nat.objs, o);
@@ -95,7 +131,7 @@ static void track_in(void *p, size_t size, uint32_t bucket)
 		}
 	}
 	nat_bucket_add_block(o->bucket, size);
-	nat_replay_block(o);
+	nat_replay_block(e.seq, e.lo);
 out:
 	nat_unlock();
 }
@@ -109,15 +145,22 @@ static void track(void *p, size_t size)
  * lock held. */
 static uint32_t untrack(void *p)
 {
-	struct dc_obj *o = dc_objmap_find(&nat.objs, (uint64_t)(uintptr_t)p);
+	uint64_t lo = (uint64_t)(uintptr_t)p;
+	struct dc_blockmap_ent e;
+	struct dc_obj *o;
 	uint32_t bucket;
 
-	if (!o || o->lo != (uint64_t)(uintptr_t)p || o->kind != NAT_K_HEAP)
+	nat_replay_until(nat.alloc_seq);
+	if (dc_blockmap_take(&nat.blocks, lo, &e)) {
+		nat_dump_block(e.bucket, e.lo, e.size, e.seq, ++nat.alloc_seq);
+		nat_bucket_drop_block(e.bucket, e.size);
+		return e.bucket;
+	}
+	o = dc_objmap_find(&nat.objs, lo);
+	if (!o || o->lo != lo || o->kind != NAT_K_HEAP)
 		return UINT32_MAX;
 	bucket = o->bucket;
-	nat_replay_until(nat.alloc_seq);
-	nat_dump_block(o, ++nat.alloc_seq);
-	nat_bucket_drop_block(o->bucket, o->alloc_size);
+	end_obj(NULL, o);
 	dc_objmap_remove(&nat.objs, o);
 	return bucket;
 }

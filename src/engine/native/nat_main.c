@@ -22,12 +22,15 @@
  *    closes the parent's events and opens its own, and starts its reader.
  *  - The dump is written at exit (destructor, _exit), on a fatal signal
  *    (then marked incomplete and the signal re-raised), and as checkpoints
- *    by the reader thread (nat_dump.c).
+ *    by the reader thread (nat_dump.c).  The exit status (meta exit_code,
+ *    as the simulator engine writes it) comes from an on_exit handler or
+ *    _exit's argument.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -127,6 +130,7 @@ struct nat_thread *nat_self(void)
 	busy--;
 	nat.threads[nat.nthreads++] = t;
 	self = t;
+	nat_tls_thread_add(t);
 	nat_perf_open(t);
 	pthread_setspecific(exit_key, t);
 	return t;
@@ -140,6 +144,7 @@ static void thread_exit(void *p)
 	nat_lock();
 	nat_perf_drain_all();
 	nat_perf_close(t);
+	nat_tls_thread_drop(t);
 	t->done = true;
 	nat_unlock();
 }
@@ -304,8 +309,30 @@ static void catch_fatal(void)
 	}
 }
 
+/* The status exit() was given, main's return value included (glibc's
+ * start-up calls exit internally, where a wrapper would not see it).
+ * exit runs its handlers in the reverse order of their registration, and
+ * the dynamic linker's (which runs the destructors) was registered after
+ * the runtime's constructor registered this one: so the dump is written
+ * here, after the destructors, and nat_fini leaves it to this handler. */
+static bool exit_handler;
+
+static void on_exit_status(int status, void *unused)
+{
+	nat_lock();
+	nat.exited = true;
+	nat.exit_code = status;
+	nat_unlock();
+	reader_stop = 1;
+	finish(true);
+}
+
 __attribute__((noreturn)) void _exit(int status)
 {
+	nat_lock();
+	nat.exited = true;
+	nat.exit_code = status;
+	nat_unlock();
 	finish(true);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
@@ -318,6 +345,8 @@ __attribute__((noreturn)) void _Exit(int status)
 
 __attribute__((destructor)) static void nat_fini(void)
 {
+	if (exit_handler)
+		return;
 	reader_stop = 1;
 	finish(true);
 }
@@ -355,6 +384,7 @@ static void fork_child(void)
 		}
 		if (me)
 			me->tid = (pid_t)syscall(SYS_gettid);
+		nat.pid = getpid();
 		nat_dump_child();
 		if (me)
 			nat_perf_open(me);
@@ -365,6 +395,85 @@ static void fork_child(void)
 }
 
 /* ---- exec ------------------------------------------------------------------ */
+
+/* The runtime's variables (LD_PRELOAD, DCPROF_NATIVE_*) as the process
+ * started with them, for an exec given an environment without them. */
+static char **run_env;
+static unsigned nrun_env;
+
+static void save_env(void)
+{
+	unsigned n = 0;
+
+	for (char **e = environ; e && *e; e++)
+		n++;
+	run_env = __libc_calloc(n + 1, sizeof *run_env);
+	if (!run_env)
+		return;
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "DCPROF_NATIVE_", 14) || !strncmp(*e, "LD_PRELOAD=", 11)) {
+			size_t len = strlen(*e) + 1;
+			char *c = __libc_malloc(len);
+			if (c) {
+				memcpy(c, *e, len);
+				run_env[nrun_env++] = c;
+			}
+		}
+}
+
+static bool env_has(char *const envp[], const char *var)
+{
+	size_t name = (size_t)(strchr(var, '=') - var) + 1;
+
+	for (char *const *e = envp; e && *e; e++)
+		if (!strncmp(*e, var, name))
+			return true;
+	return false;
+}
+
+/* The variables of the runtime missing from envp (execle, env -i). */
+static unsigned env_missing(char *const envp[])
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < nrun_env; i++)
+		k += !env_has(envp, run_env[i]);
+	return k;
+}
+
+/* envp with the runtime's variables added into v (room for envp's
+ * entries, env_missing(envp) more and the NULL), so the next image runs
+ * under the runtime too.  On the caller's stack: a vfork child must not
+ * allocate. */
+static char **exec_env(char *const envp[], char **v)
+{
+	unsigned n = 0;
+
+	for (char *const *e = envp; e && *e; e++)
+		v[n++] = *e;
+	for (unsigned i = 0; i < nrun_env; i++)
+		if (!env_has(envp, run_env[i]))
+			v[n++] = run_env[i];
+	v[n] = NULL;
+	return v;
+}
+
+static unsigned env_count(char *const envp[])
+{
+	unsigned n = 0;
+
+	for (char *const *e = envp; e && *e; e++)
+		n++;
+	return n;
+}
+
+/* A vfork child shares the parent's memory until its exec: the runtime's
+ * state is the parent's, so it writes no dump and takes no lock (the
+ * parent would wait for it forever); the next image writes its own. */
+static bool vfork_child(void)
+{
+	return getpid() != nat.pid;
+}
 
 /* The image's dump is written whole before the exec; the next image,
  * preloaded again through the environment, writes its own. */
@@ -400,9 +509,14 @@ int execve(const char *path, char *const argv[], char *const envp[])
 		next = (execve_fn)dlsym(RTLD_NEXT, "execve");
 		busy--;
 	}
-	exec_begin(path);
-	rc = next(path, argv, envp);
-	exec_end();
+	char *v[env_count(envp) + env_missing(envp) + 1];
+	bool own = !vfork_child();
+
+	if (own)
+		exec_begin(path);
+	rc = next(path, argv, exec_env(envp, v));
+	if (own)
+		exec_end();
 	return rc;
 }
 
@@ -421,9 +535,14 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 		next = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
 		busy--;
 	}
-	exec_begin(file);
-	rc = next(file, argv, envp);
-	exec_end();
+	char *v[env_count(envp) + env_missing(envp) + 1];
+	bool own = !vfork_child();
+
+	if (own)
+		exec_begin(file);
+	rc = next(file, argv, exec_env(envp, v));
+	if (own)
+		exec_end();
 	return rc;
 }
 
@@ -431,6 +550,51 @@ int execvp(const char *file, char *const argv[])
 {
 	return execvpe(file, argv, environ);
 }
+
+/* execl, execlp and execle call glibc's execve inside libc, where the
+ * wrapper above would not see it: they are wrapped too, their argument
+ * lists gathered into a vector (on the stack: the exec replaces it). */
+#define EXEC_MAX_ARGS 4096
+
+enum { EXEC_PATH, EXEC_SEARCH, EXEC_ENV };
+
+/* The argument list after arg0 (up to its NULL; with EXEC_ENV the
+ * environment after it) into a vector, then the exec. */
+static int exec_list(int how, const char *path, const char *arg0, va_list *ap)
+{
+	char *argv[EXEC_MAX_ARGS + 1];
+	char **envp = environ;
+	int n = 0;
+
+	argv[n++] = (char *)arg0;
+	while (arg0 && (argv[n] = va_arg(*ap, char *)))
+		if (++n == EXEC_MAX_ARGS) {
+			errno = E2BIG;
+			return -1;
+		}
+	if (!arg0)
+		n = 0;
+	argv[n] = NULL;
+	if (how == EXEC_ENV)
+		envp = va_arg(*ap, char **);
+	return how == EXEC_SEARCH ? execvpe(path, argv, envp) : execve(path, argv, envp);
+}
+
+#define EXEC_LIST(name, how)                                                      \
+	int name(const char *path, const char *arg0, ...)                             \
+	{                                                                             \
+		va_list ap;                                                           \
+		int rc;                                                               \
+                                                                                      \
+		va_start(ap, arg0);                                                   \
+		rc = exec_list(how, path, arg0, &ap);                                 \
+		va_end(ap);                                                           \
+		return rc;                                                            \
+	}
+
+EXEC_LIST(execl, EXEC_PATH)
+EXEC_LIST(execlp, EXEC_SEARCH)
+EXEC_LIST(execle, EXEC_ENV)
 
 /* ---- start ------------------------------------------------------------------ */
 
@@ -536,6 +700,7 @@ __attribute__((constructor)) static void nat_init(void)
 	if (dladdr((void *)nat_init, &di) && di.dli_fbase)
 		nat.self_lo = (uint64_t)(uintptr_t)di.dli_fbase;
 	nat.self_hi = nat.self_lo + (64u << 20);   /* refined by nat_globals_scan */
+	nat.pid = getpid();
 	nat.start_ms = nat_now_ms();
 	nat.ckpt_next_ms = nat.start_ms + nat.ckpt_ms;
 	pthread_key_create(&exit_key, thread_exit);
@@ -547,6 +712,8 @@ __attribute__((constructor)) static void nat_init(void)
 	nat_globals_scan();
 	nat_rdx_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	exit_handler = on_exit(on_exit_status, NULL) == 0;
+	save_env();
 	catch_fatal();
 	nat.ready = true;
 	nat_lock();

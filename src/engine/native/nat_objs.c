@@ -1,4 +1,5 @@
-/* nat_objs.c — buckets, code locations and globals of the native runtime.
+/* nat_objs.c — buckets, code locations, globals and regions of the native
+ * runtime.
  *
  * Notes:
  *  - Globals: every ELF object the program has loaded when the runtime
@@ -9,9 +10,18 @@
  *    the symbol; " (file.c)" for a file-static whose name occurs more than
  *    once in its object; "@soname" (DT_SONAME, else the file name) for
  *    anything but the program.  Aliases keep the first name.  Libraries
- *    opened later with dlopen are not scanned; their globals are
- *    <unknown>.  Thread-local variables are not objects yet (their
- *    addresses count as <unknown>).
+ *    opened later with dlopen are scanned when it returns (modules are
+ *    known by load bias and span), and dlclose ends the globals of those
+ *    gone.  Thread-local variables of the modules loaded at start are
+ *    handed to nat_tls.c.
+ *  - A module's data segments (PT_LOAD without PF_X) are regions named
+ *    "<file:NAME>", as the simulator names a library's file mappings:
+ *    data no symbol covers.  Regions (those and the program's mappings,
+ *    nat_maps.c) are looked up only where no object is, and are not
+ *    blocks: no statistics.
+ *  - Objects in lookup order: the object map (globals, thread-local
+ *    copies, heap blocks above 1 KiB), the compact block map (smaller heap
+ *    blocks), regions, thread stacks.
  *  - Heap buckets are keyed by their call path (nat_bucket_path) and
  *    written with the name "-" and an hpath record: dcprof finalize names
  *    them with the simulator engine's rules.
@@ -44,7 +54,9 @@ static void *xalloc(size_t n)
 
 void nat_objs_init(void)
 {
-	if (dc_objmap_init(&nat.objs, &nat_env) || dc_blockset_init(&nat.touched, &nat_env) ||
+	if (dc_objmap_init(&nat.objs, &nat_env) || dc_objmap_init(&nat.regions, &nat_env) ||
+	    dc_blockmap_init(&nat.blocks, &nat_env) ||
+	    dc_blockset_init(&nat.touched, &nat_env) ||
 	    dc_rectab_init(&nat.ftouch, &nat_env, sizeof(struct nat_ftouch), 12, "nat.ftouch") ||
 	    dc_rectab_init(&nat.ipsamp, &nat_env, sizeof(struct nat_ipsamp), 8, "nat.ipsamp") ||
 	    dc_costtab_init(&nat.scosts, &nat_env))
@@ -65,6 +77,17 @@ static uint64_t hash_bytes(const void *p, size_t n)
 	return dc_hash64(h);
 }
 
+/* A call path's key: a word at a time, as paths are interned at every
+ * allocation (the bucket table is the cache of call paths). */
+static uint64_t hash_path(const uint64_t *path, uint32_t n)
+{
+	uint64_t h = n;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = dc_hash64(h ^ path[i]);
+	return h;
+}
+
 static void slots_grow(void)
 {
 	uint32_t cap = nat.bucket_slot_cap ? 2 * nat.bucket_slot_cap : 1024;
@@ -72,7 +95,7 @@ static void slots_grow(void)
 
 	for (uint32_t i = 0; i < nat.nbuckets; i++) {
 		const struct nat_bucket *b = &nat.buckets[i];
-		uint64_t h = b->npath ? hash_bytes(b->path, b->npath * 8)
+		uint64_t h = b->npath ? hash_path(b->path, b->npath)
 				      : hash_bytes(b->name, strlen(b->name));
 		uint32_t j = (uint32_t)h & (cap - 1);
 		while (s[j])
@@ -114,7 +137,7 @@ static uint32_t bucket_new(const char *name, enum nat_kind kind, const uint64_t 
 static uint32_t bucket_find(const char *name, enum nat_kind kind, const uint64_t *path,
 			    uint32_t n)
 {
-	uint64_t h = n ? hash_bytes(path, n * 8) : hash_bytes(name, strlen(name));
+	uint64_t h = n ? hash_path(path, n) : hash_bytes(name, strlen(name));
 	uint32_t j, id;
 
 	if (2 * (nat.nbuckets + 1) > nat.bucket_slot_cap)
@@ -122,8 +145,8 @@ static uint32_t bucket_find(const char *name, enum nat_kind kind, const uint64_t
 	for (j = (uint32_t)h & (nat.bucket_slot_cap - 1); nat.bucket_slots[j];
 	     j = (j + 1) & (nat.bucket_slot_cap - 1)) {
 		const struct nat_bucket *b = &nat.buckets[nat.bucket_slots[j] - 1];
-		if (n ? b->npath == n && !memcmp(b->path, path, n * 8)
-		      : !b->npath && !strcmp(b->name, name))
+		if (b->kind == kind && (n ? b->npath == n && !memcmp(b->path, path, n * 8)
+					  : !b->npath && !strcmp(b->name, name)))
 			return nat.bucket_slots[j] - 1;
 	}
 	id = bucket_new(name, kind, path, n);
@@ -136,12 +159,12 @@ uint32_t nat_bucket_get(const char *name, enum nat_kind kind)
 	return bucket_find(name, kind, NULL, 0);
 }
 
-uint32_t nat_bucket_path(const uint64_t *path, uint32_t n)
+uint32_t nat_bucket_path(enum nat_kind kind, const uint64_t *path, uint32_t n)
 {
 	static const uint64_t none = 0;
 
 	/* an empty path (nothing unwound) still needs a key */
-	return n ? bucket_find("-", NAT_K_HEAP, path, n) : bucket_find("-", NAT_K_HEAP, &none, 1);
+	return n ? bucket_find("-", kind, path, n) : bucket_find("-", kind, &none, 1);
 }
 
 void nat_bucket_add_block(uint32_t id, uint64_t size)
@@ -171,13 +194,22 @@ void nat_bucket_drop_block(uint32_t id, uint64_t size)
 	b->live_bytes = b->live_bytes >= size ? b->live_bytes - size : 0;
 }
 
-uint32_t nat_bucket_at(uint64_t addr, struct dc_obj **obj)
+uint32_t nat_bucket_at(uint64_t addr, uint64_t *seq)
 {
 	struct dc_objmap_ent e;
+	struct dc_blockmap_ent b;
 
-	*obj = NULL;
+	*seq = 0;
 	if (dc_objmap_lookup(&nat.objs, addr, &e)) {
-		*obj = e.o;
+		*seq = e.o->alloc_seq + 1;
+		return e.bucket;
+	}
+	if (dc_blockmap_lookup(&nat.blocks, addr, &b)) {
+		*seq = b.seq + 1;
+		return b.bucket;
+	}
+	if (dc_objmap_lookup(&nat.regions, addr, &e)) {
+		*seq = e.o->alloc_seq + 1;
 		return e.bucket;
 	}
 	for (uint32_t i = 0; i < nat.nthreads; i++) {
@@ -249,6 +281,7 @@ struct scan {
 	const char *suffix;
 	struct names nm;
 	size_t nsyms;
+	uint32_t tls_mod;         /* UINT32_MAX: its thread-local variables are not followed */
 };
 
 static int count_cb(void *ud, const struct dc_elfsym *s)
@@ -271,14 +304,17 @@ static int sym_cb(void *ud, const struct dc_elfsym *s)
 	char name[512];
 	size_t n;
 
-	if (s->tls)
-		return 0;
 	if (!s->global && s->file && *names_slot(&sc->nm, s->name) > 1)
 		n = (size_t)snprintf(name, sizeof name, "%s (%s)%s", s->name, s->file, sc->suffix);
 	else
 		n = (size_t)snprintf(name, sizeof name, "%s%s", s->name, sc->suffix);
 	if (n >= sizeof name)
 		return 0;
+	if (s->tls) {
+		if (sc->tls_mod != UINT32_MAX)
+			nat_tls_var(sc->tls_mod, name, s->value, s->size);
+		return 0;
+	}
 	o = dc_objmap_new(&nat.objs);
 	if (!o)
 		return 0;
@@ -301,7 +337,7 @@ static int sym_cb(void *ud, const struct dc_elfsym *s)
 	return 0;
 }
 
-static void scan_file(const char *path, uint64_t bias, bool main_prog)
+static void scan_file(const char *path, uint64_t bias, bool main_prog, uint32_t tls_mod)
 {
 	struct scan sc;
 	struct stat st;
@@ -316,12 +352,13 @@ static void scan_file(const char *path, uint64_t bias, bool main_prog)
 		close(fd);
 		return;
 	}
-	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	img = nat_sys_mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (img == MAP_FAILED)
 		return;
 	memset(&sc, 0, sizeof sc);
 	sc.bias = bias;
+	sc.tls_mod = tls_mod;
 	suffix[0] = '\0';
 	if (!main_prog) {
 		soname = dc_elfsym_soname(img, (size_t)st.st_size);
@@ -340,30 +377,70 @@ static void scan_file(const char *path, uint64_t bias, bool main_prog)
 		__libc_free(sc.nm.name);
 		__libc_free(sc.nm.count);
 	}
-	munmap((void *)img, (size_t)st.st_size);
+	nat_sys_munmap((void *)img, (size_t)st.st_size);
 }
+
+/* The modules scanned, by load bias and span, so a rescan (dlopen) reads
+ * only new ones and a dlclose finds what went. */
+struct module {
+	uint64_t bias, lo, hi;
+	bool seen;
+};
+static struct module *mods;
+static uint32_t nmods, mods_cap;
+
+static struct module *module_find(uint64_t bias, uint64_t lo)
+{
+	for (uint32_t i = 0; i < nmods; i++)
+		if (mods[i].bias == bias && mods[i].lo == lo)
+			return &mods[i];
+	return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+struct iter {
+	bool first;               /* the next module is the program */
+	bool start;               /* the scan at start: thread-local variables too */
+};
 
 static int phdr_cb(struct dl_phdr_info *info, size_t size, void *ud)
 {
-	int *first = ud;
-	bool main_prog = *first;
-	char exe[4096];
+	struct iter *it = ud;
+	bool main_prog = it->first;
+	char exe[4096], name[4200];
 	const char *path = info->dlpi_name;
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t lo = UINT64_MAX, hi = 0, tls_memsz = 0;
+	uint32_t tls_mod = UINT32_MAX;
+	struct module *m;
 
-	*first = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
-			uint64_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	it->first = false;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD) {
+			uint64_t a = info->dlpi_addr + ph->p_vaddr;
 			if (a < lo)
 				lo = a;
-			if (a + info->dlpi_phdr[i].p_memsz > hi)
-				hi = a + info->dlpi_phdr[i].p_memsz;
+			if (a + ph->p_memsz > hi)
+				hi = a + ph->p_memsz;
+		} else if (ph->p_type == PT_TLS) {
+			tls_memsz = ph->p_memsz;
 		}
+	}
 	if (nat.self_lo >= lo && nat.self_lo < hi) {
 		/* the runtime itself: its text is where samples are not the program's */
 		nat.self_lo = lo;
 		nat.self_hi = hi;
+		return 0;
+	}
+	m = module_find(info->dlpi_addr, lo);
+	if (m) {
+		m->seen = true;
 		return 0;
 	}
 	if (main_prog) {
@@ -375,13 +452,94 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *ud)
 	}
 	if (!path || !*path || !strncmp(path, "linux-vdso", 10))
 		return 0;
-	scan_file(path, info->dlpi_addr, main_prog);
+	if (nmods == mods_cap) {
+		uint32_t cap = mods_cap ? 2 * mods_cap : 32;
+		void *p = __libc_realloc(mods, cap * sizeof *mods);
+		if (!p)
+			return 0;
+		mods = p;
+		mods_cap = cap;
+	}
+	mods[nmods++] = (struct module){ info->dlpi_addr, lo, hi, true };
+	if (it->start && tls_memsz && info->dlpi_tls_data)
+		tls_mod = nat_tls_module((int64_t)((uint64_t)(uintptr_t)info->dlpi_tls_data -
+						   nat_tls_tp()), tls_memsz);
+	scan_file(path, info->dlpi_addr, main_prog, tls_mod);
+	/* the rest of its data (constants, tables not covered by a symbol)
+	 * is the file's, as the simulator names a file mapping */
+	snprintf(name, sizeof name, "<file:%s>", base_name(path));
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_X) && ph->p_memsz)
+			nat_region_add(info->dlpi_addr + ph->p_vaddr,
+				       info->dlpi_addr + ph->p_vaddr + ph->p_memsz, name, NULL, 0);
+	}
 	return 0;
 }
 
 void nat_globals_scan(void)
 {
-	int first = 1;
+	struct iter it = { true, true };
 
-	dl_iterate_phdr(phdr_cb, &first);
+	dl_iterate_phdr(phdr_cb, &it);
+}
+
+void nat_globals_rescan(void)
+{
+	struct iter it = { true, false };
+
+	dl_iterate_phdr(phdr_cb, &it);
+}
+
+static void forget(void *ud, struct dc_obj *o)
+{
+	if (o->kind == NAT_K_HEAP)
+		nat_dump_block(o->bucket, o->lo, o->alloc_size, o->alloc_seq, ++nat.alloc_seq);
+	if (o->kind == NAT_K_HEAP || o->kind == NAT_K_TLS)
+		nat_bucket_drop_block(o->bucket, o->alloc_size);
+}
+
+void nat_objs_unmapped(uint64_t lo, uint64_t hi)
+{
+	dc_objmap_remove_in(&nat.objs, lo, hi, forget, NULL);
+	dc_objmap_remove_in(&nat.regions, lo, hi, forget, NULL);
+}
+
+void nat_globals_unloaded(void)
+{
+	struct iter it = { true, false };
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < nmods; i++)
+		mods[i].seen = false;
+	dl_iterate_phdr(phdr_cb, &it);
+	for (uint32_t i = 0; i < nmods; i++) {
+		if (mods[i].seen)
+			mods[k++] = mods[i];
+		else
+			nat_objs_unmapped(mods[i].lo, mods[i].hi);
+	}
+	nmods = k;
+}
+
+void nat_region_add(uint64_t lo, uint64_t hi, const char *name, const uint64_t *path,
+		    uint32_t n)
+{
+	struct dc_obj *o;
+
+	if (hi <= lo)
+		return;
+	o = dc_objmap_new(&nat.regions);
+	if (!o)
+		return;
+	o->lo = lo;
+	o->hi = hi;
+	o->alloc_size = hi - lo;
+	o->alloc_seq = ++nat.alloc_seq;
+	o->kind = NAT_K_MMAP;
+	o->bucket = name ? nat_bucket_get(name, NAT_K_MMAP) : nat_bucket_path(NAT_K_MMAP, path, n);
+	/* a mapping placed inside an earlier one keeps the earlier name;
+	 * regions are not blocks (no statistics), as in the simulator */
+	if (dc_objmap_insert(&nat.regions, o))
+		dc_objmap_discard(&nat.regions, o);
 }

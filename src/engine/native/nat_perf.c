@@ -81,7 +81,7 @@ int nat_perf_open(struct nat_thread *t)
 	if (fd < 0)
 		return -1;
 	len = (NAT_RING_PAGES + 1) * nat_page_size();
-	ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ring = nat_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ring == MAP_FAILED) {
 		close(fd);
 		return -1;
@@ -101,7 +101,7 @@ void nat_perf_close(struct nat_thread *t)
 	}
 	if (t->fd < 0)
 		return;
-	munmap(t->ring, (NAT_RING_PAGES + 1) * nat_page_size());
+	nat_sys_munmap(t->ring, (NAT_RING_PAGES + 1) * nat_page_size());
 	close(t->fd);
 	t->fd = -1;
 	t->ring = NULL;
@@ -162,7 +162,7 @@ void nat_perf_drain_all(void)
 void nat_sample(const struct nat_smp *s)
 {
 	uint32_t loc, bucket;
-	struct dc_obj *o;
+	uint64_t seq;
 
 	nat.samples++;
 	if (s->ip >= nat.self_lo && s->ip < nat.self_hi) {
@@ -177,9 +177,9 @@ void nat_sample(const struct nat_smp *s)
 			r->count += s->weight;
 		return;
 	}
-	bucket = nat_bucket_at(s->addr, &o);
+	bucket = nat_bucket_at(s->addr, &seq);
 	if (nat.event == NAT_EV_PAGEFAULT) {
-		uint64_t seq = o ? o->alloc_seq + 1 : 0;
+		/* a page counts again for a later block at the same place */
 		uint64_t key = (s->addr >> 12) ^ (seq * 0x9e3779b97f4a7c15ULL);
 		if (dc_blockset_add(&nat.touched, key) == 1) {
 			uint32_t k[3] = { bucket, loc, s->thread };

@@ -113,9 +113,9 @@ static size_t ring_pages(uint8_t kind)
 static void close_one(struct nat_pmu_ring *r)
 {
 	if (r->aux)
-		munmap(r->aux, SPE_AUX_PAGES * nat_page_size());
+		nat_sys_munmap(r->aux, SPE_AUX_PAGES * nat_page_size());
 	if (r->ring)
-		munmap(r->ring, (ring_pages(r->kind) + 1) * nat_page_size());
+		nat_sys_munmap(r->ring, (ring_pages(r->kind) + 1) * nat_page_size());
 	if (r->fd >= 0)
 		close(r->fd);
 	if (r->leader_fd >= 0)
@@ -158,7 +158,8 @@ static int open_one(const struct nat_pmu *p, struct nat_pmu_ring *r)
 	r->fd = sys_open(&a, r->leader_fd);
 	if (r->fd < 0)
 		goto fail;
-	r->ring = mmap(NULL, (pages + 1) * nat_page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	r->ring = nat_sys_mmap(NULL, (pages + 1) * nat_page_size(), PROT_READ | PROT_WRITE,
+			       MAP_SHARED, r->fd, 0);
 	if (r->ring == MAP_FAILED) {
 		r->ring = NULL;
 		goto fail;
@@ -167,7 +168,7 @@ static int open_one(const struct nat_pmu *p, struct nat_pmu_ring *r)
 		struct perf_event_mmap_page *mp = r->ring;
 		mp->aux_offset = (pages + 1) * nat_page_size();
 		mp->aux_size = SPE_AUX_PAGES * nat_page_size();
-		r->aux = mmap(NULL, mp->aux_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
+		r->aux = nat_sys_mmap(NULL, mp->aux_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
 			      (off_t)mp->aux_offset);
 		if (r->aux == MAP_FAILED) {
 			r->aux = NULL;

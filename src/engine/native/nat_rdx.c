@@ -139,7 +139,7 @@ static const char *const unit_name[] = { "ns", "instructions", "memory instructi
 static void *sig_alloc(void *ud, size_t n, const char *label)
 {
 	size_t len = n + 16;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = nat_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
@@ -151,7 +151,7 @@ static void sig_free(void *ud, void *p)
 {
 	if (p) {
 		char *b = (char *)p - 16;
-		munmap(b, *(size_t *)b);
+		nat_sys_munmap(b, *(size_t *)b);
 	}
 }
 
@@ -430,7 +430,7 @@ void nat_rdx_open(struct nat_thread *t)
 	x->fd_use = (int)perf_open(&a);
 	if (x->fd_use < 0)
 		goto fail;
-	ring = mmap(NULL, (RING_PAGES + 1) * ps, PROT_READ | PROT_WRITE, MAP_SHARED, x->fd_use, 0);
+	ring = nat_sys_mmap(NULL, (RING_PAGES + 1) * ps, PROT_READ | PROT_WRITE, MAP_SHARED, x->fd_use, 0);
 	if (ring == MAP_FAILED)
 		goto fail;
 	x->ring = ring;
@@ -474,7 +474,7 @@ fail:
 			if (x->fd_wp[i] >= 0)
 				close(x->fd_wp[i]);
 		if (x->ring)
-			munmap(x->ring, (RING_PAGES + 1) * ps);
+			nat_sys_munmap(x->ring, (RING_PAGES + 1) * ps);
 		if (x->fd_use >= 0)
 			close(x->fd_use);
 		ctr_close(x->fd_ctr);
@@ -498,7 +498,7 @@ static void stop(struct nat_rdx_thr *x, bool keep_fds)
 			x->fd_wp[i] = -1;
 		}
 	if (x->fd_use >= 0 && !keep_fds) {
-		munmap(x->ring, (RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE));
+		nat_sys_munmap(x->ring, (RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE));
 		close(x->fd_use);
 		x->fd_use = -1;
 		ctr_close(x->fd_ctr);
@@ -532,8 +532,8 @@ static void drain_one(struct nat_rdx_thr *x)
 		uint32_t i = e->wp < NAT_RDX_MAX_WP ? e->wp : 0;
 
 		if (e->type == EV_USE) {
-			struct dc_obj *o;
-			x->use_bucket[i] = nat_bucket_at(e->addr, &o);
+			uint64_t seq;
+			x->use_bucket[i] = nat_bucket_at(e->addr, &seq);
 			x->use_loc[i] = nat_loc_get(e->ip);
 		} else if (e->type == EV_UNSEEN) {
 			uint32_t k[2] = { x->use_bucket[i], 0 };

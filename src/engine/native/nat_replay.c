@@ -221,15 +221,15 @@ static int64_t seq_index(uint64_t seq)
 	return lo < rp.nseqs && rp.seqs[lo] == seq ? (int64_t)lo : -1;
 }
 
-void nat_replay_block(const struct dc_obj *o)
+void nat_replay_block(uint64_t seq, uint64_t lo)
 {
 	int64_t k;
 
 	if (nat.event != NAT_EV_REPLAY || !rp.nseqs)
 		return;
-	k = seq_index(o->alloc_seq);
+	k = seq_index(seq);
 	if (k >= 0)
-		rp.seq_lo[k] = o->lo;
+		rp.seq_lo[k] = lo;
 }
 
 /* ---- looking up globals and ELF objects, once --------------------------- */

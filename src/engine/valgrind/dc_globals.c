@@ -559,13 +559,6 @@ int dc_objs_insert(struct dc_obj *o)
 	return rc;
 }
 
-static Bool is_mmap_fn(const HChar *fn)
-{
-	return VG_(strcmp)(fn, "mmap") == 0 || VG_(strcmp)(fn, "mmap64") == 0 ||
-	       VG_(strcmp)(fn, "__mmap") == 0 || VG_(strcmp)(fn, "__mmap64") == 0 ||
-	       VG_(strncmp)(fn, "_vgr", 4) == 0;
-}
-
 /* Registers [a, a+len) as a region; anonymous memory is named after the
  * code mapping it when tid is valid. */
 static void add_region(Addr a, SizeT len, ThreadId tid)
@@ -584,7 +577,7 @@ static void add_region(Addr a, SizeT len, ThreadId tid)
 	} else if (dc_heap_in_alloc(tid)) {
 		VG_(snprintf)(name, sizeof name, "<malloc>");   /* the allocator's memory */
 	} else if (tid != VG_INVALID_THREADID) {
-		dc_chain_name(tid, 3, False, is_mmap_fn, chain, sizeof chain);
+		dc_chain_at(tid, 3, False, chain, sizeof chain);
 		VG_(snprintf)(name, sizeof name, "<mmap:%s>", chain);
 	} else {
 		return;

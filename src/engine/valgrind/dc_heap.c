@@ -95,34 +95,12 @@ static UInt chain_frames(const Addr *ips, UInt n)
 	return m;
 }
 
-void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar *fn),
-		   HChar *buf, SizeT len)
+void dc_chain_at(ThreadId tid, Int depth, Bool site, HChar *buf, SizeT len)
 {
 	Addr ips[MAX_CHAIN];
 	UInt n = VG_(get_StackTrace)(tid, ips, MAX_CHAIN, NULL, NULL, 0);
-	UInt m = chain_frames(ips, n), i = 0;
-	Int k = 0;
-	SizeT pos = 0;
 
-	buf[0] = 0;
-	while (i < m && skip(lframes[i].fn))
-		i++;
-	for (; i < m && k < depth; i++, k++) {
-		HChar tmp[32];
-		if (k && pos + 1 < len)
-			buf[pos++] = '-';
-		dc_hframe_fn(&lframes[i], buf, len, &pos);
-		if (site && lframes[i].line) {
-			VG_(snprintf)(tmp, sizeof tmp, "(%u)", lframes[i].line);
-			for (const HChar *t = tmp; *t && pos + 1 < len; t++)
-				buf[pos++] = *t;
-		}
-		buf[pos] = 0;
-		if (VG_(strcmp)(lframes[i].fn, "main") == 0)
-			break;
-	}
-	if (!pos)
-		VG_(strcpy)(buf, "<heap>");
+	dc_chain_name(lframes, chain_frames(ips, n), depth, site, dc_is_mmap_fn, buf, len);
 }
 
 /* A heap bucket's name (docs/engine.md, "Data objects and buckets"): the

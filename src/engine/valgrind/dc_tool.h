@@ -393,10 +393,10 @@ UInt dc_heap_alloc_bucket(void);
 void dc_heap_thread_run(ThreadId tid);
 void dc_heap_block_done(struct dc_obj *o, ULong free_seq);
 void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name);
-/* Caller chain of the current point of thread tid, skipping frames whose
- * function satisfies skip(); "a-b-c" (or with file:line when site). */
-void dc_chain_name(ThreadId tid, Int depth, Bool site, Bool (*skip)(const HChar *fn),
-		   HChar *buf, SizeT len);
+/* Caller chain of the current point of thread tid, mapping functions
+ * skipped: "a-b-c" (or with lines when site; core/heapname.h
+ * dc_chain_name). */
+void dc_chain_at(ThreadId tid, Int depth, Bool site, HChar *buf, SizeT len);
 
 /* dc_globals.c */
 /* At pre_clo_init: registers for thread exits. */
