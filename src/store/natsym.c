@@ -107,20 +107,20 @@ int natsym_check(struct natsym *ns, char *err, size_t errlen, uint64_t *line)
 		}
 		while (j < ns->nunnamed && ns->unnamed[j] < p->bucket) {
 			*line = (uint64_t)ns->unnamed[j + 1];
-			snprintf(err, errlen, "heap bucket %lld is named '-' but has no hpath record",
+			snprintf(err, errlen, "bucket %lld is named '-' but has no hpath record",
 				 (long long)ns->unnamed[j]);
 			return -1;
 		}
 		if (j == ns->nunnamed || ns->unnamed[j] != p->bucket) {
-			snprintf(err, errlen, "hpath names bucket %lld, which is not a heap bucket"
-				 " named '-'", (long long)p->bucket);
+			snprintf(err, errlen, "hpath names bucket %lld, which is not a heap or mmap"
+				 " bucket named '-'", (long long)p->bucket);
 			return -1;
 		}
 		j += 2;
 	}
 	if (j < ns->nunnamed) {
 		*line = (uint64_t)ns->unnamed[j + 1];
-		snprintf(err, errlen, "heap bucket %lld is named '-' but has no hpath record",
+		snprintf(err, errlen, "bucket %lld is named '-' but has no hpath record",
 			 (long long)ns->unnamed[j]);
 		return -1;
 	}

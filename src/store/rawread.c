@@ -347,8 +347,10 @@ static int rec_bucket(struct reader *r)
 		return fail(r, "unknown bucket kind '%s'", r->f[2]);
 	if (str(r, 3) || declare(r, &r->buckets, 1, "bucket", &id))
 		return -1;
-	/* version 8: a native engine's heap bucket, named from its hpath */
-	if (r->version >= 8 && !strcmp(kind, "heap") && !strcmp(r->f[3], "-"))
+	/* version 8: a native engine's heap or anonymous mmap bucket, named
+	 * from its hpath */
+	if (r->version >= 8 && (!strcmp(kind, "heap") || !strcmp(kind, "mmap")) &&
+	    !strcmp(r->f[3], "-"))
 		natsym_add_unnamed(&r->ns, id, r->lineno);
 	rc = pw_bucket(r->w, id, kind, r->f[3], r->flen[3]);
 	if (rc)

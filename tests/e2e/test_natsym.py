@@ -347,9 +347,9 @@ class NativeBadInput(TmpDirTest):
     def test_corrupt(self):
         H = self.HEAD
         self.assertBad(H + ["bucket 0 heap x", "hpath 0 0x401000", "end 1"],
-                       "line 5: hpath names bucket 0, which is not a heap bucket named '-'")
+                       "line 5: hpath names bucket 0, which is not a heap or mmap bucket named '-'")
         self.assertBad(H + ["bucket 0 heap -", "end 1"],
-                       "line 4: heap bucket 0 is named '-' but has no hpath record")
+                       "line 4: bucket 0 is named '-' but has no hpath record")
         self.assertBad(H + ["bucket 0 heap -", "hpath 0 0x401000", "hpath 0 0x401000", "end 1"],
                        "line 6: second hpath record for bucket 0")
         self.assertBad(H + ["hpath 0 0x40zz", "end 1"], "line 4: field 2: '0x40zz' is not")

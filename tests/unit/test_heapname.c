@@ -193,3 +193,27 @@ DC_TEST(heapname, alloc_fn_kinds)
 	CHECK_EQ(dc_alloc_fn_kind("mallocx"), -1);
 	CHECK_EQ(dc_alloc_fn_kind("my_malloc"), -1);
 }
+
+/* A region's chain (dc_chain_name, "<mmap:f-g-h>"): mmap's frames
+ * skipped, three functions joined by "-", never past main, lines with
+ * site; nothing left: "<heap>". */
+DC_TEST(heapname, region_chain)
+{
+	const struct dc_hframe f[] = { C("mmap64"), P("map_region", "/home/u/app/r.c", 12),
+				       P("setup", "/home/u/app/r.c", 30),
+				       P("main", "/home/u/app/r.c", 41), C("__libc_start_call_main") };
+	const struct dc_hframe only[] = { C("mmap") };
+	char buf[64];
+
+	CHECK_EQ(dc_chain_name(f, 5, 3, false, dc_is_mmap_fn, buf, sizeof buf),
+		 strlen("map_region-setup-main"));
+	CHECK_STREQ(buf, "map_region-setup-main");
+	dc_chain_name(f, 5, 2, true, dc_is_mmap_fn, buf, sizeof buf);
+	CHECK_STREQ(buf, "map_region(12)-setup(30)");
+	dc_chain_name(f + 2, 3, 3, false, dc_is_mmap_fn, buf, sizeof buf);
+	CHECK_STREQ(buf, "setup-main");
+	dc_chain_name(only, 1, 3, false, dc_is_mmap_fn, buf, sizeof buf);
+	CHECK_STREQ(buf, "<heap>");
+	dc_chain_name(f, 5, 3, false, dc_is_mmap_fn, buf, 8);   /* cut, terminated */
+	CHECK_STREQ(buf, "map_reg");
+}

@@ -146,6 +146,7 @@ struct nat_state {
 	uint32_t bucket_slot_cap;
 	uint32_t stack_bucket, unknown_bucket;
 	uint64_t alloc_seq;       /* allocation events so far */
+	uint64_t region_seq;      /* mappings so far: not allocation events */
 	/* code locations */
 	uint64_t *loc_ip;
 	uint32_t nlocs, loc_cap;

@@ -142,7 +142,7 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 				o->lo = (uint64_t)(uintptr_t)p;
 				o->hi = o->lo + ((new_len + 4095) & ~(size_t)4095);
 				o->alloc_size = o->hi - o->lo;
-				o->alloc_seq = ++nat.alloc_seq;
+				o->alloc_seq = ++nat.region_seq;
 				o->kind = NAT_K_MMAP;
 				o->bucket = bucket;
 				nat_objs_unmapped(o->lo, o->hi);

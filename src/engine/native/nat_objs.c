@@ -209,7 +209,8 @@ uint32_t nat_bucket_at(uint64_t addr, uint64_t *seq)
 		return b.bucket;
 	}
 	if (dc_objmap_lookup(&nat.regions, addr, &e)) {
-		*seq = e.o->alloc_seq + 1;
+		/* mappings count apart from allocation events: their own range */
+		*seq = (e.o->alloc_seq + 1) | 1ULL << 63;
 		return e.bucket;
 	}
 	for (uint32_t i = 0; i < nat.nthreads; i++) {
@@ -535,7 +536,7 @@ void nat_region_add(uint64_t lo, uint64_t hi, const char *name, const uint64_t *
 	o->lo = lo;
 	o->hi = hi;
 	o->alloc_size = hi - lo;
-	o->alloc_seq = ++nat.alloc_seq;
+	o->alloc_seq = ++nat.region_seq;
 	o->kind = NAT_K_MMAP;
 	o->bucket = name ? nat_bucket_get(name, NAT_K_MMAP) : nat_bucket_path(NAT_K_MMAP, path, n);
 	/* a mapping placed inside an earlier one keeps the earlier name;
