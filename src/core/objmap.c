@@ -404,6 +404,17 @@ static void large_remove(struct dc_objmap *m, uint64_t lo, const struct dc_obj *
 
 /* ---- queries ----------------------------------------------------------- */
 
+/* The last entry of page p starting at or before page offset off, or
+ * NULL: the only one that can hold off. */
+static const struct pent *candidate(const struct dc_objmap_page *p, uint32_t off)
+{
+	uint32_t k = p->line_idx[off >> LINE_BITS];
+
+	while (k > 0 && pent_off(&p->starts[k - 1]) > off)
+		k--;
+	return k > 0 ? &p->starts[k - 1] : NULL;
+}
+
 /* The full lookup, past the page's granules. */
 static bool lookup_in(const struct dc_objmap *m, const struct dc_objmap_page *p, uint64_t addr,
 		      struct dc_objmap_ent *out)
@@ -412,11 +423,8 @@ static bool lookup_in(const struct dc_objmap *m, const struct dc_objmap_page *p,
 
 	if (p) {
 		uint32_t off = (uint32_t)addr & PAGE_MASK;
-		uint32_t k = p->line_idx[off >> LINE_BITS];
-		while (k > 0 && pent_off(&p->starts[k - 1]) > off)
-			k--;
-		if (k > 0) {
-			const struct pent *e = &p->starts[k - 1];
+		const struct pent *e = candidate(p, off);
+		if (e) {
 			if (off - pent_off(e) < pent_len(e)) {
 				pent_get(m, addr & ~(uint64_t)PAGE_MASK, e, out);
 				return true;
@@ -503,13 +511,11 @@ bool dc_objmap_lookup_start(const struct dc_objmap *m, uint64_t addr, struct dc_
 
 	if (p) {
 		uint32_t off = (uint32_t)addr & PAGE_MASK;
-		uint32_t k = p->line_idx[off >> LINE_BITS];
-		while (k > 0 && pent_off(&p->starts[k - 1]) > off)
-			k--;
+		const struct pent *e = candidate(p, off);
 		/* one entry at most starts at off (page_add) */
-		if (k > 0 && pent_off(&p->starts[k - 1]) == off && pent_len(&p->starts[k - 1])) {
-			pent_get(m, addr & ~(uint64_t)PAGE_MASK, &p->starts[k - 1], out);
-			*kind = p->starts[k - 1].idx >> IDX_BITS;
+		if (e && pent_off(e) == off && pent_len(e)) {
+			pent_get(m, addr & ~(uint64_t)PAGE_MASK, e, out);
+			*kind = e->idx >> IDX_BITS;
 			return true;
 		}
 	}

@@ -652,6 +652,21 @@ static struct dc_obj *ref_start(const struct ref_map *r, uint64_t addr)
 
 /* dc_objmap_lookup_start(addr) against the reference: the object starting
  * at addr with its bounds, bucket, generation and kind, or none. */
+/* A lookup's answer (got, e) against the reference's object want. */
+static void check_ent(bool got, const struct dc_objmap_ent *e, const struct dc_obj *want,
+		      const char *what, uint64_t addr, int op)
+{
+	if (got != (want != NULL) || (got && e->o != want))
+		dc_unit_fail(__FILE__, __LINE__, "op %d: %s %#llx", op, what,
+			     (unsigned long long)addr);
+	if (got) {
+		CHECK_EQ(e->lo, want->lo);
+		CHECK_EQ(e->hi, want->hi);
+		CHECK_EQ(e->bucket, want->bucket);
+		CHECK_EQ(e->gen, want->gen);
+	}
+}
+
 static void check_start(const struct dc_objmap *m, const struct ref_map *r, uint64_t addr, int op)
 {
 	struct dc_obj *want = ref_start(r, addr);
@@ -659,16 +674,9 @@ static void check_start(const struct dc_objmap *m, const struct ref_map *r, uint
 	unsigned kind = ~0u;
 	bool got = dc_objmap_lookup_start(m, addr, &e, &kind);
 
-	if (got != (want != NULL) || (got && e.o != want))
-		dc_unit_fail(__FILE__, __LINE__, "op %d: lookup_start %#llx", op,
-			     (unsigned long long)addr);
-	if (got) {
-		CHECK_EQ(e.lo, want->lo);
-		CHECK_EQ(e.hi, want->hi);
-		CHECK_EQ(e.bucket, want->bucket);
-		CHECK_EQ(e.gen, want->gen);
+	check_ent(got, &e, want, "lookup_start", addr, op);
+	if (got)
 		CHECK_EQ(kind, want->kind);
-	}
 }
 
 static bool ref_overlaps(const struct ref_map *r, uint64_t lo, uint64_t hi)
@@ -1027,16 +1035,7 @@ DC_TEST(objmap, churn_matches_brute_force_reference)
 			for (uint64_t a = base - 256; a < base + span + 256; a++) {
 				struct dc_obj *want = ref_find(&r, a);
 				struct dc_objmap_ent e;
-				bool got = dc_objmap_lookup(&m, a, &e);
-				if (got != (want != NULL) || (got && e.o != want))
-					dc_unit_fail(__FILE__, __LINE__, "op %d: lookup %#llx", op,
-						     (unsigned long long)a);
-				if (got) {
-					CHECK_EQ(e.lo, want->lo);
-					CHECK_EQ(e.hi, want->hi);
-					CHECK_EQ(e.bucket, want->bucket);
-					CHECK_EQ(e.gen, want->gen);
-				}
+				check_ent(dc_objmap_lookup(&m, a, &e), &e, want, "lookup", a, op);
 				check_start(&m, &r, a, op);
 				/* resolve: the object, or a granule wholly inside it
 				 * with its bucket. */
