@@ -23,11 +23,17 @@
 #define LEN_BITS 20
 #define LEN_MASK ((1u << LEN_BITS) - 1)
 
+/* The entry also keeps the record's kind, so the object starting at an
+ * address (a `free`) is known without the record: its load was a second
+ * dependent host miss per free, after the entry's. */
+#define IDX_BITS 28
+#define IDX_MASK ((1u << IDX_BITS) - 1)
+
 struct pent {
 	uint32_t lolen;     /* offset in the page << LEN_BITS | length; 0 length: dead */
 	uint32_t bucket;    /* a dead entry: the length it had */
 	uint32_t gen;
-	uint32_t idx;       /* record number: slab << SLAB_BITS | slot */
+	uint32_t idx;       /* kind << IDX_BITS | record number (slab << SLAB_BITS | slot) */
 };
 
 /* line_idx[l] counts the entries (dead ones too) that start at or before
@@ -105,6 +111,7 @@ static uint32_t pent_len(const struct pent *e)
 
 static struct dc_obj *obj_at(const struct dc_objmap *m, uint32_t idx)
 {
+	idx &= IDX_MASK;
 	return (struct dc_obj *)m->slabs[idx >> SLAB_BITS] + (idx & (SLAB_OBJS - 1));
 }
 
@@ -113,7 +120,7 @@ static void pent_set(struct pent *e, const struct dc_obj *o)
 	e->lolen = (uint32_t)(o->lo & PAGE_MASK) << LEN_BITS | (uint32_t)(o->hi - o->lo);
 	e->bucket = o->bucket;
 	e->gen = o->gen;
-	e->idx = o->idx;
+	e->idx = (uint32_t)o->kind << IDX_BITS | o->idx;
 }
 
 static void pent_get(const struct dc_objmap *m, uint64_t page_lo, const struct pent *e,
@@ -213,6 +220,8 @@ struct dc_obj *dc_objmap_new(struct dc_objmap *m)
 
 	if (!m->free_list) {
 		struct dc_obj *slab;
+		if (m->nslabs == (uint64_t)1 << (IDX_BITS - SLAB_BITS))
+			return NULL;    /* record numbers are IDX_BITS wide */
 		if (m->nslabs == m->slabs_cap) {
 			uint64_t cap = m->slabs_cap ? 2 * m->slabs_cap : 16;
 			void **s = dc_alloc(m->env, cap * sizeof *s, "objmap.slabs");
@@ -383,9 +392,9 @@ static int large_insert(struct dc_objmap *m, struct dc_obj *o)
 	return 0;
 }
 
-static void large_remove(struct dc_objmap *m, struct dc_obj *o)
+static void large_remove(struct dc_objmap *m, uint64_t lo, const struct dc_obj *o)
 {
-	int64_t at = bisect(m->large, m->nlarge, o->lo);
+	int64_t at = bisect(m->large, m->nlarge, lo);
 
 	if (at < 0 || m->large[at].o != o)
 		return;
@@ -395,6 +404,17 @@ static void large_remove(struct dc_objmap *m, struct dc_obj *o)
 
 /* ---- queries ----------------------------------------------------------- */
 
+/* The last entry of page p starting at or before page offset off, or
+ * NULL: the only one that can hold off. */
+static const struct pent *candidate(const struct dc_objmap_page *p, uint32_t off)
+{
+	uint32_t k = p->line_idx[off >> LINE_BITS];
+
+	while (k > 0 && pent_off(&p->starts[k - 1]) > off)
+		k--;
+	return k > 0 ? &p->starts[k - 1] : NULL;
+}
+
 /* The full lookup, past the page's granules. */
 static bool lookup_in(const struct dc_objmap *m, const struct dc_objmap_page *p, uint64_t addr,
 		      struct dc_objmap_ent *out)
@@ -403,11 +423,8 @@ static bool lookup_in(const struct dc_objmap *m, const struct dc_objmap_page *p,
 
 	if (p) {
 		uint32_t off = (uint32_t)addr & PAGE_MASK;
-		uint32_t k = p->line_idx[off >> LINE_BITS];
-		while (k > 0 && pent_off(&p->starts[k - 1]) > off)
-			k--;
-		if (k > 0) {
-			const struct pent *e = &p->starts[k - 1];
+		const struct pent *e = candidate(p, off);
+		if (e) {
 			if (off - pent_off(e) < pent_len(e)) {
 				pent_get(m, addr & ~(uint64_t)PAGE_MASK, e, out);
 				return true;
@@ -486,17 +503,43 @@ struct dc_obj *dc_objmap_find(const struct dc_objmap *m, uint64_t addr)
 	return dc_objmap_lookup(m, addr, &e) ? e.o : NULL;
 }
 
-/* The live entry of small object o in its first page, or NULL. */
-static struct pent *pent_of(const struct dc_objmap *m, const struct dc_obj *o,
+bool dc_objmap_lookup_start(const struct dc_objmap *m, uint64_t addr, struct dc_objmap_ent *out,
+			    unsigned *kind)
+{
+	const struct dc_objmap_page *p = page_find(m, addr >> PAGE_BITS);
+	int64_t i;
+
+	if (p) {
+		uint32_t off = (uint32_t)addr & PAGE_MASK;
+		const struct pent *e = candidate(p, off);
+		/* one entry at most starts at off (page_add) */
+		if (e && pent_off(e) == off && pent_len(e)) {
+			pent_get(m, addr & ~(uint64_t)PAGE_MASK, e, out);
+			*kind = e->idx >> IDX_BITS;
+			return true;
+		}
+	}
+	i = bisect(m->large, m->nlarge, addr);
+	if (i >= 0 && m->large[i].lo == addr) {
+		*out = m->large[i];
+		*kind = out->o->kind;
+		return true;
+	}
+	return false;
+}
+
+/* The live entry of the small object whose record is o and which starts
+ * at lo, in its first page, or NULL. */
+static struct pent *pent_of(const struct dc_objmap *m, uint64_t lo, const struct dc_obj *o,
 			    struct dc_objmap_page **pp)
 {
-	struct dc_objmap_page *p = page_find(m, o->lo >> PAGE_BITS);
-	uint32_t off = (uint32_t)o->lo & PAGE_MASK, k;
+	struct dc_objmap_page *p = page_find(m, lo >> PAGE_BITS);
+	uint32_t off = (uint32_t)lo & PAGE_MASK, k;
 
 	if (!p)
 		return NULL;
 	k = pent_at(p, off);
-	if (k == p->n || p->starts[k].idx != o->idx || !pent_len(&p->starts[k]) ||
+	if (k == p->n || obj_at(m, p->starts[k].idx) != o || !pent_len(&p->starts[k]) ||
 	    pent_off(&p->starts[k]) != off)
 		return NULL;
 	*pp = p;
@@ -518,7 +561,7 @@ void dc_objmap_rebucket(struct dc_objmap *m, struct dc_obj *o, uint32_t bucket)
 			ent_set(&m->large[i], o);
 		return;
 	}
-	e = pent_of(m, o, &p);
+	e = pent_of(m, o->lo, o, &p);
 	if (e)
 		pent_set(e, o);
 	for (uint64_t pg = first; pg <= last; pg++) {
@@ -549,8 +592,14 @@ static struct dc_obj *first_in_page(const struct dc_objmap *m, const struct dc_o
 				    uint64_t pg, uint64_t lo, uint64_t hi)
 {
 	uint64_t page_lo = pg << PAGE_BITS;
+	uint32_t k = 0;
 
-	for (uint32_t k = 0; k < p->n; k++) {
+	if (lo > page_lo) {
+		if (lo - page_lo > PAGE_MASK)
+			return NULL;
+		k = pent_at(p, (uint32_t)(lo - page_lo));
+	}
+	for (; k < p->n; k++) {
 		uint64_t s = page_lo + pent_off(&p->starts[k]);
 		if (s >= hi)
 			break;
@@ -570,11 +619,12 @@ static bool starts_inside(const struct dc_objmap *m, uint64_t lo, uint64_t hi)
 
 /* ---- updates ----------------------------------------------------------- */
 
-static void page_unlink(struct dc_objmap *m, struct dc_obj *o)
+/* Unlinks small object o, [lo, hi), without reading its record. */
+static void page_unlink(struct dc_objmap *m, uint64_t lo, uint64_t hi, const struct dc_obj *o)
 {
-	uint64_t first = o->lo >> PAGE_BITS, last = (o->hi - 1) >> PAGE_BITS;
+	uint64_t first = lo >> PAGE_BITS, last = (hi - 1) >> PAGE_BITS;
 	struct dc_objmap_page *p;
-	struct pent *e = pent_of(m, o, &p);
+	struct pent *e = pent_of(m, lo, o, &p);
 
 	if (e) {
 		e->bucket = pent_len(e);
@@ -590,7 +640,7 @@ static void page_unlink(struct dc_objmap *m, struct dc_obj *o)
 		p = page_find(m, pg);
 		if (!p)
 			continue;
-		page_grains(p, pg, o->lo, o->hi, false);
+		page_grains(p, pg, lo, hi, false);
 		if (pg > first && p->cover.o == o)
 			memset(&p->cover, 0, sizeof p->cover);
 	}
@@ -667,7 +717,7 @@ int dc_objmap_insert(struct dc_objmap *m, struct dc_obj *o)
 {
 	int rc;
 
-	if (o->hi <= o->lo)
+	if (o->hi <= o->lo || o->kind >= DC_OBJMAP_KINDS)
 		return DC_EINVAL;
 	if (dc_objmap_find(m, o->lo) || starts_inside(m, o->lo, o->hi))
 		return DC_EINVAL;
@@ -685,11 +735,27 @@ int dc_objmap_insert(struct dc_objmap *m, struct dc_obj *o)
 void dc_objmap_remove(struct dc_objmap *m, struct dc_obj *o)
 {
 	if (is_large(o))
-		large_remove(m, o);
+		large_remove(m, o->lo, o);
 	else
-		page_unlink(m, o);
+		page_unlink(m, o->lo, o->hi, o);
 	m->nobjs--;
 	dc_objmap_discard(m, o);
+}
+
+void dc_objmap_remove_ent(struct dc_objmap *m, const struct dc_objmap_ent *e)
+{
+	struct dc_obj *o = e->o;
+
+	if (e->hi - e->lo > DC_OBJMAP_LARGE)
+		large_remove(m, e->lo, o);
+	else
+		page_unlink(m, e->lo, e->hi, o);
+	m->nobjs--;
+	/* dc_objmap_discard without loading the record: stores only */
+	o->gen = e->gen + 1;
+	o->live = 0;
+	o->next = m->free_list;
+	m->free_list = o;
 }
 
 static struct dc_obj *first_starting_in(const struct dc_objmap *m, uint64_t lo, uint64_t hi)

@@ -16,7 +16,9 @@
  *  - Object records come from a pool and are never returned to the
  *    allocator while the map lives, so an engine may keep pointers to them
  *    in per-instruction caches.  Removing an object increments its `gen`;
- *    a cached (pointer, gen) pair that no longer matches is stale.
+ *    a cached (pointer, gen) pair that no longer matches is stale.  A map
+ *    holds at most 2^28 records (the entries number them in 28 bits, beside
+ *    the kind): dc_objmap_new fails past that.
  */
 #ifndef DC_OBJMAP_H
 #define DC_OBJMAP_H
@@ -24,6 +26,8 @@
 #include "core/port.h"
 
 #define DC_OBJMAP_LARGE (256u << 10)
+/* Kinds are below this (the map's entries keep them, in 4 bits). */
+#define DC_OBJMAP_KINDS 16
 
 struct dc_obj {
 	uint64_t lo, hi;
@@ -32,7 +36,7 @@ struct dc_obj {
 	uint64_t alloc_seq;      /* engine's allocation sequence number */
 	uint64_t alloc_size;     /* bytes requested (hi - lo may be 1 for 0) */
 	struct dc_obj *next;     /* pool free list */
-	uint8_t kind;            /* engine-defined */
+	uint8_t kind;            /* engine-defined, < DC_OBJMAP_KINDS */
 	uint8_t flags;           /* engine-defined */
 	uint8_t live;
 	uint32_t idx;            /* the record's number in the pool (the map's) */
@@ -76,6 +80,17 @@ int dc_objmap_insert(struct dc_objmap *m, struct dc_obj *o);
 
 /* Removes an inserted object and returns its record to the pool. */
 void dc_objmap_remove(struct dc_objmap *m, struct dc_obj *o);
+
+/* The object starting exactly at addr: fills *out and *kind (its record's
+ * kind, from the map's own arrays for small objects) and returns true, or
+ * returns false.  With dc_objmap_remove_ent, an allocator's `free` is
+ * handled without loading the block's scattered record. */
+bool dc_objmap_lookup_start(const struct dc_objmap *m, uint64_t addr, struct dc_objmap_ent *out,
+			    unsigned *kind);
+
+/* dc_objmap_remove of the object *e describes, as filled by a lookup since
+ * the map last changed, reading only e and the map's arrays. */
+void dc_objmap_remove_ent(struct dc_objmap *m, const struct dc_objmap_ent *e);
 
 /* What dc_objmap_resolve found: the object, or only the bucket of the
  * 16-byte granule holding addr (*out's lo and hi are the granule's, o is

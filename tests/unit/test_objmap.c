@@ -118,6 +118,28 @@ DC_TEST(objmap, rejects_empty_range)
 	dc_objmap_release(&m);
 }
 
+/* Kinds must fit the entries' 4 bits; the largest that does is kept. */
+DC_TEST(objmap, rejects_kind_past_its_bits)
+{
+	struct dc_objmap m;
+	struct dc_objmap_ent e;
+	unsigned kind;
+
+	CHECK_EQ(dc_objmap_init(&m, dc_env_libc()), 0);
+	struct dc_obj *o = dc_objmap_new(&m);
+	CHECK(o);
+	o->lo = 0x1000;
+	o->hi = 0x1010;
+	o->kind = DC_OBJMAP_KINDS;
+	CHECK_EQ(dc_objmap_insert(&m, o), DC_EINVAL);
+	o->kind = DC_OBJMAP_KINDS - 1;
+	CHECK_EQ(dc_objmap_insert(&m, o), 0);
+	CHECK(dc_objmap_lookup_start(&m, 0x1000, &e, &kind) && e.o == o);
+	CHECK_EQ(kind, DC_OBJMAP_KINDS - 1);
+	CHECK(!dc_objmap_lookup_start(&m, 0x1001, &e, &kind));
+	dc_objmap_release(&m);
+}
+
 /* Every way [lo, hi) can overlap an existing object is refused with
  * DC_EINVAL and leaves the map as it was; touching is not overlapping. */
 DC_TEST(objmap, overlap_is_refused)
@@ -619,6 +641,44 @@ static struct dc_obj *ref_find(const struct ref_map *r, uint64_t addr)
 	return NULL;
 }
 
+/* The object starting exactly at addr. */
+static struct dc_obj *ref_start(const struct ref_map *r, uint64_t addr)
+{
+	for (int i = 0; i < r->n; i++)
+		if (r->v[i].lo == addr)
+			return r->v[i].o;
+	return NULL;
+}
+
+/* dc_objmap_lookup_start(addr) against the reference: the object starting
+ * at addr with its bounds, bucket, generation and kind, or none. */
+/* A lookup's answer (got, e) against the reference's object want. */
+static void check_ent(bool got, const struct dc_objmap_ent *e, const struct dc_obj *want,
+		      const char *what, uint64_t addr, int op)
+{
+	if (got != (want != NULL) || (got && e->o != want))
+		dc_unit_fail(__FILE__, __LINE__, "op %d: %s %#llx", op, what,
+			     (unsigned long long)addr);
+	if (got) {
+		CHECK_EQ(e->lo, want->lo);
+		CHECK_EQ(e->hi, want->hi);
+		CHECK_EQ(e->bucket, want->bucket);
+		CHECK_EQ(e->gen, want->gen);
+	}
+}
+
+static void check_start(const struct dc_objmap *m, const struct ref_map *r, uint64_t addr, int op)
+{
+	struct dc_obj *want = ref_start(r, addr);
+	struct dc_objmap_ent e;
+	unsigned kind = ~0u;
+	bool got = dc_objmap_lookup_start(m, addr, &e, &kind);
+
+	check_ent(got, &e, want, "lookup_start", addr, op);
+	if (got)
+		CHECK_EQ(kind, want->kind);
+}
+
 static bool ref_overlaps(const struct ref_map *r, uint64_t lo, uint64_t hi)
 {
 	for (int i = 0; i < r->n; i++)
@@ -630,6 +690,29 @@ static bool ref_overlaps(const struct ref_map *r, uint64_t lo, uint64_t hi)
 static void ref_drop(struct ref_map *r, int i)
 {
 	r->v[i] = r->v[--r->n];
+}
+
+/* Removes r->v[i] from m, by record or (odd `how`) by the entry that
+ * dc_objmap_lookup_start gives for its start, which must leave the record
+ * as dc_objmap_remove does: back in the pool with its gen incremented. */
+static void remove_either(struct dc_objmap *m, struct ref_map *r, int i, uint64_t how)
+{
+	struct dc_obj *o = r->v[i].o;
+	uint32_t gen = o->gen;
+
+	if (how & 1) {
+		struct dc_objmap_ent e;
+		unsigned kind;
+		CHECK(dc_objmap_lookup_start(m, r->v[i].lo, &e, &kind));
+		CHECK(e.o == o);
+		dc_objmap_remove_ent(m, &e);
+		CHECK(m->free_list == o);
+	} else {
+		dc_objmap_remove(m, o);
+	}
+	CHECK_EQ(o->gen, gen + 1);
+	CHECK_EQ(o->live, 0);
+	ref_drop(r, i);
 }
 
 static uint64_t rng(uint64_t *s)
@@ -723,6 +806,7 @@ DC_TEST(objmap, matches_brute_force_reference)
 			CHECK(o);
 			o->lo = lo;
 			o->hi = lo + size;
+			o->kind = (uint8_t)((y >> 52) % DC_OBJMAP_KINDS);
 			int rc = dc_objmap_insert(&m, o);
 			if (rc != (want_ok ? 0 : DC_EINVAL))
 				dc_unit_fail(__FILE__, __LINE__, "op %d: insert [%#llx, %#llx): rc %d, "
@@ -737,11 +821,10 @@ DC_TEST(objmap, matches_brute_force_reference)
 				inserted++;
 			}
 		} else if (kind < 65 && r.n) {
-			int i = (int)(y % (uint64_t)r.n);
-			dc_objmap_remove(&m, r.v[i].o);
-			ref_drop(&r, i);
+			remove_either(&m, &r, (int)(y % (uint64_t)r.n), x >> 40);
 		} else if (kind < 93) {
 			uint64_t a = pick_addr(&r, y, space);
+			check_start(&m, &r, a, op);
 			struct dc_obj *want = ref_find(&r, a), *got = dc_objmap_find(&m, a);
 			if (got != want)
 				dc_unit_fail(__FILE__, __LINE__, "op %d: find %#llx gave [%#llx, %#llx), "
@@ -918,6 +1001,7 @@ DC_TEST(objmap, churn_matches_brute_force_reference)
 			o->lo = lo;
 			o->hi = lo + size;
 			o->bucket = (uint32_t)(y >> 40) % 7;
+			o->kind = (uint8_t)((y >> 52) % DC_OBJMAP_KINDS);
 			int rc = dc_objmap_insert(&m, o);
 			if (rc != (want_ok ? 0 : DC_EINVAL))
 				dc_unit_fail(__FILE__, __LINE__, "op %d: insert [%#llx, %#llx): rc %d",
@@ -935,8 +1019,7 @@ DC_TEST(objmap, churn_matches_brute_force_reference)
 		} else if (kind < 85 && r.n) {
 			int i = (int)(y % (uint64_t)r.n);
 			freed[(x >> 8) % FREED] = r.v[i].lo;
-			dc_objmap_remove(&m, r.v[i].o);
-			ref_drop(&r, i);
+			remove_either(&m, &r, i, x >> 40);
 		} else if (kind < 90 && r.n) {
 			struct dc_obj *o = r.v[y % (uint64_t)r.n].o;
 			uint32_t gen = o->gen;
@@ -952,16 +1035,8 @@ DC_TEST(objmap, churn_matches_brute_force_reference)
 			for (uint64_t a = base - 256; a < base + span + 256; a++) {
 				struct dc_obj *want = ref_find(&r, a);
 				struct dc_objmap_ent e;
-				bool got = dc_objmap_lookup(&m, a, &e);
-				if (got != (want != NULL) || (got && e.o != want))
-					dc_unit_fail(__FILE__, __LINE__, "op %d: lookup %#llx", op,
-						     (unsigned long long)a);
-				if (got) {
-					CHECK_EQ(e.lo, want->lo);
-					CHECK_EQ(e.hi, want->hi);
-					CHECK_EQ(e.bucket, want->bucket);
-					CHECK_EQ(e.gen, want->gen);
-				}
+				check_ent(dc_objmap_lookup(&m, a, &e), &e, want, "lookup", a, op);
+				check_start(&m, &r, a, op);
 				/* resolve: the object, or a granule wholly inside it
 				 * with its bucket. */
 				int how = dc_objmap_resolve(&m, a, &e);

@@ -195,28 +195,26 @@ static ULong obj_size(const struct dc_obj *o)
 	return o->kind == DC_K_HEAP || o->kind == DC_K_USER ? o->alloc_size : o->hi - o->lo;
 }
 
-void dc_heap_block_done(struct dc_obj *o, ULong free_seq)
+/* Block [lo, lo + size) of bucket, record o, ends: o is read (alloc_seq)
+ * only while blocks are still recorded one by one. */
+static void block_done(const struct dc_obj *o, UInt bucket, Addr lo, ULong size, ULong free_seq)
 {
 	if (!dc.raw)
 		return;
 	if (dc.block_records < (ULong)dc.opt.max_block_records) {
-		dc_raw_block(dc.raw, o->bucket, o->lo, obj_size(o), o->alloc_seq, free_seq);
+		dc_raw_block(dc.raw, bucket, lo, size, o->alloc_seq, free_seq);
 		dc.block_records++;
 	} else {
 		dc.block_records_dropped++;
 	}
 }
 
-/* ---- blocks ---------------------------------------------------------- */
-
-static struct dc_obj *block_at(Addr p)
+void dc_heap_block_done(struct dc_obj *o, ULong free_seq)
 {
-	struct dc_obj *o = dc_objmap_find(&dc.objs, p);
-
-	if (o && o->lo == p && (o->kind == DC_K_HEAP || o->kind == DC_K_USER))
-		return o;
-	return NULL;
+	block_done(o, o->bucket, o->lo, obj_size(o), free_seq);
 }
+
+/* ---- blocks ---------------------------------------------------------- */
 
 /* An object in the way of a new block: a block whose free was not seen,
  * or a global the program's own allocator carves blocks from. */
@@ -251,20 +249,32 @@ static void add_block(Addr p, ULong size, UInt bucket)
 	dc_bucket_add_block(bucket, size);
 }
 
+/* The heap or user block starting at p: its entry in the map (not its
+ * record: see free_block). */
+static Bool block_at(Addr p, struct dc_objmap_ent *e)
+{
+	unsigned kind;
+
+	return p && dc_objmap_lookup_start(&dc.objs, p, e, &kind) &&
+	       (kind == DC_K_HEAP || kind == DC_K_USER);
+}
+
 /* Freeing something that is not a live block (NULL, a double free, a
- * block from before the engine saw the allocator) does nothing. */
+ * block from before the engine saw the allocator) does nothing.  The
+ * block's record is not loaded (a host miss per free over many blocks):
+ * the map's entry has its bounds, bucket and kind, and a block's size is
+ * hi - lo but for size 0 (hi - lo = 1: the record says which). */
 static void free_block(Addr p)
 {
-	struct dc_obj *o;
+	struct dc_objmap_ent e;
+	ULong size;
 
-	if (!p)
+	if (!block_at(p, &e))
 		return;
-	o = block_at(p);
-	if (!o)
-		return;
-	dc_heap_block_done(o, ++dc.alloc_seq);
-	dc_bucket_drop_block(o->bucket, o->alloc_size);
-	dc_objmap_remove(&dc.objs, o);
+	size = e.hi - e.lo == 1 ? e.o->alloc_size : e.hi - e.lo;
+	block_done(e.o, e.bucket, e.lo, size, ++dc.alloc_seq);
+	dc_bucket_drop_block(e.bucket, size);
+	dc_objmap_remove_ent(&dc.objs, &e);
 	dc_objs_changed();
 }
 
@@ -319,7 +329,7 @@ void dc_heap_enter(UWord kind, UWord a0, UWord a1, UWord a2, UWord sp)
 {
 	ThreadId tid = dc.tid;
 	struct dc_thread *th = &dc.threads[tid];
-	struct dc_obj *o;
+	struct dc_objmap_ent e;
 
 	if (th->in_alloc && sp <= th->alloc_sp)
 		return;
@@ -337,8 +347,7 @@ void dc_heap_enter(UWord kind, UWord a0, UWord a1, UWord a2, UWord sp)
 	case DC_AF_REALLOC:
 	case DC_AF_REALLOCARRAY:
 		/* realloc keeps the block's bucket */
-		o = a0 ? block_at(a0) : NULL;
-		th->alloc_bucket = o ? o->bucket : heap_bucket(tid);
+		th->alloc_bucket = block_at(a0, &e) ? e.bucket : heap_bucket(tid);
 		break;
 	default:
 		/* named from the stack as it is at the allocator's entry */
