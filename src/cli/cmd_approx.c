@@ -1140,6 +1140,14 @@ static void print_text(const struct approx *a, struct profile *p, const struct h
 		return;
 	}
 	sbuf_reset(&out);
+	if (a->exact_total == 0) {
+		/* the native engine's cpu-clock samples: nothing exact to rank */
+		printf("\nno exact %s counts in this profile to compare with (the simulator"
+		       " engine records them: record --sample=D1m:N --sample-ip-only)\n",
+		       a->si.event);
+		sbuf_release(&out);
+		return;
+	}
 	for (int k = 0; k < U_N; k++) {
 		enum universe u = k ? (a->universe == U_VARIABLES ? U_BUCKETS : U_VARIABLES) : a->universe;
 		const struct figures *f = &a->fig[u];

@@ -128,8 +128,8 @@ void finalize_print_summary(const char *out, const struct raw_summary *s)
 		}
 		if (s->ip_events) {
 			sbuf_adds(&sb, s->pages ? ", " : "");
-			fmt_thousands(&sb, (int64_t)s->ip_events);
-			sbuf_adds(&sb, " events in IP-only samples");
+			fmt_thousands(&sb, s->samples >= 0 ? s->samples : (int64_t)s->ip_events);
+			sbuf_adds(&sb, s->samples >= 0 ? " IP-only samples" : " events in IP-only samples");
 		}
 		sbuf_adds(&sb, ")");
 		err_note("wrote %s %s", out, sb.buf);

@@ -285,6 +285,8 @@ static int rec_meta(struct reader *r)
 		return -1;
 	if (!strcmp(r->f[1], "engine") && !strcmp(r->f[2], "native"))
 		r->s->native = true;
+	if (!strcmp(r->f[1], "samples") && num(r, 2, &r->s->samples))
+		return -1;
 	if (!strcmp(r->f[1], "reuse_bins") &&
 	    reuse_parse_bins(r->f[2], INT64_MAX, INT64_MAX, &r->reuse_first, &r->reuse_growth))
 		return fail(r, "meta reuse_bins '%s' is not FIRST:GROWTH (FIRST >= 1, GROWTH >= 2)",
@@ -1200,6 +1202,7 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 
 	memset(&r, 0, sizeof r);
 	memset(s, 0, sizeof *s);
+	s->samples = -1;
 	s->end = -1;
 	s->checkpoint_ms = -1;
 	r.path = path;

@@ -56,6 +56,7 @@ struct raw_summary {
 	bool native;             /* meta engine is native: no exact counts */
 	uint64_t pages;          /* ftouch pages, summed */
 	uint64_t ip_events;      /* ipsamp counts, summed */
+	int64_t samples;         /* meta samples, -1 when absent */
 	int end;                 /* value of the end record, -1 if there is none */
 	bool has_exit_code;      /* meta exit_code was present */
 	int64_t exit_code;

@@ -55,7 +55,9 @@ static int read_info(struct profile *p, struct sample_info *si, char *err, size_
 			 p->path);
 		goto fail;
 	}
-	si->level = sample_event_level(v.buf, p->nlevels);
+	/* the native engine's cpu-clock samples are IP-only, their period in
+	 * nanoseconds of CPU time: no level */
+	si->level = !strcmp(v.buf, "cpu-clock") ? 0 : sample_event_level(v.buf, p->nlevels);
 	if (si->level < 0 || si->level > p->nlevels) {
 		snprintf(err, errlen, "cannot read profile '%s': unknown sample_event '%s'",
 			 p->path, v.buf);
@@ -72,6 +74,11 @@ static int read_info(struct profile *p, struct sample_info *si, char *err, size_
 		goto fail;
 	}
 	si->ip_only = rc && !strcmp(v.buf, "1");
+	if (!si->ip_only && !strcmp(si->event, "cpu-clock")) {
+		snprintf(err, errlen, "cannot read profile '%s': sample_event 'cpu-clock' without"
+			 " sample_ip_only", p->path);
+		goto fail;
+	}
 	if (si->ip_only) {
 		rc = profile_meta(p, "sample_skid", &v);
 		if (rc < 0) {
@@ -129,6 +136,8 @@ void sample_event_sql(struct sbuf *out, const struct sample_info *si)
 		sbuf_addf(out, "c.D%dmr + c.D%dmw", si->level, si->level);
 	else if (!strcmp(si->event, "Da"))
 		sbuf_adds(out, "c.Dr + c.Dw");
+	else if (!strcmp(si->event, "cpu-clock"))
+		sbuf_adds(out, "0");            /* CPU time: no exact count of it */
 	else
 		sbuf_addf(out, "c.%s", si->event);
 }
@@ -148,11 +157,16 @@ void sample_describe_ip(struct sbuf *out, const struct sample_info *si)
 	sbuf_addf(out, " IP-only sample%s of %s, period ", si->samples == 1 ? "" : "s",
 		  si->event);
 	fmt_thousands(out, si->period);
-	sbuf_adds(out, ", seed ");
-	fmt_thousands(out, si->seed);
+	if (!strcmp(si->event, "cpu-clock"))
+		sbuf_adds(out, " ns");
 	if (!strcmp(si->skid, "hardware")) {
+		/* a machine's samples: no seed to repeat them by */
 		sbuf_adds(out, ", skid of the hardware");
-	} else if (si->skid[0]) {
+	} else {
+		sbuf_adds(out, ", seed ");
+		fmt_thousands(out, si->seed);
+	}
+	if (si->skid[0] && strcmp(si->skid, "hardware")) {
 		sbuf_adds(out, ", skid ");
 		fmt_text(out, si->skid, strlen(si->skid));
 		sbuf_adds(out, " instructions (mean:sd)");

@@ -18,8 +18,8 @@
 #include "base/sbuf.h"
 
 struct sample_info {
-	char event[4];
-	int level;               /* level of a miss event, 0 for Dr, Dw and Da */
+	char event[16];          /* D1m..D4m, DLm, Dr, Dw, Da; cpu-clock (IP-only) */
+	int level;               /* level of a miss event, 0 for Dr, Dw, Da and cpu-clock */
 	int64_t period, seed, samples;
 	bool ip_only;            /* sample_ip_only = 1 */
 	char skid[32];           /* sample_skid, "" when absent */

@@ -228,6 +228,28 @@ class Arrays(TmpDirTest):
         self.assertRegex(r.stdout, r"\nunattributed: +[0-9][0-9,]* of [0-9]{1,3}(,[0-9]{3})+"
                          r" sampled events \([0-9,]+ in files not analysed, [0-9,]+ on lines")
 
+    def test_native_cpu_clock_has_no_exact_side(self):
+        # the native engine's cpu-clock samples carry CPU time, which no
+        # exact count measures: approx attributes them and says there is
+        # nothing to compare with, instead of ranking zeros
+        try:
+            with open("/proc/sys/kernel/perf_event_paranoid") as f:
+                if int(f.read()) > 2:
+                    self.skipTest("perf_event_paranoid > 2: no software sampling")
+        except OSError:
+            self.skipTest("no /proc/sys/kernel/perf_event_paranoid")
+        src = self.path("nsrc")
+        os.mkdir(src)
+        shutil.copy(ARRAYS, src)
+        db = self.path("native.db")
+        r = run([DCPROF, "record", "-q", "--engine=native", "--event=cpu-clock", "-o", db,
+                 "--", workload("approx_arrays")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = run([DCPROF, "approx", db, "--sources", src])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("no exact cpu-clock counts in this profile to compare with", r.stdout)
+        self.assertNotIn("Spearman", r.stdout)
+
     def test_universe(self):
         # The twelve arrays are globals and heap blocks of main's variables:
         # ranked among variables, the exact top 10 are g0..g5, h6..h9 as

@@ -22,6 +22,7 @@ what makes the allocation clock the same).
 cpu-clock: tests/workloads/cpu_hot.c spends 19/20 of its CPU time in hot()
 (derived in its header).  Replay needs no PMU; cpu-clock needs software
 sampling (perf_event_paranoid <= 2) and skips without it."""
+import json
 import os
 import re
 import resource
@@ -237,6 +238,17 @@ class CpuClock(TmpDirTest):
         cpu_ns = ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1e9
         self.assertLessEqual(total, cpu_ns * 1.05)
         self.assertGreaterEqual(total, cpu_ns * 0.5)
+        # report --ip-samples reads it: hot() first, the header names the
+        # event and its period in ns, and says the skid is the machine's
+        out = run([DCPROF, "report", db, "--ip-samples", "--format", "json"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        rows = json.loads(out.stdout)["rows"]
+        self.assertEqual(rows[0]["function"], "hot")
+        self.assertEqual(sum(r["events"] for r in rows), total)
+        out = run([DCPROF, "report", db, "--ip-samples"])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertRegex(out.stdout, r"samples: +[0-9,]+ IP-only samples of cpu-clock, period"
+                         r" 1,000,000 ns, skid of the hardware\n")
 
 
 if __name__ == "__main__":

@@ -98,8 +98,8 @@ static void write_header(struct dc_rawout *o)
 	dc_raw_meta(o, "engine", "native");
 	dc_raw_meta(o, "sample_event", nat.event_name);
 	dc_raw_meta_u64(o, "sample_period", nat.period);
-	if (nat.event == NAT_EV_REPLAY || nat.event == NAT_EV_PMU)
-		dc_raw_meta_u64(o, "sample_seed", 0);   /* report --sampled reads one */
+	if (nat.event == NAT_EV_REPLAY || nat.event == NAT_EV_PMU || nat.event == NAT_EV_CPUCLOCK)
+		dc_raw_meta_u64(o, "sample_seed", 0);   /* reports read one: 0, none */
 	if (nat.event == NAT_EV_PMU)
 		dc_raw_meta(o, "pmu_event", nat.pmu_event ? nat.pmu_event : "");
 	dc_raw_meta(o, "sample_skid", "hardware");
