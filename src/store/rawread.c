@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/num.h"
 #include "store/natsym.h"
 #include "core/rawout.h"
 #include "store/rawread.h"
@@ -285,8 +286,11 @@ static int rec_meta(struct reader *r)
 		return -1;
 	if (!strcmp(r->f[1], "engine") && !strcmp(r->f[2], "native"))
 		r->s->native = true;
-	if (!strcmp(r->f[1], "samples") && num(r, 2, &r->s->samples))
-		return -1;
+	/* the summary line's count; a bad value is the reports' to refuse */
+	if (!strcmp(r->f[1], "samples")) {
+		uint64_t n;
+		r->s->samples = num_parse_u64(r->f[2], INT64_MAX, &n) ? -1 : (int64_t)n;
+	}
 	if (!strcmp(r->f[1], "reuse_bins") &&
 	    reuse_parse_bins(r->f[2], INT64_MAX, INT64_MAX, &r->reuse_first, &r->reuse_growth))
 		return fail(r, "meta reuse_bins '%s' is not FIRST:GROWTH (FIRST >= 1, GROWTH >= 2)",
