@@ -11,6 +11,7 @@
  * scattered object records: dereferencing records made lookups several
  * times slower when chasing pointers over a million blocks. */
 #define LINE_BITS 6
+#define INIT_PAGE_CAP 16 /* page-table slots at first (objmap.h Notes) */
 #define PAGE_LINES (1 << (PAGE_BITS - LINE_BITS))
 
 /* A small object starting in a page, in 16 bytes (half the host cache
@@ -186,7 +187,7 @@ int dc_objmap_init(struct dc_objmap *m, const struct dc_env *env)
 {
 	memset(m, 0, sizeof *m);
 	m->env = env;
-	m->page_cap = 1024;
+	m->page_cap = INIT_PAGE_CAP;
 	m->keys = dc_alloc(env, m->page_cap * sizeof *m->keys, "objmap.keys");
 	m->pages = dc_alloc(env, m->page_cap * sizeof *m->pages, "objmap.pages");
 	if (!m->keys || !m->pages) {

@@ -13,6 +13,10 @@
  *  - Removal is O(1) expected: a removed small object leaves a dead entry
  *    that a later insert at the same address takes over, or that is
  *    dropped when dead entries are half of the page's.
+ *  - The page table starts at 16 slots and doubles at half full: a map of
+ *    a few objects costs a few KiB (it started at 1024 slots, 216 KiB,
+ *    touched at start by every map of the native runtime, which made the
+ *    runtime's fixed memory; docs/performance.md, "Native engine").
  *  - Object records come from a pool and are never returned to the
  *    allocator while the map lives, so an engine may keep pointers to them
  *    in per-instruction caches.  Removing an object increments its `gen`;
