@@ -20,7 +20,9 @@
  *  - Object records come from a pool and are never returned to the
  *    allocator while the map lives, so an engine may keep pointers to them
  *    in per-instruction caches.  Removing an object increments its `gen`;
- *    a cached (pointer, gen) pair that no longer matches is stale.  A map
+ *    a cached (pointer, gen) pair that no longer matches is stale.  A
+ *    slab's records are touched as they are first handed out, so a map of
+ *    a few objects does not fill a slab's 56 KiB.  A map
  *    holds at most 2^28 records (the entries number them in 28 bits, beside
  *    the kind): dc_objmap_new fails past that.
  */
@@ -67,6 +69,7 @@ struct dc_objmap {
 	struct dc_obj *free_list;
 	void **slabs;
 	uint64_t nslabs, slabs_cap;
+	uint32_t fresh;            /* the newest slab's records handed out (the rest untouched) */
 	uint64_t nobjs;
 };
 
