@@ -309,6 +309,11 @@ $(B)/bench/cacheuse-replay: bench/cacheuse_replay.c $(HOST_CORE_OBJ) $(B)/host/h
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTFLAGS) $(CFLAGS) -o $@ $^
 
+# The compact block map alone on bench_chase's pattern (bench/README.md).
+$(B)/bench/blockmap-replay: bench/blockmap_replay.c $(HOST_CORE_OBJ) $(B)/host/host/port_libc.o
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTFLAGS) $(CFLAGS) -o $@ $^
+
 # ---- install ---------------------------------------------------------------
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin

@@ -13,6 +13,17 @@
  *    sequence number (40 bits).  A size-0 block covers its first byte.
  *  - Open addressing keyed by lo, linear probing, removal by shifting the
  *    cluster back (no tombstones), so a free costs one probe sequence.
+ *  - The table grows without ever holding an old and a new copy of itself
+ *    (extendible hashing: Fagin et al., "Extendible hashing — a fast access
+ *    method for dynamic files", ACM TODS 4(3), 1979): it is a
+ *    directory of 2^depth pointers, indexed by the top bits of the key's
+ *    hash, to segments of DC_BLOCKMAP_SEG slots, each an open-addressing
+ *    table of its own at most 3/4 full.  A segment that would pass 3/4 is
+ *    split in two by the next hash bit (the directory doubles, a pointer a
+ *    slot, when that bit is beyond its depth), so growing costs one
+ *    segment's worth of memory at a time instead of the doubled table
+ *    next to the old one (chase's million blocks: 32 MiB, where doubling
+ *    peaked at 48).  The first segment is made at the first block.
  *  - Lookup of the block containing an address probes the starts at and
  *    below it, 16 bytes apart, down to the largest block ever inserted:
  *    at most DC_BLOCKMAP_MAX / 16 + 1 probes, 2 for a program of 24-byte
@@ -35,10 +46,15 @@ struct dc_blockmap_ent {
 	uint32_t bucket;
 };
 
+#define DC_BLOCKMAP_SEG 2048u   /* slots a segment (a power of two) */
+
+struct dc_blockmap_seg;
+
 struct dc_blockmap {
 	const struct dc_env *env;
-	uint64_t *slots;          /* 2 words a slot; word 0 == 0: empty */
-	uint64_t cap, n;          /* slots (a power of two), blocks */
+	struct dc_blockmap_seg **dir; /* 2^depth segments, by the hash's top bits */
+	unsigned depth;
+	uint64_t cap, n;          /* slots in all segments, blocks */
 	uint64_t max_ext;         /* the largest extent (size, at least 1) inserted */
 };
 
@@ -50,7 +66,7 @@ bool dc_blockmap_fits(const struct dc_blockmap_ent *e);
 
 /* Inserts e (which fits); 1 when it replaced a block with the same start
  * (copied to *old), 0 when new, DC_ENOMEM when the table could not grow
- * (the map is unchanged). */
+ * (the map keeps its blocks). */
 int dc_blockmap_put(struct dc_blockmap *m, const struct dc_blockmap_ent *e,
 		    struct dc_blockmap_ent *old);
 

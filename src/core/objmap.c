@@ -11,6 +11,7 @@
  * scattered object records: dereferencing records made lookups several
  * times slower when chasing pointers over a million blocks. */
 #define LINE_BITS 6
+#define INIT_PAGE_CAP 16 /* page-table slots at first (objmap.h Notes) */
 #define PAGE_LINES (1 << (PAGE_BITS - LINE_BITS))
 
 /* A small object starting in a page, in 16 bytes (half the host cache
@@ -186,7 +187,7 @@ int dc_objmap_init(struct dc_objmap *m, const struct dc_env *env)
 {
 	memset(m, 0, sizeof *m);
 	m->env = env;
-	m->page_cap = 1024;
+	m->page_cap = INIT_PAGE_CAP;
 	m->keys = dc_alloc(env, m->page_cap * sizeof *m->keys, "objmap.keys");
 	m->pages = dc_alloc(env, m->page_cap * sizeof *m->pages, "objmap.pages");
 	if (!m->keys || !m->pages) {
@@ -220,6 +221,13 @@ struct dc_obj *dc_objmap_new(struct dc_objmap *m)
 
 	if (!m->free_list) {
 		struct dc_obj *slab;
+		if (m->nslabs && m->fresh < SLAB_OBJS) {
+			/* the newest slab's next record, touched only now */
+			o = (struct dc_obj *)m->slabs[m->nslabs - 1] + m->fresh;
+			memset(o, 0, sizeof *o);
+			o->idx = (uint32_t)((m->nslabs - 1) << SLAB_BITS) + m->fresh++;
+			return o;
+		}
 		if (m->nslabs == (uint64_t)1 << (IDX_BITS - SLAB_BITS))
 			return NULL;    /* record numbers are IDX_BITS wide */
 		if (m->nslabs == m->slabs_cap) {
@@ -236,13 +244,11 @@ struct dc_obj *dc_objmap_new(struct dc_objmap *m)
 		slab = dc_alloc(m->env, SLAB_OBJS * sizeof *slab, "objmap.slab");
 		if (!slab)
 			return NULL;
-		memset(slab, 0, SLAB_OBJS * sizeof *slab);
-		for (int i = SLAB_OBJS - 1; i >= 0; i--) {
-			slab[i].idx = (uint32_t)(m->nslabs << SLAB_BITS) + (uint32_t)i;
-			slab[i].next = m->free_list;
-			m->free_list = &slab[i];
-		}
 		m->slabs[m->nslabs++] = slab;
+		m->fresh = 1;
+		memset(slab, 0, sizeof *slab);
+		slab->idx = (uint32_t)((m->nslabs - 1) << SLAB_BITS);
+		return slab;
 	}
 	o = m->free_list;
 	m->free_list = o->next;
@@ -802,7 +808,8 @@ void dc_objmap_each(const struct dc_objmap *m, void (*fn)(void *ud, struct dc_ob
 {
 	for (uint64_t i = 0; i < m->nslabs; i++) {
 		struct dc_obj *slab = m->slabs[i];
-		for (int k = 0; k < SLAB_OBJS; k++)
+		uint32_t used = i + 1 < m->nslabs ? SLAB_OBJS : m->fresh;
+		for (uint32_t k = 0; k < used; k++)
 			if (slab[k].live)
 				fn(ud, &slab[k]);
 	}

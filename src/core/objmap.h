@@ -13,10 +13,16 @@
  *  - Removal is O(1) expected: a removed small object leaves a dead entry
  *    that a later insert at the same address takes over, or that is
  *    dropped when dead entries are half of the page's.
+ *  - The page table starts at 16 slots and doubles at half full: a map of
+ *    a few objects costs a few KiB (it started at 1024 slots, 216 KiB,
+ *    touched at start by every map of the native runtime, which made the
+ *    runtime's fixed memory; docs/performance.md, "Native engine").
  *  - Object records come from a pool and are never returned to the
  *    allocator while the map lives, so an engine may keep pointers to them
  *    in per-instruction caches.  Removing an object increments its `gen`;
- *    a cached (pointer, gen) pair that no longer matches is stale.  A map
+ *    a cached (pointer, gen) pair that no longer matches is stale.  A
+ *    slab's records are touched as they are first handed out, so a map of
+ *    a few objects does not fill a slab's 56 KiB.  A map
  *    holds at most 2^28 records (the entries number them in 28 bits, beside
  *    the kind): dc_objmap_new fails past that.
  */
@@ -63,6 +69,7 @@ struct dc_objmap {
 	struct dc_obj *free_list;
 	void **slabs;
 	uint64_t nslabs, slabs_cap;
+	uint32_t fresh;            /* the newest slab's records handed out (the rest untouched) */
 	uint64_t nobjs;
 };
 

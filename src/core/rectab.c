@@ -14,7 +14,7 @@ int dc_rectab_init(struct dc_rectab *t, const struct dc_env *env, size_t rec_siz
 	t->label = label;
 	t->rec_size = (rec_size + 7) & ~(size_t)7;
 	t->key_size = key_size;
-	t->cap = 4096;
+	t->cap = 256;     /* 2 KiB: a table a run barely uses costs little */
 	t->slots = dc_alloc(env, t->cap * sizeof *t->slots, label);
 	if (!t->slots)
 		return DC_ENOMEM;

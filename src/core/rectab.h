@@ -6,7 +6,8 @@
  *    zeroed when the record is created.
  *  - Records are carved from slabs and never move or go away before
  *    dc_rectab_release, so callers may keep pointers to them (engines cache
- *    them per instruction).  Open addressing on pointers, at most half full.
+ *    them per instruction).  Open addressing on pointers, at most half full,
+ *    from 256 slots.
  *  - The cost table (costtab.h) and the eviction table (evtab.h) are thin
  *    typed layers over this.
  */

@@ -146,6 +146,10 @@ class Heap(NativeCase):
         # heap_names.c derives each bucket's statistics; the native engine
         # must find the same blocks.  Its buckets are keyed by call path
         # (named at finalize), so the statistics are compared as a multiset.
+        # A thread's first 32 call paths are walked step by step, the later
+        # ones by unw_backtrace (nat_heap.c): the buckets of 60, 40 and 50
+        # blocks from one call site each span both, so they also check that
+        # the two walks give the same path.
         db = self.db()
         r = native(db, [workload("heap_names")])
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -582,7 +582,7 @@ DC_TEST(objmap, each_visits_every_object_once)
 	dc_objmap_release(&m);
 }
 
-/* 5000 objects on distinct pages: the page table (1024 slots at first)
+/* 5000 objects on distinct pages: the page table (16 slots at first)
  * grows several times and the record pool spans several slabs; records
  * never move, so the pointers held from the start still are the objects. */
 DC_TEST(objmap, grows_with_many_objects)

@@ -46,15 +46,44 @@ void nat_heap_init(void)
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 }
 
+/* The return addresses from the caller's frame outwards, at most size of
+ * them, with libunwind's step-by-step walk: what unw_backtrace gives
+ * (its own fallback is this loop), without its trace cache. */
+static int walk_slowly(void **ips, int size)
+{
+	unw_cursor_t c;
+	unw_context_t uc;
+	unw_word_t ip;
+	int n = 0;
+
+	unw_getcontext(&uc);
+	if (unw_init_local(&c, &uc) < 0)
+		return 0;
+	while (n < size && unw_step(&c) > 0 && unw_get_reg(&c, UNW_REG_IP, &ip) >= 0)
+		ips[n++] = (void *)(uintptr_t)ip;
+	return n;
+}
+
 /* The call path of the allocation being made: return addresses outside
  * the runtime, innermost first.  The walk stops at the frames kept: the
  * runtime's own (operator new, malloc, the wrappers) are at most
- * RUNTIME_FRAMES, so a deep stack costs no more than a shallow one. */
+ * RUNTIME_FRAMES, so a deep stack costs no more than a shallow one.  A
+ * thread's first SLOW_PATHS paths are walked step by step, the later ones
+ * by unw_backtrace, whose per-thread trace cache (2^14 frames of 16
+ * bytes, 256 KiB, made and cleared at its first call) makes a walk of 15
+ * frames cost ~0.1 us instead of ~15 us: 32 slow walks cost about what
+ * making the cache does (~0.2-0.5 ms), and a thread that allocates less
+ * never pays the cache's memory (docs/performance.md, "Native engine"). */
 #define RUNTIME_FRAMES 8
+#define SLOW_PATHS 32
+static __thread unsigned paths_walked __attribute__((tls_model("initial-exec")));
+
 uint32_t nat_call_path(uint64_t *out)
 {
 	void *ips[NAT_MAX_FRAMES + RUNTIME_FRAMES];
-	int n = unw_backtrace(ips, (int)path_frames + RUNTIME_FRAMES);
+	int size = (int)path_frames + RUNTIME_FRAMES;
+	int n = paths_walked < SLOW_PATHS ? (paths_walked++, walk_slowly(ips, size))
+					  : unw_backtrace(ips, size);
 	uint32_t k = 0;
 	int i = 0;
 

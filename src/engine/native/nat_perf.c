@@ -22,9 +22,19 @@
  *    period to the access count, a miss at each level above the one that
  *    served the access, and period x latency, the record's measured
  *    latency where it has one, else the serving level's (--latency).
- *  - The ring: one header page and NAT_RING_PAGES data pages, read from
+ *  - The ring: one header page and ring_pages() data pages, read from
  *    data_tail to data_head (an acquire load of data_head, a release store
  *    of data_tail) by nat_ring.c, records that wrap copied out whole.
+ *    Its size follows the event's sample rate: page faults (one sample per
+ *    fault at the default period, up to about a million a second for a
+ *    thread that touches fresh memory) keep 64 pages, whose half — the
+ *    reader's wake-up — is ~3300 samples of 40 bytes, a few milliseconds;
+ *    cpu-clock gets 100 ms of its samples (32 bytes a sample, one per
+ *    period of CPU time), at least 4 pages: 4 at the default 1 ms, while
+ *    the reader drains every 10 ms.  The kernel charges ring pages to the
+ *    user's perf_event_mlock_kb (516 KiB by default; beyond it to
+ *    RLIMIT_MEMLOCK), not to the program's resident set, so a smaller
+ *    ring is what lets many threads open their events.
  *  - PEBS, IBS and SPE events (NAT_EV_PMU) are nat_pmu.c's: opened, closed
  *    and read there, attributed here.
  */
@@ -38,7 +48,9 @@
 #include "engine/native/nat.h"
 #include "engine/native/nat_ring.h"
 
-#define NAT_RING_PAGES 64
+#define NAT_RING_PAGES 64         /* page faults: see the Notes */
+#define CLOCK_RING_MIN 4
+#define CLOCK_RECORD 32           /* header, IP, TID, TIME */
 
 size_t nat_page_size(void)
 {
@@ -47,6 +59,20 @@ size_t nat_page_size(void)
 	if (!ps)
 		ps = (size_t)sysconf(_SC_PAGESIZE);
 	return ps;
+}
+
+/* Data pages of a ring (a power of two, as the kernel wants). */
+static size_t ring_pages(void)
+{
+	uint64_t bytes, pages = CLOCK_RING_MIN;
+
+	if (nat.event != NAT_EV_CPUCLOCK)
+		return NAT_RING_PAGES;
+	/* 100 ms of samples: 1e8 ns over the period in ns */
+	bytes = 100000000ULL / nat.period * CLOCK_RECORD;
+	while (pages < NAT_RING_PAGES && pages * nat_page_size() < bytes)
+		pages *= 2;
+	return (size_t)pages;
 }
 
 int nat_perf_open(struct nat_thread *t)
@@ -76,11 +102,11 @@ int nat_perf_open(struct nat_thread *t)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(NAT_RING_PAGES * nat_page_size() / 2);
+	a.wakeup_watermark = (uint32_t)(ring_pages() * nat_page_size() / 2);
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	len = (NAT_RING_PAGES + 1) * nat_page_size();
+	len = (ring_pages() + 1) * nat_page_size();
 	ring = nat_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ring == MAP_FAILED) {
 		close(fd);
@@ -101,7 +127,7 @@ void nat_perf_close(struct nat_thread *t)
 	}
 	if (t->fd < 0)
 		return;
-	nat_sys_munmap(t->ring, (NAT_RING_PAGES + 1) * nat_page_size());
+	nat_sys_munmap(t->ring, (ring_pages() + 1) * nat_page_size());
 	close(t->fd);
 	t->fd = -1;
 	t->ring = NULL;
@@ -137,7 +163,7 @@ static void drain(struct nat_thread *t)
 	struct nat_ring_stats st = { 0 };
 	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = nat_ring_read((const unsigned char *)t->ring + nat_page_size(),
-				      NAT_RING_PAGES * nat_page_size(), mp->data_tail, head,
+				      ring_pages() * nat_page_size(), mp->data_tail, head,
 				      record, t, &st);
 
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
