@@ -22,7 +22,7 @@ int dc_evtab_add_slow(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint
 
 	if (!e)
 		return DC_ENOMEM;
-	t->recent[(level + 3 * evictor + 7 * victim + 13 * loc) % DC_EVTAB_RECENT] = e;
+	*dc_evtab_recent(t, level, evictor, victim, loc) = e;
 	e->count += n;
 	return 0;
 }

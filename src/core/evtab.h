@@ -29,6 +29,13 @@ struct dc_evtab {
 int dc_evtab_init(struct dc_evtab *t, const struct dc_env *env);
 void dc_evtab_release(struct dc_evtab *t);
 
+/* The key's place among the recent records. */
+static inline struct dc_evict **dc_evtab_recent(struct dc_evtab *t, uint32_t level,
+						uint32_t evictor, uint32_t victim, uint32_t loc)
+{
+	return &t->recent[(level + 3 * evictor + 7 * victim + 13 * loc) % DC_EVTAB_RECENT];
+}
+
 /* dc_evtab_add past the recent records: the hash table (out of line). */
 int dc_evtab_add_slow(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint32_t victim,
 		      uint32_t loc, uint64_t n);
@@ -39,8 +46,7 @@ int dc_evtab_add_slow(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint
 static inline int dc_evtab_add(struct dc_evtab *t, uint32_t level, uint32_t evictor,
 			       uint32_t victim, uint32_t loc, uint64_t n)
 {
-	struct dc_evict *e = t->recent[(level + 3 * evictor + 7 * victim + 13 * loc) %
-				       DC_EVTAB_RECENT];
+	struct dc_evict *e = *dc_evtab_recent(t, level, evictor, victim, loc);
 
 	if (!e || e->level != level || e->evictor != evictor || e->victim != victim ||
 	    e->loc != loc)
