@@ -14,21 +14,15 @@ void dc_evtab_release(struct dc_evtab *t)
 	dc_rectab_release(&t->r);
 }
 
-int dc_evtab_add(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint32_t victim,
-		 uint32_t loc, uint64_t n)
+int dc_evtab_add_slow(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint32_t victim,
+		      uint32_t loc, uint64_t n)
 {
 	uint32_t key[4] = { level, evictor, victim, loc };
-	struct dc_evict **last = &t->recent[(level + 3 * evictor + 7 * victim + 13 * loc) %
-					   DC_EVTAB_RECENT];
-	struct dc_evict *e = *last;
+	struct dc_evict *e = dc_rectab_get(&t->r, key);
 
-	if (!e || e->level != level || e->evictor != evictor || e->victim != victim ||
-	    e->loc != loc) {
-		e = dc_rectab_get(&t->r, key);
-		if (!e)
-			return DC_ENOMEM;
-		*last = e;
-	}
+	if (!e)
+		return DC_ENOMEM;
+	*dc_evtab_recent(t, level, evictor, victim, loc) = e;
 	e->count += n;
 	return 0;
 }

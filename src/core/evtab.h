@@ -29,9 +29,31 @@ struct dc_evtab {
 int dc_evtab_init(struct dc_evtab *t, const struct dc_env *env);
 void dc_evtab_release(struct dc_evtab *t);
 
-/* Adds n to the key's count; DC_ENOMEM when the record cannot be made. */
-int dc_evtab_add(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint32_t victim,
-		 uint32_t loc, uint64_t n);
+/* The key's place among the recent records. */
+static inline struct dc_evict **dc_evtab_recent(struct dc_evtab *t, uint32_t level,
+						uint32_t evictor, uint32_t victim, uint32_t loc)
+{
+	return &t->recent[(level + 3 * evictor + 7 * victim + 13 * loc) % DC_EVTAB_RECENT];
+}
+
+/* dc_evtab_add past the recent records: the hash table (out of line). */
+int dc_evtab_add_slow(struct dc_evtab *t, uint32_t level, uint32_t evictor, uint32_t victim,
+		      uint32_t loc, uint64_t n);
+
+/* Adds n to the key's count; DC_ENOMEM when the record cannot be made.
+ * Inline up to the recent record's check (one call per eviction with
+ * --evictions cost 4.5 % of bench_transpose's run with every feature). */
+static inline int dc_evtab_add(struct dc_evtab *t, uint32_t level, uint32_t evictor,
+			       uint32_t victim, uint32_t loc, uint64_t n)
+{
+	struct dc_evict *e = *dc_evtab_recent(t, level, evictor, victim, loc);
+
+	if (!e || e->level != level || e->evictor != evictor || e->victim != victim ||
+	    e->loc != loc)
+		return dc_evtab_add_slow(t, level, evictor, victim, loc, n);
+	e->count += n;
+	return 0;
+}
 
 /* Sets every count to zero, keeping the records (a forked child starts
  * anew). */
