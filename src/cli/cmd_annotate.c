@@ -70,6 +70,7 @@ struct annotate {
 	uint64_t context;
 	const char **dirs;
 	size_t ndirs;
+	const char *root;          /* the profile's source root, or NULL */
 	enum out_format format;
 };
 
@@ -238,7 +239,11 @@ static int annotate_file(const struct annotate *r, const struct annot *a,
 	size_t beyond;
 
 	sbuf_init(&path);
-	if (source_find(f->name, f->len, r->dirs, r->ndirs, &path)) {
+	/* reports show files relative to the source root: the recorded path
+	 * is the root's, after the --source-dir remappings */
+	if (source_find(f->name, f->len, r->dirs, r->ndirs, &path) &&
+	    (!r->root || f->name[0] == '/' ||
+	     source_find(f->name, f->len, &r->root, 1, &path))) {
 		err_msg("source file '%s' not found; use --source-dir", f->name);
 	} else if (source_read(path.buf, &src, err, sizeof err)) {
 		err_msg("cannot read source file '%s': %s", path.buf, err);
@@ -289,6 +294,7 @@ int cmd_annotate(int argc, char **argv)
 		free(r.dirs);
 		return DC_EXIT_ERROR;
 	}
+	r.root = view_src_root(&p);
 	header_init(&h);
 	sbuf_init(&out);
 	memset(&a, 0, sizeof a);

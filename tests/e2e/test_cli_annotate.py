@@ -272,6 +272,14 @@ class AnnotateTest(unittest.TestCase):
             shown = re.search(r"^-- (\S*annot_hot\.c)  \(MissLat ", r.stdout, re.M)
             self.assertTrue(shown, r.stdout)
             self.assertTrue(recorded.endswith(shown.group(1)), shown.group(1))
+            if form == "abs":
+                # from any directory: the file shown relative to the source
+                # root is found under the root (LULESH's sources were not
+                # found when dcprof ran outside their folder)
+                r = run([DCPROF, "annotate", db], cwd="/")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("-- read from " + recorded, r.stdout)
+                self.assertIn(self.hot_text, r.stdout)
             # ... and by its tail in a --source-dir, which comes first.
             r = run([DCPROF, "annotate", db, "annot_hot.c", "--source-dir", self.moved],
                     cwd=self.tmp)
