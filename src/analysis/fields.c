@@ -433,6 +433,12 @@ static void set_str(struct cell *c, const char *s)
 	cell_set_str(c, s, strlen(s));
 }
 
+/* An array of scalars: one field, the element itself. */
+static bool scalar_type(const struct dw_type *ty)
+{
+	return ty->nfields == 1 && !strcmp(ty->fields[0].name, ty->name);
+}
+
 /* "struct node: next 48.00 % of L1 misses, key 47.00 %; payload[40] never
  * read" from the field rows. */
 static void summarize(struct fields_info *fi, const struct dw_type *ty, int64_t (*fv)[V_N],
@@ -444,9 +450,9 @@ static void summarize(struct fields_info *fi, const struct dw_type *ty, int64_t 
 	sbuf_addf(&fi->summary, "%s:", ty->name);
 	/* an array of scalars has one field, the element itself: nothing to
 	 * rank, and "double 100 %" would say nothing */
-	if (ty->nfields == 1 && !strcmp(ty->fields[0].name, ty->name)) {
+	if (scalar_type(ty)) {
 		sbuf_addf(&fi->summary, " elements of %lld bytes, no fields to compare; --by offset"
-			  " shows where in the objects the misses are", (long long)ty->size);
+			  " shows which elements miss", (long long)ty->size);
 		free(order);
 		return;
 	}
@@ -618,14 +624,17 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 	if (have_type) {
 		sbuf_adds(&fi->type, ty.name);
 		fi->elem_size = ty.size;
+		/* an array of scalars has nothing inside an element to show by
+		 * offset: its offsets stay where in the object they are */
+		fi->folded = by == FIELDS_FIELD || !scalar_type(&ty);
 	} else if (by == FIELDS_FIELD) {
 		snprintf(err, errlen, "no type known for bucket '%s' (%s); --by offset shows its"
 			 " offsets", object, fi->why.buf);
 		goto out;
 	}
-	n = fold(rows, n, have_type ? ty.size : 0);
+	n = fold(rows, n, fi->folded ? ty.size : 0);
 	if (unused) {
-		ur = fold_unused(ur, &nu, have_type ? ty.size : 0);
+		ur = fold_unused(ur, &nu, fi->folded ? ty.size : 0);
 		/* by offset, a row starts each unused range too */
 		if (by == FIELDS_OFFSET) {
 			for (size_t i = 0; i < nu; i++) {
@@ -656,8 +665,13 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 			const struct dw_field *f = have_type ? dw_type_field_at(&ty, rows[i].off)
 							     : NULL;
 			cell_set_int(&row[c.off], rows[i].off);
-			if (have_type)
+			if (have_type && !fi->folded) {
+				char el[32];
+				snprintf(el, sizeof el, "[%lld]", (long long)(rows[i].off / ty.size));
+				set_str(&row[c.field], el);
+			} else if (have_type) {
 				set_str(&row[c.field], f ? f->name : "(padding)");
+			}
 			cell_set_int(&row[c.size], rows[i].size);
 			set_metrics(t, p, &c, row, rows[i].v, tot, true);
 		}

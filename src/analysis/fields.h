@@ -32,6 +32,8 @@ enum fields_by { FIELDS_OFFSET, FIELDS_FIELD };
 struct fields_info {
 	struct sbuf type;          /* the element type's name, empty if unknown */
 	int64_t elem_size;         /* 0 when unknown */
+	bool folded;               /* offsets folded by elem_size (not for
+	                            * --by offset of an array of scalars) */
 	struct sbuf why;           /* why the type is unknown */
 	struct sbuf summary;       /* "struct node: next 48.00 % of L1 misses, ..." */
 	int64_t window;            /* meta offset_window */

@@ -51,8 +51,9 @@ void cmd_report_usage(FILE *f)
 	      "  --by offset|field          with --object: the bucket's accesses by offset\n"
 	      "                             within its objects, or by the fields of its\n"
 	      "                             element type from the program's DWARF\n"
-	      "                             (offsets folded by the element's size); needs\n"
-	      "                             a profile recorded with --offsets\n"
+	      "                             (offsets folded by the element's size, but for\n"
+	      "                             an array of scalars by offset); needs a\n"
+	      "                             profile recorded with --offsets\n"
 	      "  --object NAME              only accesses to the bucket(s) named NAME\n"
 	      "  --function NAME            only accesses made by function NAME\n"
 	      "  --thread                   one row per thread (default: threads summed)\n"
@@ -395,7 +396,11 @@ static void print_fields_text(const struct report *r, const struct fields_info *
 
 	sbuf_init(&out);
 	sbuf_addf(&out, "%-10s", "type:");
-	if (fi->type.len) {
+	if (fi->type.len && !fi->folded) {
+		fmt_text(&out, fi->type.buf, fi->type.len);
+		sbuf_addf(&out, ", %lld bytes, an array of scalars: offsets from each object's"
+			  " start, [k] its element k\n", (long long)fi->elem_size);
+	} else if (fi->type.len) {
 		fmt_text(&out, fi->type.buf, fi->type.len);
 		sbuf_addf(&out, ", %lld bytes: offsets are within one element (folded by its"
 			  " size)\n", (long long)fi->elem_size);
@@ -431,7 +436,8 @@ static void json_fields(struct sbuf *out, const struct report *r, const struct f
 	else
 		sbuf_adds(out, "null");
 	if (fi->elem_size)
-		sbuf_addf(out, ",\"element_size\":%lld", (long long)fi->elem_size);
+		sbuf_addf(out, ",\"element_size\":%lld,\"folded\":%s", (long long)fi->elem_size,
+			  fi->folded ? "true" : "false");
 	else
 		sbuf_adds(out, ",\"element_size\":null");
 	sbuf_adds(out, ",\"type_unknown_why\":");
