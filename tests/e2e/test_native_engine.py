@@ -171,6 +171,46 @@ class Heap(NativeCase):
         self.assertEqual(n, 60 + 40 + 1 + 2 + 50 + 1 + 3 + 2)
 
 
+class SameHeap(NativeCase):
+    """Heap buckets named and counted as the simulator engine names and
+    counts them, on the heap-naming workloads: equake-style heap_names,
+    twolf-style with --alloc-fn=safe_malloc, and C++ new.  Both engines run
+    the same binary with the same options; the names come from finalize's
+    symbolisation (native) and from Valgrind's debug reader (simulator)."""
+
+    def compare(self, prog, opts=(), skip=()):
+        """skip: name prefixes of the simulator's buckets the native engine
+        cannot see."""
+        nat, sim = self.db("n.db"), self.db("s.db")
+        r = native(nat, [workload(prog)], ["--event=pagefault"] + list(opts))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = record(sim, [workload(prog)], list(opts))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        sql = ("SELECT name, blocks, total_bytes, max_live_blocks, max_live_bytes, min_size,"
+               " max_size FROM bucket WHERE kind = 'heap' AND blocks > 0 ORDER BY name")
+        want = [row for row in query(sim, sql) if not row[0].startswith(tuple(skip))]
+        self.assertEqual(query(nat, sql), want)
+        return want
+
+    def test_heap_names(self):
+        # heap_names.c's header: safe_malloc(SITE:safe_malloc) < build_list
+        # < main by default, build_list(SITE:list) < main with --alloc-fn
+        names = [row[0] for row in self.compare("heap_names")]
+        self.assertTrue([n for n in names if n.startswith("safe_malloc (heap_names.c:")
+                         and n.endswith(") < build_list < main")], names)
+
+    def test_alloc_fn(self):
+        names = [row[0] for row in self.compare("heap_names", ["--alloc-fn=safe_malloc"])]
+        self.assertFalse([n for n in names if n.startswith("safe_malloc")], names)
+        self.assertTrue([n for n in names if n.startswith("build_list (heap_names.c:")],
+                        names)
+
+    def test_cxx_new(self):
+        # libstdc++'s emergency exception pool is allocated by its
+        # constructor, before the runtime's (engine-native.md, "Objects")
+        self.compare("cxx_new", skip=("?(libstdc++.so.6",))
+
+
 class Processes(NativeCase):
     def test_threads(self):
         # threads.c: thr_a and thr_b (1 MiB, 64-byte aligned: 256 pages, or
