@@ -100,14 +100,15 @@ bool dc_objmap_lookup_start(const struct dc_objmap *m, uint64_t addr, struct dc_
 void dc_objmap_remove_ent(struct dc_objmap *m, const struct dc_objmap_ent *e);
 
 /* What dc_objmap_resolve found: the object, or only the bucket of the
- * 16-byte granule holding addr (*out's lo and hi are the granule's, o is
- * NULL, gen 0), valid until an object in the map is removed or moved to
- * another bucket. */
+ * 16-byte granule holding addr, or of the granule's first 8 bytes (*out's
+ * lo and hi are the granule's or its half's, o is NULL, gen 0), valid
+ * until an object in the map is removed or moved to another bucket. */
 enum { DC_OBJMAP_OBJECT = 1, DC_OBJMAP_GRAIN = 2 };
 #define DC_OBJMAP_MIXED 0xffffffffu
 
-/* Like dc_objmap_lookup, but when the granule holding addr lies wholly
- * inside an object and every such granule of its 4 KiB page belongs to
+/* Like dc_objmap_lookup, but when the granule holding addr (or, for an
+ * address in a granule's first 8 bytes, those 8 bytes) lies wholly inside
+ * an object and every such granule or half of its 4 KiB page belongs to
  * objects of one bucket, answers DC_OBJMAP_GRAIN from the page alone,
  * without reading the object's entry; 0 when no object holds addr. */
 int dc_objmap_resolve(const struct dc_objmap *m, uint64_t addr, struct dc_objmap_ent *out);

@@ -901,10 +901,24 @@ DC_TEST(objmap, resolve_by_granule)
 	CHECK_EQ(e.hi, 0x10020);
 	CHECK_EQ(e.bucket, 3);
 	CHECK(e.o == NULL);
-	/* The block's last 8 bytes share a granule with the next header. */
-	CHECK_EQ(dc_objmap_resolve(&m, 0x10010 + 20, &e), DC_OBJMAP_OBJECT);
-	CHECK(e.o == o[0]);
+	/* The block's last 8 bytes share a granule with the next header:
+	 * they are the granule's first half, [0x10020, 0x10028), answered
+	 * by its half bit; the header's 8 bytes belong to no object. */
+	CHECK_EQ(dc_objmap_resolve(&m, 0x10010 + 20, &e), DC_OBJMAP_GRAIN);
+	CHECK_EQ(e.lo, 0x10020);
+	CHECK_EQ(e.hi, 0x10028);
+	CHECK_EQ(e.bucket, 3);
 	CHECK_EQ(dc_objmap_resolve(&m, 0x10010 + 24, &e), 0);
+	/* A block ending 4 bytes into a granule's first half: by entry. */
+	dc_objmap_remove(&m, o[99]);
+	o[99] = dc_objmap_new(&m);
+	o[99]->lo = 0x10010 + 32 * 99;
+	o[99]->hi = o[99]->lo + 20;
+	o[99]->bucket = 3;
+	CHECK_EQ(dc_objmap_insert(&m, o[99]), 0);
+	CHECK_EQ(dc_objmap_resolve(&m, o[99]->lo + 16, &e), DC_OBJMAP_OBJECT);
+	CHECK(e.o == o[99]);
+	CHECK_EQ(dc_objmap_resolve(&m, o[99]->lo + 20, &e), 0);
 	/* A block of another bucket mixes the page; its removal leaves it
 	 * mixed (the page's granules are not recounted) ... */
 	other = dc_objmap_new(&m);
@@ -942,8 +956,11 @@ DC_TEST(objmap, resolve_by_granule)
 	CHECK_EQ(dc_objmap_resolve(&m, 0x20010, &e), DC_OBJMAP_GRAIN);
 	CHECK_EQ(dc_objmap_resolve(&m, 0x2000f, &e), DC_OBJMAP_OBJECT);
 	CHECK_EQ(dc_objmap_resolve(&m, 0x22fe8, &e), DC_OBJMAP_GRAIN);
-	CHECK_EQ(dc_objmap_resolve(&m, 0x22ff0, &e), DC_OBJMAP_OBJECT);
+	/* its last 8 bytes, the first half of their granule */
+	CHECK_EQ(dc_objmap_resolve(&m, 0x22ff0, &e), DC_OBJMAP_GRAIN);
+	CHECK_EQ(e.hi, 0x22ff8);
 	CHECK_EQ(e.bucket, 7);
+	CHECK_EQ(dc_objmap_resolve(&m, 0x22ff8, &e), 0);
 	dc_objmap_remove(&m, o[1]);
 	CHECK_EQ(dc_objmap_resolve(&m, 0x21800, &e), 0);
 	big = dc_objmap_new(&m);
@@ -971,7 +988,7 @@ DC_TEST(objmap, churn_matches_brute_force_reference)
 	struct dc_objmap m;
 	struct ref_map r = { calloc(MAXOBJ, sizeof(struct ref_obj)), 0 };
 	uint64_t freed[FREED] = { 0 }, seed = 20250611;
-	long reused = 0, merged = 0, inserted = 0, refused = 0, rebucketed = 0, grains = 0;
+	long reused = 0, merged = 0, inserted = 0, refused = 0, rebucketed = 0, grains = 0, halves = 0;
 
 	CHECK(r.v);
 	CHECK_EQ(dc_objmap_init(&m, dc_env_libc()), 0);
@@ -1038,12 +1055,17 @@ DC_TEST(objmap, churn_matches_brute_force_reference)
 				check_ent(dc_objmap_lookup(&m, a, &e), &e, want, "lookup", a, op);
 				check_start(&m, &r, a, op);
 				/* resolve: the object, or a granule wholly inside it
-				 * with its bucket. */
+				 * with its bucket, or the first 8 bytes of one. */
 				int how = dc_objmap_resolve(&m, a, &e);
 				if (how == DC_OBJMAP_GRAIN) {
 					CHECK(want != NULL);
 					CHECK_EQ(e.lo, a & ~(uint64_t)15);
-					CHECK_EQ(e.hi, e.lo + 16);
+					if (e.hi == e.lo + 8) {
+						CHECK(a < e.hi);
+						halves++;
+					} else {
+						CHECK_EQ(e.hi, e.lo + 16);
+					}
 					CHECK(want->lo <= e.lo && e.hi <= want->hi);
 					CHECK_EQ(e.bucket, want->bucket);
 					grains++;
@@ -1064,6 +1086,7 @@ DC_TEST(objmap, churn_matches_brute_force_reference)
 	CHECK(refused > 1000);
 	CHECK(rebucketed > 1000);
 	CHECK(grains > 10000);
+	CHECK(halves > 0);
 	free(r.v);
 	dc_objmap_release(&m);
 }
