@@ -19,6 +19,17 @@ RAW_READ_VERSION = 8
 WORKLOADS = os.path.join(BUILD, "w")
 
 
+def perf_ok():
+    """Software perf events (page faults, cpu-clock) are allowed here:
+    perf_event_paranoid <= 2 lets a process sample its own threads'
+    user-space events."""
+    try:
+        with open("/proc/sys/kernel/perf_event_paranoid") as f:
+            return int(f.read()) <= 2
+    except (OSError, ValueError):
+        return False
+
+
 def workload(name):
     return os.path.join(WORKLOADS, name)
 

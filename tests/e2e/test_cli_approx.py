@@ -59,7 +59,7 @@ import os
 import shutil
 import sqlite3
 
-from harness import DCPROF, ROOT, TmpDirTest, run, workload
+from harness import DCPROF, ROOT, TmpDirTest, perf_ok, run, workload
 
 FIG2 = os.path.join(ROOT, "tests", "workloads", "approx_fig2.c")
 ARRAYS = os.path.join(ROOT, "tests", "workloads", "approx_arrays.c")
@@ -232,12 +232,8 @@ class Arrays(TmpDirTest):
         # the native engine's cpu-clock samples carry CPU time, which no
         # exact count measures: approx attributes them and says there is
         # nothing to compare with, instead of ranking zeros
-        try:
-            with open("/proc/sys/kernel/perf_event_paranoid") as f:
-                if int(f.read()) > 2:
-                    self.skipTest("perf_event_paranoid > 2: no software sampling")
-        except OSError:
-            self.skipTest("no /proc/sys/kernel/perf_event_paranoid")
+        if not perf_ok():
+            self.skipTest("perf_event_paranoid > 2: no software sampling")
         src = self.path("nsrc")
         os.mkdir(src)
         shutil.copy(ARRAYS, src)

@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import DCPROF, ROOT, run, workload
+from harness import DCPROF, ROOT, perf_ok, run, workload
 
 CACHE = "--cache=L1=32K:8:64,L2=1M:16:64"
 
@@ -67,12 +67,8 @@ class Install(unittest.TestCase):
 
     def test_installed_native(self):
         """The installed binary preloads the installed native runtime."""
-        try:
-            with open("/proc/sys/kernel/perf_event_paranoid") as f:
-                if int(f.read()) > 2:
-                    self.skipTest("perf_event_paranoid > 2: no software sampling")
-        except OSError:
-            self.skipTest("no /proc/sys/kernel/perf_event_paranoid")
+        if not perf_ok():
+            self.skipTest("perf_event_paranoid > 2: no software sampling")
         db = os.path.join(self._td.name, "native.db")
         r = subprocess.run([os.path.join(self.prefix, "bin", "dcprof"), "record", "-q",
                             "--engine=native", "--event=pagefault", "-o", db, "--",

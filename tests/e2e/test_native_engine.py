@@ -12,19 +12,9 @@ import tempfile
 import unittest
 
 from test_engine_common import query, record, run, two_checkpoints_later, workload
-from harness import DCPROF
+from harness import DCPROF, perf_ok
 
 PAGE = 4096
-
-
-def perf_ok():
-    """Software page-fault sampling is allowed here (perf_event_paranoid
-    <= 2 lets a process sample its own threads' user-space events)."""
-    try:
-        with open("/proc/sys/kernel/perf_event_paranoid") as f:
-            return int(f.read()) <= 2
-    except OSError:
-        return False
 
 
 def native(db, prog_args, opts=("--event=pagefault",)):

@@ -19,9 +19,8 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import BUILD, DCPROF
+from harness import BUILD, DCPROF, perf_ok
 from test_engine_common import query, record, run, workload
-from test_native_engine import perf_ok
 from test_native_rdx import WHY_NOT
 
 ENOENT = "No such file or directory"

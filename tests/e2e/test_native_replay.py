@@ -30,7 +30,7 @@ import subprocess
 import unittest
 
 from test_engine_common import query, record, run, workload, COLS
-from harness import DCPROF, TmpDirTest
+from harness import DCPROF, TmpDirTest, perf_ok
 
 CACHE = "--cache=L1=32K:8:64,L2=256K:8:64,L3=2M:16:64"
 LAT = "--latency=L1=4,L2=14,L3=40,MEM=200"
@@ -186,14 +186,6 @@ class Replay(TmpDirTest):
         self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
         self.assertIn("--sample-log cannot be combined with --sample-ip-only", r.stderr)
         self.assertFalse(os.path.exists(self.path("x.db")))
-
-
-def perf_ok():
-    try:
-        with open("/proc/sys/kernel/perf_event_paranoid") as f:
-            return int(f.read()) <= 2
-    except OSError:
-        return False
 
 
 def symbol(prog, name):
