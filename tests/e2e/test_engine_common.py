@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import time
 import unittest
@@ -179,6 +180,32 @@ def checkpoint_of(tmpdir, pid):
             continue
         return st.st_ino, st.st_mtime_ns
     return None
+
+
+def record_killed(db, opts, prog_args, sig, tmpdir, before_kill=None):
+    """dcprof record -q -o DB OPTS -- PROG_ARGS (sigterm.c, which prints
+    "ready PID" once its work is done), with raw dumps under tmpdir; once
+    before_kill(pid) has returned, SIG to the program.  Returns record's
+    exit status and stderr."""
+    p = subprocess.Popen([DCPROF, "record", "-q", "-o", db] + list(opts) + ["--"]
+                         + list(prog_args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=dict(os.environ, TMPDIR=tmpdir))
+    try:
+        line = p.stdout.readline().split()
+        if line[:1] != ["ready"]:
+            raise AssertionError("program did not start: %r" % line)
+        if before_kill:
+            before_kill(int(line[1]))
+        os.kill(int(line[1]), sig)
+        p.wait(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        p.stdout.close()
+        err = p.stderr.read()
+        p.stderr.close()
+    return p.returncode, err
 
 
 def two_checkpoints_later(tmpdir, pid):

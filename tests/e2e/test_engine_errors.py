@@ -5,15 +5,14 @@ killed; after SIGKILL, from the engine's last checkpoint) and
 `dcprof record` passes the program's exit status through (128 + signal when
 killed).  Workloads segv.c and sigterm.c."""
 import os
-import re
 import shutil
 import signal
-import subprocess
 import tempfile
 import unittest
 
 from test_engine_common import (CACHE_2, DCPROF, buckets, meta, record, report_json,
-                                run, totals, two_checkpoints_later, workload)
+                                record_killed, run, totals, two_checkpoints_later,
+                                workload)
 
 WORDS = (1 << 20) // 8
 LINES = (1 << 20) // 64
@@ -71,25 +70,8 @@ class Ending(unittest.TestCase):
         """Start sigterm.c in MODE, send SIG to the program once it has done
         its work (and before_kill(pid) has returned), return dcprof record's
         exit status and stderr."""
-        p = subprocess.Popen([DCPROF, "record", "-q", "-o", self.db, CACHE_2] + list(options)
-                             + ["--", workload("sigterm"), mode],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=dict(os.environ, TMPDIR=self.tmp))
-        try:
-            line = p.stdout.readline().split()
-            self.assertEqual(line[:1], ["ready"], "program did not start: %r" % line)
-            if before_kill:
-                before_kill(int(line[1]))
-            os.kill(int(line[1]), sig)
-            p.wait(timeout=120)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            p.stdout.close()
-            err = p.stderr.read()
-            p.stderr.close()
-        return p.returncode, err
+        return record_killed(self.db, [CACHE_2] + list(options), [workload("sigterm"), mode],
+                             sig, self.tmp, before_kill)
 
     def two_checkpoints_later(self, pid):
         """Wait until the checkpoint has been replaced twice: the second one

@@ -7,11 +7,11 @@ import glob
 import os
 import shutil
 import signal
-import subprocess
 import tempfile
 import unittest
 
-from test_engine_common import query, record, run, two_checkpoints_later, workload
+from test_engine_common import (query, record, record_killed, run, two_checkpoints_later,
+                                workload)
 from harness import DCPROF, perf_ok
 
 PAGE = 4096
@@ -392,27 +392,14 @@ class Checkpoint(NativeCase):
         raw = os.path.join(self.tmp, "raw")
         os.mkdir(raw)
         db = self.db()
-        p = subprocess.Popen([DCPROF, "record", "-q", "-o", db, "--engine=native",
-                              "--event=pagefault", "--checkpoint=0.2", "--",
-                              workload("sigterm"), "spin"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=dict(os.environ, TMPDIR=raw))
-        try:
-            line = p.stdout.readline().split()
-            self.assertEqual(line[:1], ["ready"], "program did not start: %r" % line)
-            pid = int(line[1])
+        def after_two_checkpoints(pid):
             seen = two_checkpoints_later(raw, pid)
             self.assertEqual(len(seen), 3, "fewer than two checkpoints in 60 s: %r" % seen)
-            os.kill(pid, signal.SIGKILL)
-            p.wait(timeout=120)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            p.stdout.close()
-            err = p.stderr.read()
-            p.stderr.close()
-        self.assertEqual(p.returncode, 128 + signal.SIGKILL, err)
+
+        rc, err = record_killed(db, ["--engine=native", "--event=pagefault", "--checkpoint=0.2"],
+                                [workload("sigterm"), "spin"], signal.SIGKILL, raw,
+                                after_two_checkpoints)
+        self.assertEqual(rc, 128 + signal.SIGKILL, err)
         self.assertEqual(meta(db, "complete"), "0")
         self.assertEqual(meta(db, "exit_status"), "signal 9")
         self.assertRegex(meta(db, "incomplete_reason"), r"^killed by signal 9 \(SIGKILL\);"
