@@ -4,6 +4,7 @@
  * whose expected weights are derived in the comments.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/insnskid.h"
