@@ -324,13 +324,9 @@ static int merge_counts(struct merge *m, const char *path)
 	/* unused bytes: rows are ranges whose counts add up byte by byte, so
 	 * ranges of different profiles may overlap; equal ones add */
 	if (!rc && src_has_table(m, "offset_unused"))
-		rc = exec(m, path,
-			  "INSERT INTO main.offset_unused(bucket, offset, end_offset, Unused1, Unused2,"
-			  " Unused3, Unused4) SELECT b.dst, t.offset, t.end_offset, t.Unused1,"
-			  " t.Unused2, t.Unused3, t.Unused4 FROM src.offset_unused t" BJ("b", "bucket")
-			  " WHERE true ON CONFLICT(bucket, offset, end_offset) DO UPDATE SET"
-			  " Unused1 = Unused1 + excluded.Unused1, Unused2 = Unused2 + excluded.Unused2,"
-			  " Unused3 = Unused3 + excluded.Unused3, Unused4 = Unused4 + excluded.Unused4");
+		rc = upsert(m, path, "offset_unused", "bucket, offset, end_offset",
+			    "b.dst, t.offset, t.end_offset", BJ("b", "bucket"),
+			    "Unused1, Unused2, Unused3, Unused4");
 	if (!rc && src_has_table(m, "bucket_type"))
 		rc = exec(m, path, "INSERT OR IGNORE INTO main.bucket_type(bucket, type)"
 			  " SELECT b.dst, t.type FROM src.bucket_type t" BJ("b", "bucket"));
