@@ -60,7 +60,12 @@ struct nat_pmu {
 struct nat_pmu_ring {
 	int fd, leader_fd;
 	uint8_t kind;
+	bool no_poll;             /* IBS with --reuse-sample: wakes per sample, drained on the timer */
 	void *ring, *aux;
+	/* --reuse-sample with IBS or SPE: the offset of the ring (IBS) or AUX
+	 * area (SPE) nat_rdx.c's handler has read up to; the reader stops
+	 * there (NULL: no limit) */
+	const uint64_t *lead;
 };
 
 enum nat_kind { NAT_K_GLOBAL, NAT_K_HEAP, NAT_K_STACK, NAT_K_UNKNOWN, NAT_K_TLS, NAT_K_MMAP };
@@ -328,5 +333,19 @@ void nat_rdx_drain_all(void);
 void nat_rdx_end(void);
 void nat_rdx_child(void);
 void nat_rdx_dump(struct dc_rawout *o);
+
+/* nat_rdx_use.c: use points from IBS's ring or SPE's AUX area.  Of the
+ * records with a data address, every `every`-th is a use (seen counts
+ * them); SPE records take period as their weight. */
+struct nat_rdx_pick {
+	uint8_t kind;             /* NAT_PMU_IBS or NAT_PMU_SPE */
+	uint64_t every, seen, period;
+};
+typedef void (*nat_use_fn)(void *ud, uint64_t addr, uint64_t ip);
+/* Passes each use in buf[from, head) (offsets modulo size, a power of
+ * two) to fn; returns the offset read up to (a record cut by head is
+ * left).  Async-signal-safe. */
+uint64_t nat_rdx_uses(struct nat_rdx_pick *p, const unsigned char *buf, uint64_t size,
+		      uint64_t from, uint64_t head, nat_use_fn fn, void *ud);
 
 #endif

@@ -219,7 +219,7 @@ static void *reader_main(void *unused)
 			}
 		}
 		for (uint32_t i = 0; i < nat.nthreads && n < cap; i++)
-			if (nat.threads[i]->fd >= 0) {
+			if (nat.threads[i]->fd >= 0 && !nat.threads[i]->pmu[0].no_poll) {
 				pfd[n].fd = nat.threads[i]->fd;
 				pfd[n].events = POLLIN;
 				n++;

@@ -134,6 +134,8 @@ static int open_one(const struct nat_pmu *p, struct nat_pmu_ring *r)
 	r->fd = r->leader_fd = -1;
 	r->ring = r->aux = NULL;
 	r->kind = p->kind;
+	r->no_poll = false;
+	r->lead = NULL;
 	memset(&a, 0, sizeof a);
 	a.size = sizeof a;
 	a.type = p->type;
@@ -153,8 +155,16 @@ static int open_one(const struct nat_pmu *p, struct nat_pmu_ring *r)
 	a.sample_type = sample_type[p->kind];
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)(pages * nat_page_size() / 2);
-	if (p->kind == NAT_PMU_SPE)    /* the reader is woken when the AUX area is half full */
-		a.aux_watermark = (uint32_t)(SPE_AUX_PAGES * nat_page_size() / 2);
+	/* SPE: the reader is woken when the AUX area is half full, nat_rdx.c's
+	 * handler (--reuse-sample) at every page, the least SPE interrupts at */
+	if (p->kind == NAT_PMU_SPE)
+		a.aux_watermark = (uint32_t)(nat.rdx_period ? nat_page_size()
+							    : SPE_AUX_PAGES * nat_page_size() / 2);
+	if (p->kind == NAT_PMU_IBS && nat.rdx_period) {   /* nat_rdx.c's handler: every sample */
+		a.watermark = 0;
+		a.wakeup_events = 1;
+		r->no_poll = true;
+	}
 	r->fd = sys_open(&a, r->leader_fd);
 	if (r->fd < 0)
 		goto fail;
@@ -273,14 +283,20 @@ void nat_pmu_drain(struct nat_thread *t)
 		struct perf_event_mmap_page *mp = r->ring;
 		struct reading rd = { t, r->kind };
 		struct nat_ring_stats st = { 0 };
+		uint64_t lead = r->lead ? __atomic_load_n(r->lead, __ATOMIC_ACQUIRE) : UINT64_MAX;
 		uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-		uint64_t tail = nat_ring_read((const unsigned char *)r->ring + nat_page_size(),
-					      ring_pages(r->kind) * nat_page_size(), mp->data_tail,
-					      head, on_record, &rd, &st);
+		uint64_t tail;
 
+		if (!r->aux && head > lead)
+			head = lead;           /* what nat_rdx.c's handler has not read yet waits */
+		tail = nat_ring_read((const unsigned char *)r->ring + nat_page_size(),
+				     ring_pages(r->kind) * nat_page_size(), mp->data_tail, head,
+				     on_record, &rd, &st);
 		__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
 		if (r->aux) {
 			head = __atomic_load_n(&mp->aux_head, __ATOMIC_ACQUIRE);
+			if (head > lead)
+				head = lead;
 			tail = nat_aux_read(r->aux, mp->aux_size, mp->aux_tail, head, on_spe, &rd,
 					    &st);
 			__atomic_store_n(&mp->aux_tail, tail, __ATOMIC_RELEASE);

@@ -30,13 +30,25 @@
  *  - A data watchpoint traps after the access; the sample's IP is the next
  *    instruction, so the reuse's location is IP - 1 (inside the access's
  *    instruction, which is what finalize symbolises).
- *  - Use points from a PMU (--event=mem-loads or mem-stores: PEBS, whose
- *    records carry the data address in the ring; nat.pmu[0]'s encoding,
- *    sample_type IDENTIFIER | IP | ADDR, period N): every N-th sampled
- *    load or store is a use.  A PEBS record is written after its
- *    instruction retired: nothing re-executes, no trap is skipped.
- *    IBS and SPE are refused by record (their addresses are in RAW or the
- *    AUX area, which the handler does not decode).
+ *  - Use points from a PMU.  PEBS (--event=mem-loads or mem-stores, whose
+ *    records carry the data address in the ring): a second event of
+ *    nat.pmu[0]'s encoding, sample_type IDENTIFIER | IP | ADDR, period N:
+ *    every N-th sampled load or store is a use.  IBS and SPE (ibs-op,
+ *    spe): no second event — Linux's IBS driver keeps one op event per
+ *    core (arch/x86/events/amd/ibs.c, struct cpu_perf_ibs) and arm_spe is
+ *    an exclusive PMU (a second event in the thread fails with EBUSY) —
+ *    but the thread's sampling event (nat_pmu.c), routed to this signal:
+ *    the handler reads its new records first (nat_rdx_use.c: IBS's RAW,
+ *    SPE's AUX packets; every N-th with a data address is a use, at its
+ *    address and IbsOpRip or PC), keeps the offset it read up to (lead),
+ *    and the reader thread attributes the samples only up to there, so
+ *    the kernel never overwrites a record the handler has yet to read.
+ *    IBS's event then wakes on every sample (nat_pmu.c); SPE interrupts
+ *    once a page of AUX is full at the soonest, so an SPE use is armed up
+ *    to a page of records late (docs/engine-native.md).  Each use stands
+ *    for N samples x the period (rx.use_weight).  PEBS, IBS and SPE
+ *    records are written after their op: nothing re-executes, no trap is
+ *    skipped.  The watchpoints then write into the first one's ring.
  *  - Distance: with a PMU event, a counter of the thread opened with the
  *    watchpoints: Intel's MEM_INST_RETIRED.ALL_LOADS and ALL_STORES (raw
  *    0xd0 umask 0x81 and 0x82 on the PMU of mem-loads, a group read in
@@ -55,8 +67,9 @@
  *    first; a handler already running on another thread then may still
  *    change its own dc_rdx while the end drains it (the program exits
  *    with threads still running): such a use may be lost or counted twice.
- *  - Counts as the simulator engine writes them: weights x N, where a use
- *    stands for N page faults (meta reuse_use_event).
+ *  - Counts as the simulator engine writes them: weights x the accesses a
+ *    use stands for (N page faults or PEBS samples, N x period for IBS and
+ *    SPE; meta reuse_sample_period, reuse_use_event).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -97,8 +110,12 @@ struct nat_rdx_thr {
 	int fd_ctr[2];             /* the distance counter, -1: CPU time */
 	uint64_t id_use, id_wp[NAT_RDX_MAX_WP];
 	struct perf_event_attr wp_attr[NAT_RDX_MAX_WP];
-	void *ring;
+	void *ring;                /* the use event's, else the first watchpoint's */
 	bool skip[NAT_RDX_MAX_WP]; /* the next trap is the use's own access */
+	/* IBS, SPE: the thread's sampling event is the use event */
+	struct nat_pmu_ring *pmu;
+	struct nat_rdx_pick pick;
+	uint64_t lead;             /* its ring or AUX area read up to here */
 	/* the queue: the handler writes at head, the drain reads at tail */
 	struct rdx_ev q[QUEUE];
 	uint32_t head, tail;
@@ -129,6 +146,7 @@ static struct {
 	struct dc_rectab bins, pairs, unseen;
 	uint64_t samples, arms, replaced, dropped, traps, q_dropped, unwatched;
 	int unit;                  /* enum unit, the same for every thread */
+	uint64_t use_weight;       /* the accesses a use stands for */
 } rx;
 
 enum unit { U_NS, U_INSN, U_MEMINSN };
@@ -349,7 +367,7 @@ static void read_ring(struct nat_rdx_thr *x, uint64_t ctx_ip)
 			id = get64(rec + sizeof h);
 			ip = get64(rec + sizeof h + 8);
 			addr = get64(rec + sizeof h + 16);
-			if (id == x->id_use) {
+			if (x->fd_use >= 0 && id == x->id_use) {
 				use_point(x, addr, ip, ip == ctx_ip && nat.event != NAT_EV_PMU);
 			} else {
 				for (unsigned j = 0; j < x->r.cfg.nwp; j++)
@@ -360,6 +378,29 @@ static void read_ring(struct nat_rdx_thr *x, uint64_t ctx_ip)
 		tail += h.size;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void on_use(void *ud, uint64_t addr, uint64_t ip)
+{
+	use_point(ud, addr, ip, false);
+}
+
+/* The new records of the thread's IBS ring or SPE AUX area: its uses. */
+static void read_pmu(struct nat_rdx_thr *x)
+{
+	struct perf_event_mmap_page *mp = x->pmu->ring;
+	const unsigned char *buf = (const unsigned char *)x->pmu->ring + mp->data_offset;
+	uint64_t size = mp->data_size, head, lead;
+
+	if (x->pmu->kind == NAT_PMU_SPE) {
+		buf = x->pmu->aux;
+		size = mp->aux_size;
+		head = __atomic_load_n(&mp->aux_head, __ATOMIC_ACQUIRE);
+	} else {
+		head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	}
+	lead = nat_rdx_uses(&x->pick, buf, size, x->lead, head, on_use, x);
+	__atomic_store_n(&x->lead, lead, __ATOMIC_RELEASE);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -373,6 +414,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		ip = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 #endif
 		read_ring(x, ip);
+		if (x->pmu)
+			read_pmu(x);
 	}
 	errno = e;
 }
@@ -406,10 +449,12 @@ void nat_rdx_open(struct nat_thread *t)
 		goto fail;
 	memset(&a, 0, sizeof a);
 	a.size = sizeof a;
-	if (nat.event == NAT_EV_PMU) {
-		const struct nat_pmu *p = &nat.pmu[0];
-		if (p->kind != NAT_PMU_PEBS)
+	if (nat.event == NAT_EV_PMU && nat.pmu[0].kind != NAT_PMU_PEBS) {
+		if (!t->npmu || t->pmu[0].kind != nat.pmu[0].kind)
 			goto fail;
+		x->pmu = &t->pmu[0];       /* IBS, SPE: one unit per core (see the Notes) */
+	} else if (nat.event == NAT_EV_PMU) {
+		const struct nat_pmu *p = &nat.pmu[0];
 		a.type = p->type;
 		a.config = p->config;
 		a.config1 = p->config1;
@@ -427,15 +472,18 @@ void nat_rdx_open(struct nat_thread *t)
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
 	a.disabled = 1;
-	x->fd_use = (int)perf_open(&a);
-	if (x->fd_use < 0)
-		goto fail;
-	ring = nat_sys_mmap(NULL, (RING_PAGES + 1) * ps, PROT_READ | PROT_WRITE, MAP_SHARED, x->fd_use, 0);
-	if (ring == MAP_FAILED)
-		goto fail;
-	x->ring = ring;
-	if (ioctl(x->fd_use, PERF_EVENT_IOC_ID, &x->id_use) || route(x->fd_use))
-		goto fail;
+	if (!x->pmu) {
+		x->fd_use = (int)perf_open(&a);
+		if (x->fd_use < 0)
+			goto fail;
+		ring = nat_sys_mmap(NULL, (RING_PAGES + 1) * ps, PROT_READ | PROT_WRITE, MAP_SHARED,
+				    x->fd_use, 0);
+		if (ring == MAP_FAILED)
+			goto fail;
+		x->ring = ring;
+		if (ioctl(x->fd_use, PERF_EVENT_IOC_ID, &x->id_use) || route(x->fd_use))
+			goto fail;
+	}
 	for (i = 0; i < cfg.nwp; i++) {
 		struct perf_event_attr *w = &x->wp_attr[i];
 		memset(w, 0, sizeof *w);
@@ -451,9 +499,30 @@ void nat_rdx_open(struct nat_thread *t)
 		w->wakeup_events = 1;
 		w->disabled = 1;
 		x->fd_wp[i] = (int)perf_open(w);
-		if (x->fd_wp[i] < 0 || ioctl(x->fd_wp[i], PERF_EVENT_IOC_SET_OUTPUT, x->fd_use) ||
-		    ioctl(x->fd_wp[i], PERF_EVENT_IOC_ID, &x->id_wp[i]) || route(x->fd_wp[i]))
+		if (x->fd_wp[i] < 0)
 			goto fail;
+		if (!x->ring) {            /* no use event: the first watchpoint's ring */
+			ring = nat_sys_mmap(NULL, (RING_PAGES + 1) * ps, PROT_READ | PROT_WRITE,
+					    MAP_SHARED, x->fd_wp[i], 0);
+			if (ring == MAP_FAILED)
+				goto fail;
+			x->ring = ring;
+		} else if (ioctl(x->fd_wp[i], PERF_EVENT_IOC_SET_OUTPUT,
+				 x->fd_use >= 0 ? x->fd_use : x->fd_wp[0])) {
+			goto fail;
+		}
+		if (ioctl(x->fd_wp[i], PERF_EVENT_IOC_ID, &x->id_wp[i]) || route(x->fd_wp[i]))
+			goto fail;
+	}
+	if (x->pmu) {
+		struct perf_event_mmap_page *mp = x->pmu->ring;
+		x->pick.kind = x->pmu->kind;
+		x->pick.every = nat.rdx_period;
+		x->pick.period = nat.period;
+		x->lead = x->pmu->kind == NAT_PMU_SPE ? mp->aux_tail : mp->data_tail;
+		if (route(x->pmu->fd))
+			goto fail;
+		x->pmu->lead = &x->lead;
 	}
 	if (rx.n == rx.cap) {
 		uint32_t cap = rx.cap ? 2 * rx.cap : 16;
@@ -465,11 +534,14 @@ void nat_rdx_open(struct nat_thread *t)
 	}
 	rx.thr[rx.n++] = x;
 	mine = x;
-	ioctl(x->fd_use, PERF_EVENT_IOC_ENABLE, 0);
+	if (x->fd_use >= 0)
+		ioctl(x->fd_use, PERF_EVENT_IOC_ENABLE, 0);
 	return;
 fail:
 	rx.unwatched++;
 	if (x) {
+		if (x->pmu)
+			x->pmu->lead = NULL;
 		for (i = 0; i < NAT_RDX_MAX_WP; i++)
 			if (x->fd_wp[i] >= 0)
 				close(x->fd_wp[i]);
@@ -492,14 +564,18 @@ static void stop(struct nat_rdx_thr *x, bool keep_fds)
 	if (x->closed)
 		return;
 	x->closed = true;
-	for (unsigned i = 0; i < x->r.cfg.nwp; i++)
-		if (x->fd_wp[i] >= 0 && !keep_fds) {
-			close(x->fd_wp[i]);
-			x->fd_wp[i] = -1;
-		}
-	if (x->fd_use >= 0 && !keep_fds) {
-		nat_sys_munmap(x->ring, (RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE));
-		close(x->fd_use);
+	__atomic_store_n(&x->lead, UINT64_MAX, __ATOMIC_RELEASE);   /* the reader reads on */
+	if (!keep_fds) {
+		for (unsigned i = 0; i < x->r.cfg.nwp; i++)
+			if (x->fd_wp[i] >= 0) {
+				close(x->fd_wp[i]);
+				x->fd_wp[i] = -1;
+			}
+		if (x->ring)
+			nat_sys_munmap(x->ring, (RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE));
+		x->ring = NULL;
+		if (x->fd_use >= 0)
+			close(x->fd_use);
 		x->fd_use = -1;
 		ctr_close(x->fd_ctr);
 	}
@@ -591,6 +667,11 @@ void nat_rdx_init(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(NAT_RDX_SIG, &sa, NULL);
 	tables_init();
+	/* IBS and SPE: every N-th sample of the sampling event, each for its period */
+	rx.use_weight = nat.rdx_period;
+	if (nat.event == NAT_EV_PMU && nat.pmu[0].kind != NAT_PMU_PEBS)
+		rx.use_weight = nat.period && nat.rdx_period <= UINT64_MAX / nat.period
+					? nat.rdx_period * nat.period : UINT64_MAX;
 	/* the distance unit: the first counter that opens here */
 	rx.unit = U_NS;
 	if (nat.event == NAT_EV_PMU) {
@@ -647,7 +728,7 @@ void nat_rdx_child(void)
 /* A weighted distance sum x N, sticking at SUM_UNKNOWN. */
 static uint64_t sum_times_n(uint64_t s)
 {
-	uint64_t n = nat.rdx_period;
+	uint64_t n = rx.use_weight;
 
 	return s == SUM_UNKNOWN || s > SUM_UNKNOWN / n ? SUM_UNKNOWN : s * n;
 }
@@ -657,7 +738,7 @@ static int bin_cb(void *ud, void *rec)
 	const struct rdx_bin *b = rec;
 
 	if (b->count)
-		dc_raw_rhist(ud, "sampled", b->bucket, b->bin, b->count * nat.rdx_period,
+		dc_raw_rhist(ud, "sampled", b->bucket, b->bin, b->count * rx.use_weight,
 			     sum_times_n(b->sum));
 	return 0;
 }
@@ -667,7 +748,7 @@ static int pair_cb(void *ud, void *rec)
 	const struct rdx_pair *p = rec;
 
 	if (p->count)
-		dc_raw_srpair(ud, p->use, p->reuse, p->count * nat.rdx_period,
+		dc_raw_srpair(ud, p->use, p->reuse, p->count * rx.use_weight,
 			      sum_times_n(p->sum));
 	return 0;
 }
@@ -677,7 +758,7 @@ static int unseen_cb(void *ud, void *rec)
 	const struct rdx_unseen *u = rec;
 
 	if (u->count)
-		dc_raw_runseen(ud, u->bucket, u->count * nat.rdx_period);
+		dc_raw_runseen(ud, u->bucket, u->count * rx.use_weight);
 	return 0;
 }
 
@@ -697,7 +778,7 @@ void nat_rdx_dump(struct dc_rawout *o)
 		traps += x->r.traps;
 		qd += x->q_dropped;
 	}
-	dc_raw_meta_u64(o, "reuse_sample_period", nat.rdx_period);
+	dc_raw_meta_u64(o, "reuse_sample_period", rx.use_weight);
 	dc_raw_meta_u64(o, "reuse_watchpoints", nat.rdx_wp);
 	dc_raw_meta(o, "reuse_watch", "dr");
 	dc_raw_meta(o, "reuse_replace", nat.rdx_oldest ? "oldest" : "reservoir");
