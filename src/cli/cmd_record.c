@@ -147,8 +147,9 @@ void cmd_record_usage(FILE *f)
 		"  --checkpoint and --max-block-records of the options below, and with\n"
 		"  --event=pagefault --reuse-sample=N (a use point every N page faults,\n"
 		"  hardware watchpoints, distances in ns of CPU time; with --event=mem-loads\n"
-		"  or mem-stores every N-th PEBS sample, distances in memory instructions\n"
-		"  or instructions where a counter opens), --reuse-bins,\n"
+		"  or mem-stores every N-th PEBS sample, with ibs-op or spe every N-th\n"
+		"  sample with a data address; distances in memory instructions or\n"
+		"  instructions where a counter opens), --reuse-bins,\n"
 		"  --reuse-watchpoints (1 to 4), --reuse-replace, --reuse-attrib and\n"
 		"  --sample-seed.\n"
 		"\n"
@@ -1388,8 +1389,9 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (r.native) {
-		if (native_check_event(&r.nat) ||
-		    native_check_reuse(r.nat.event, r.reuse_sample_arg, r.no_watchpoints) ||
+		if (native_check_reuse_event(&r.nat, r.reuse_sample_arg) ||
+		    native_check_event(&r.nat) ||
+		    native_check_reuse(r.reuse_sample_arg, r.no_watchpoints) ||
 		    expand_output(&r) ||
 		    check_outputs(&r) || make_tmpdir(&tmpdir))
 			goto out;

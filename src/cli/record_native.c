@@ -203,18 +203,27 @@ static int probe_watchpoints(char *why, size_t n)
 	return 0;
 }
 
-int native_check_reuse(const char *event, const char *reuse_sample, bool force_fail)
+static bool reuse_on(const char *reuse_sample)
+{
+	return reuse_sample && strcmp(reuse_sample, "0");
+}
+
+int native_check_reuse_event(const struct native_opts *o, const char *reuse_sample)
+{
+	if (reuse_on(reuse_sample) && (o->replay || (o->event && !strcmp(o->event, "cpu-clock")))) {
+		err_msg("--reuse-sample with --engine=native needs use points with a data"
+			" address: --event=pagefault, mem-loads, mem-stores, ibs-op or spe");
+		return -1;
+	}
+	return 0;
+}
+
+int native_check_reuse(const char *reuse_sample, bool force_fail)
 {
 	char why[160];
 
-	if (!reuse_sample || !strcmp(reuse_sample, "0"))
+	if (!reuse_on(reuse_sample))
 		return 0;
-	if (!event || (strcmp(event, "pagefault") && strcmp(event, "mem-loads") &&
-		       strcmp(event, "mem-stores"))) {
-		err_msg("--reuse-sample with --engine=native needs use points with a data"
-			" address in the ring: --event=pagefault, mem-loads or mem-stores");
-		return -1;
-	}
 	if (force_fail)
 		snprintf(why, sizeof why, "--test-no-watchpoints");
 	if (force_fail || probe_watchpoints(why, sizeof why)) {

@@ -29,12 +29,16 @@ struct native_opts {
  * o->pmu must be initialised. */
 int native_check_event(struct native_opts *o);
 
-/* --reuse-sample with the native engine: 0 when it can run (N is 0, or
- * the event is pagefault, mem-loads or mem-stores and a probe watchpoint
- * counts what it should);
- * else the reason on stderr (the "watchpoints unavailable" line) and -1.
- * force_fail: the hidden --test-no-watchpoints, for tests. */
-int native_check_reuse(const char *event, const char *reuse_sample, bool force_fail);
+/* --reuse-sample with the native engine, before the event is probed: -1
+ * with a message when its use points have no data address (cpu-clock,
+ * --replay); 0 else (pagefault or a PMU event, named or the default). */
+int native_check_reuse_event(const struct native_opts *o, const char *reuse_sample);
+
+/* --reuse-sample with the native engine: 0 when it can run (N is 0, or a
+ * probe watchpoint counts what it should); else the reason on stderr (the
+ * "watchpoints unavailable" line) and -1.  force_fail: the hidden
+ * --test-no-watchpoints, for tests. */
+int native_check_reuse(const char *reuse_sample, bool force_fail);
 
 /* Sets LD_PRELOAD and the runtime's DCPROF_NATIVE_* variables in this
  * process's environment (the program inherits them), from o and the

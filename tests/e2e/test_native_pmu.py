@@ -151,6 +151,21 @@ class PmuAttr(unittest.TestCase):
                                         4096))
         self.assertEqual(len(lines), 2)
 
+    def test_reuse_sample_with_ibs_and_spe_gets_past_the_arguments(self):
+        # --reuse-sample takes its use points from IBS and SPE samples too:
+        # record no longer refuses the pair before probing the event, which
+        # then fails at perf_event_open (the made-up types: ENOENT) with the
+        # one error line after the attr tried
+        for tree, event, what in ((AMD, "ibs-op", "ibs_op/cnt_ctl=1/"),
+                                  (ARM, "spe", "arm_spe_0/ts_enable=1,load_filter=1,"
+                                   "store_filter=1,jitter=1/")):
+            lines = self.rec(tree, ["--event=" + event, "--reuse-sample=4"])
+            self.assertEqual(len(lines), 2, lines)
+            self.assertTrue(lines[0].startswith("dcprof record: pmu " + what), lines[0])
+            self.assertEqual(lines[1], "dcprof record: cannot sample --event=%s on this"
+                             " machine (%s: %s); try --event=pagefault or the simulator"
+                             " engine" % (event, what, ENOENT))
+
     def test_default_event_tries_in_order(self):
         # no Intel PMU: mem-loads is skipped, ibs-op tried, spe tried; the
         # line names the first PMU that exists
@@ -271,6 +286,40 @@ class LivePlumbing(unittest.TestCase):
             self.assertEqual(m["reuse_threads_unwatched"], "0")
             self.assertGreaterEqual(int(m["reuse_samples"]), 1)
             self.assertGreaterEqual(int(m["reuse_traps"]), 1)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    @unittest.skipIf(WHY_NOT, "hardware watchpoints unavailable: %s" % WHY_NOT)
+    def test_rdx_with_ibs_through_record(self):
+        # A fake ibs_op PMU whose type is the software PMU's (1) and whose
+        # cnt_ctl is config bit 1, so record's cnt_ctl=1 is config 2, the
+        # page-fault counter: it opens, record takes --reuse-sample with
+        # --event=ibs-op, and the runtime makes the thread's sampling event
+        # the use event (its records read by the RDX handler first, then by
+        # the reader up to where the handler read).  The records are page
+        # faults with an empty RAW: no IBS op with a data address, so no
+        # use; every thread's watchpoints open; a use would stand for N x
+        # period = 2 x 16 ops; and the reader, held behind the handler,
+        # still gets every record: samples_other is the program's page
+        # faults, as the pagefault event counts them (as above).
+        tmp = tempfile.mkdtemp(prefix="dcprof-pmu-")
+        try:
+            sysfs = os.path.join(tmp, "devices")
+            write_tree(sysfs, {"ibs_op/type": "1", "ibs_op/format/cnt_ctl": "config:1"})
+            db = os.path.join(tmp, "p.db")
+            r = record(db, [workload("first_touch")],
+                       ["--engine=native", "--event=ibs-op", "--period=16",
+                        "--reuse-sample=2"], env=dict(os.environ, DCPROF_TEST_SYSFS=sysfs))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            meta = dict(query(db, "SELECT key, value FROM meta"))
+            self.assertEqual(meta["pmu_event"], "ibs-op")
+            self.assertEqual(meta["reuse_use_event"], "ibs-op")
+            self.assertEqual(meta["reuse_sample_period"], "32")
+            self.assertEqual(meta["reuse_threads_unwatched"], "0")
+            self.assertEqual(meta["reuse_samples"], "0")
+            faults = int(self.run_rt(tmp, "pf", {"DCPROF_NATIVE_EVENT": "pagefault"})
+                         ["samples"])
+            self.assertAlmostEqual(int(meta["samples_other"]), faults, delta=faults // 50)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

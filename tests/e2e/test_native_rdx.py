@@ -163,12 +163,17 @@ class Errors(Case):
                          r" emulates them$")
         self.assertFalse(os.path.exists(self.db))
 
-    def test_needs_pagefault(self):
-        r = record(self.db, [workload("rdx_reuse")],
-                   ["--engine=native", "--event=cpu-clock", "--reuse-sample=1"])
-        self.assertEqual(r.returncode, 2)
-        self.assertIn("needs use points with a data address in the ring: --event=pagefault,"
-                      " mem-loads or mem-stores", r.stderr)
+    def test_needs_a_data_address(self):
+        # cpu-clock samples and a replay have no use points: refused before
+        # anything is probed, one line
+        for opts in (["--event=cpu-clock"], ["--replay=" + os.path.join(self.tmp, "none")]):
+            r = record(self.db, [workload("rdx_reuse")],
+                       ["--engine=native", "--reuse-sample=1"] + opts)
+            self.assertEqual(r.returncode, 2, opts)
+            self.assertEqual(r.stderr.splitlines(), [
+                "dcprof record: --reuse-sample with --engine=native needs use points with a"
+                " data address: --event=pagefault, mem-loads, mem-stores, ibs-op or spe"])
+            self.assertFalse(os.path.exists(self.db))
 
     @unittest.skipIf(WHY_NOT, "the probe fails first: %s" % WHY_NOT)
     def test_hardware_limits(self):
