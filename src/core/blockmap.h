@@ -36,9 +36,9 @@
  *    is a sawtooth between 3/8 and 3/4 over the number of blocks, not a
  *    constant.  A limit of 7/8 was measured (bench/blockmap_replay.c,
  *    docs/performance.md "Native engine"): puts in address order take
- *    1.9x as long (longer clusters in the runs of hash_of) for 4-22 %
- *    less memory depending on where the count falls on the sawtooth
- *    (none at chase's 2^20 blocks, whose segments have just split).
+ *    1.6-1.9x as long (longer clusters in the runs of hash_of) for 0-22 %
+ *    less memory depending on where the count falls on the sawtooth (4 %
+ *    at chase's 2^20 blocks, whose segments have just split).
  *  - Lookup of the block containing an address probes the starts at and
  *    below it in its region, 16 bytes apart, down to the largest block
  *    ever inserted: at most DC_BLOCKMAP_MAX / 16 + 1 probes, 2 for a
