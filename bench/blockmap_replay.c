@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 			e.lo = addr[i];
 			e.size = 24;
 			e.bucket = 3;
-			e.seq = i + 1;
+			e.recorded = false;
 			if (dc_blockmap_put(&m, &e, &old) < 0)
 				return 1;
 		}

@@ -90,3 +90,24 @@ int dc_blockset_add(struct dc_blockset *s, uint64_t key)
 	s->n++;
 	return 1;
 }
+
+bool dc_blockset_remove(struct dc_blockset *s, uint64_t key)
+{
+	uint64_t mask = s->cap - 1, i = dc_hash64(key) & mask, j;
+
+	while (s->slots[i].gen == s->gen && s->slots[i].key != key)
+		i = (i + 1) & mask;
+	if (s->slots[i].gen != s->gen)
+		return false;
+	s->n--;
+	/* an entry moves back when its home is not cyclically in (hole, its slot] */
+	for (j = (i + 1) & mask; s->slots[j].gen == s->gen; j = (j + 1) & mask) {
+		uint64_t home = dc_hash64(s->slots[j].key) & mask;
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			s->slots[i] = s->slots[j];
+			i = j;
+		}
+	}
+	s->slots[i].gen = 0;
+	return true;
+}

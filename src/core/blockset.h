@@ -9,6 +9,8 @@
  *    Clearing costs nothing however many keys the window held, which the
  *    engine's full-trace reference mode (seeds/004 §7.1) relies on: it
  *    clears once per trace period.
+ *  - dc_blockset_remove forgets one key (the native engine's first-touch
+ *    pages of a block that ends), shifting its cluster back.
  *  - Open addressing, linear probing, at most half full (live keys of the
  *    current generation); it doubles when it would pass that.  The
  *    generation is 32 bits; at wrap-around every slot is wiped once.
@@ -33,5 +35,7 @@ void dc_blockset_clear(struct dc_blockset *s);
 /* 1 if key is new since the last clear, 0 if already there, DC_ENOMEM if
  * the set had to grow and could not (the key is then not added). */
 int dc_blockset_add(struct dc_blockset *s, uint64_t key);
+/* Removes key; false when it was not there. */
+bool dc_blockset_remove(struct dc_blockset *s, uint64_t key);
 
 #endif

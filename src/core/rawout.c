@@ -37,6 +37,7 @@
  *   ftouch BUCKET LOC THREAD PAGES                          (version 8)
  *   ipsamp LOC THREAD COUNT                                 (version 8)
  *   offu BUCKET OFFSET END U1 ... UN                        (version 8)
+ *   bfree ADDR FREE                                         (version 9)
  *   end COMPLETE
  *
  * String fields escape bytes <= 0x20, '%' and 0x7f as %XX; the empty
@@ -416,6 +417,14 @@ void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t 
 	put_hex(o, addr);
 	put_u64(o, size);
 	put_u64(o, alloc_seq);
+	put_u64(o, free_seq);
+	put(o, '\n');
+}
+
+void dc_raw_bfree(struct dc_rawout *o, uint64_t addr, uint64_t free_seq)
+{
+	put_str(o, "bfree");
+	put_hex(o, addr);
 	put_u64(o, free_seq);
 	put(o, '\n');
 }

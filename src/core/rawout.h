@@ -14,7 +14,7 @@
 #include "core/trace.h"
 #include "core/offtab.h"
 
-#define DC_RAW_VERSION 8
+#define DC_RAW_VERSION 9
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -69,6 +69,9 @@ void dc_raw_rpair(struct dc_rawout *o, uint32_t use_loc, uint32_t reuse_loc, uin
 		  uint64_t sum_stack, uint64_t sum_time);
 void dc_raw_block(struct dc_rawout *o, uint32_t bucket, uint64_t addr, uint64_t size,
 		  uint64_t alloc_seq, uint64_t free_seq);
+/* The end of a block written at its allocation with free_seq 0 (version
+ * 9): bfree ADDR FREE. */
+void dc_raw_bfree(struct dc_rawout *o, uint64_t addr, uint64_t free_seq);
 /* Sampled traces (version 4): a window's start, one recorded access (of
  * the last window started, at the next time), a window's period, the
  * full-trace footprints of a window's period and of one function. */

@@ -200,6 +200,7 @@ static const struct {
 	{ offsetof(struct profile_writer, ipsamp), "INSERT INTO ip_sample VALUES(?1, ?2, ?3)" },
 	{ offsetof(struct profile_writer, offu),
 	  "INSERT INTO offset_unused VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
+	{ offsetof(struct profile_writer, bfree), "UPDATE block SET free_seq = ?2 WHERE id = ?1" },
 };
 
 /* SQLite's message, with the system's reason for an I/O error ("disk I/O
@@ -362,6 +363,18 @@ int pw_block(struct profile_writer *w, int64_t bucket, int64_t addr,
 	else
 		sqlite3_bind_null(w->block, 5);
 	return step(w->block);
+}
+
+int64_t pw_block_id(const struct profile_writer *w)
+{
+	return sqlite3_last_insert_rowid(w->db);
+}
+
+int pw_block_free(struct profile_writer *w, int64_t id, int64_t free_seq)
+{
+	sqlite3_bind_int64(w->bfree, 1, id);
+	sqlite3_bind_int64(w->bfree, 2, free_seq);
+	return step(w->bfree);
 }
 
 int pw_eviction(struct profile_writer *w, int level, int64_t evictor, int64_t victim,

@@ -32,7 +32,7 @@ struct profile_writer {
 	sqlite3 *db;
 	sqlite3_stmt *meta, *level, *bucket, *bstat, *loc, *cost, *scost, *block, *evict,
 		*fill, *resid, *rhist, *rfirst, *runseen, *rpair, *srpair, *use, *call, *calluse, *twin,
-		*tper, *tref, *trec, *tfn, *offset, *btype, *ftouch, *ipsamp, *offu;
+		*tper, *tref, *trec, *tfn, *offset, *btype, *ftouch, *ipsamp, *offu, *bfree;
 	char msg[256];          /* profile_writer_errmsg's text */
 };
 
@@ -60,6 +60,10 @@ int pw_cost(struct profile_writer *w, bool sampled, int64_t bucket, int64_t loc,
  * exit) is stored as NULL. */
 int pw_block(struct profile_writer *w, int64_t bucket, int64_t addr,
 	     int64_t size, int64_t alloc_seq, int64_t free_seq);
+/* The id of the block pw_block wrote last. */
+int64_t pw_block_id(const struct profile_writer *w);
+/* Sets the free_seq of the block with that id (written live). */
+int pw_block_free(struct profile_writer *w, int64_t id, int64_t free_seq);
 int pw_eviction(struct profile_writer *w, int level, int64_t evictor, int64_t victim,
 		int64_t loc, int64_t count, bool sampled);
 int pw_fill(struct profile_writer *w, int level, int64_t fills, int64_t empty,

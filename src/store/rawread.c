@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 8) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 9) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "base/num.h"
+#include "store/blockpair.h"
 #include "store/natsym.h"
 #include "core/rawout.h"
 #include "store/rawread.h"
@@ -52,6 +53,7 @@ struct reader {
 	int64_t trec_max[2];           /* largest location, bucket a trec names */
 	uint64_t trec_line[2];         /* where it was named */
 	struct natsym ns;              /* version 8: the native engine's records to name */
+	struct blockpair live;         /* version 9: blocks written live, for their bfree */
 	char *f[MAXFIELDS];
 	size_t flen[MAXFIELDS];
 	int nf;
@@ -928,7 +930,28 @@ static int rec_block(struct reader *r)
 		r->block_bucket_line = r->lineno;
 	}
 	rc = pw_block(r->w, bucket, addr, size, alloc, freed);
-	return rc ? sql_fail(r, rc, "block") : 0;
+	if (rc)
+		return sql_fail(r, rc, "block");
+	if (r->version >= 9 && !freed)
+		blockpair_put(&r->live, (uint64_t)addr, pw_block_id(r->w));
+	return 0;
+}
+
+/* bfree ADDR FREE (version 9): the block recorded live at ADDR ended. */
+static int rec_bfree(struct reader *r)
+{
+	int64_t addr, freed, id;
+	int rc;
+
+	if (want_fields(r, 3) || hex(r, 1, &addr) || num(r, 2, &freed))
+		return -1;
+	if (!freed)
+		return fail(r, "bfree with free sequence number 0");
+	if (!blockpair_take(&r->live, (uint64_t)addr, &id))
+		return fail(r, "bfree at 0x%llx, where no block record is live",
+			    (unsigned long long)addr);
+	rc = pw_block_free(r->w, id, freed);
+	return rc ? sql_fail(r, rc, "bfree") : 0;
 }
 
 static int rec_end(struct reader *r)
@@ -961,6 +984,8 @@ static int record(struct reader *r, char *line, size_t len)
 		return rec_trec(r);
 	if (!strcmp(t, "block"))
 		return rec_block(r);
+	if (r->version >= 9 && !strcmp(t, "bfree"))
+		return rec_bfree(r);
 	if (!strcmp(t, "cost"))
 		return rec_cost(r, false);
 	if (!strcmp(t, "loc"))
@@ -1220,6 +1245,7 @@ int rawread(const char *path, struct profile_writer *w, struct raw_summary *s,
 	r.trec_time = -1;
 	r.buckets.max = r.locs.max = -1;
 	natsym_init(&r.ns);
+	blockpair_init(&r.live);
 	in.f = open_regular(&r, path);
 	if (!in.f)
 		return -1;
@@ -1251,6 +1277,7 @@ out:
 	free(r.buckets.flag);
 	free(r.locs.flag);
 	natsym_release(&r.ns);
+	blockpair_release(&r.live);
 	fclose(in.f);
 	return rc;
 }

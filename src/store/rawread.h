@@ -1,4 +1,4 @@
-/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 8) into a
+/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 9) into a
  * profile.
  *
  * Notes:
@@ -10,7 +10,11 @@
  *    version 3 records (rhist, rfirst, rpair) in versions 1 and 2, the
  *    version 4 records (twin, trec, tper, tref, tfn) in versions 1 to 3,
  *    the version 7 records (off, btype) in versions 1 to 6, the version 8
- *    records (map, hpath, ftouch, ipsamp, offu) in versions 1 to 7.
+ *    records (map, hpath, ftouch, ipsamp, offu) in versions 1 to 7,
+ *    the version 9 record (bfree) in versions 1 to 8.
+ *  - Version 9: a block record with FREE 0 is a block live at that point
+ *    (blockpair.h); a later bfree at its address sets its free_seq.  A
+ *    bfree where no block record is live is an error.
  *  - Version 8: a loc record whose strings are all empty and line 0 is
  *    the native engine's address-only location, and a heap bucket named
  *    "-" its unnamed bucket; with the map and hpath records they are
@@ -46,7 +50,7 @@
 #define RAW_MAX_LINE (16 << 20)
 
 /* The newest raw-dump version this reader reads. */
-#define RAW_VERSION 8
+#define RAW_VERSION 9
 
 struct raw_summary {
 	int nlevels;

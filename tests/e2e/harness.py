@@ -13,9 +13,9 @@ DCPROF = os.path.join(BUILD, "bin", "dcprof")
 
 # What this dcprof writes (docs/schema.md, docs/raw-dump.md).
 SCHEMA_VERSION = 8
-RAW_VERSION = 8
+RAW_VERSION = 9
 # What finalize reads.
-RAW_READ_VERSION = 8
+RAW_READ_VERSION = 9
 WORKLOADS = os.path.join(BUILD, "w")
 
 

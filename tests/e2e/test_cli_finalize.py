@@ -190,6 +190,62 @@ class DumpErrors(CliTest):
         return b"\n".join(lines) + b"\n"
 
 
+def native_blocks(extra, version=b"9"):
+    """fixtures/two_level.raw as a dump of VERSION with EXTRA lines after
+    its block records (line 21, the last one, is block 4 0x30000 64 4 5;
+    the extra lines start at line 22); its loc records get the INLINED
+    field of version 6 (empty)."""
+    lines = [l + b" %-" if l.startswith(b"loc ") else l for l in fixture_lines()]
+    lines[0] = b"dcprof-raw " + version
+    return b"\n".join(lines[:21] + extra + lines[21:]) + b"\n"
+
+
+class FinalizeBfree(CliTest):
+    """Version 9: the native engine writes a block's record at its
+    allocation (FREE 0) and bfree ADDR FREE at its end; finalize pairs
+    the bfree with the block live at ADDR (docs/raw-dump.md)."""
+
+    def test_pairs_with_the_block_live_at_its_address(self):
+        # two_level.raw's blocks: 0x10000 (freed 2), 0x20000 (live), 0x30000
+        # (freed 5).  bfree 0x20000 7 ends the live one; a new block at
+        # 0x20000 (alloc 8) is then live at exit; a block live at 0x40000
+        # (alloc 9) ended by bfree 10.
+        raw = self.write("b.raw", native_blocks([b"bfree 0x20000 7", b"block 2 0x20000 16 8 0",
+                                                 b"block 1 0x40000 8 9 0",
+                                                 b"bfree 0x40000 10"]))
+        db = self.profile(raw)
+        rows = query_bytes(db, "SELECT bucket, address, size, alloc_seq, free_seq"
+                           " FROM block ORDER BY id")
+        self.assertEqual(rows, [(1, 0x10000, 50, 1, 2), (1, 0x20000, 200, 3, 7),
+                                (4, 0x30000, 64, 4, 5), (2, 0x20000, 16, 8, None),
+                                (1, 0x40000, 8, 9, 10)])
+
+
+class FinalizeBfreeErrors(DumpErrors):
+    GOOD = ()
+
+    def test_no_block_live_there(self):
+        # 0x10000's block ended in its own record (FREE 2): nothing is live
+        self.check(native_blocks([b"bfree 0x10000 6"]),
+                   "bfree at 0x10000, where no block record is live", 22)
+
+    def test_twice(self):
+        self.check(native_blocks([b"bfree 0x20000 6", b"bfree 0x20000 7"]),
+                   "bfree at 0x20000, where no block record is live", 23)
+
+    def test_free_zero(self):
+        self.check(native_blocks([b"bfree 0x20000 0"]),
+                   "bfree with free sequence number 0", 22)
+
+    def test_fields(self):
+        self.check(native_blocks([b"bfree 0x20000"]), "bfree record has 1 fields, expected 2",
+                   22)
+
+    def test_unknown_before_version_9(self):
+        self.check(native_blocks([b"bfree 0x20000 6"], b"8"), "unknown record type 'bfree'",
+                   22)
+
+
 class FinalizeErrors(DumpErrors):
     GOOD = fixture_lines()
 

@@ -161,6 +161,50 @@ class Heap(NativeCase):
         self.assertEqual(n, 60 + 40 + 1 + 2 + 50 + 1 + 3 + 2)
 
 
+class BlockRecords(NativeCase):
+    """The native engine writes the block records of the first
+    --max-block-records blocks *allocated* (docs/raw-dump.md, `block` and
+    `bfree`; docs/schema.md, `block`), with the free sequence number of
+    their end or NULL when live at exit."""
+
+    # block_order.c's header: (size, alloc_seq, free_seq) in allocation
+    # order.  A C program allocates nothing before main (the runtime's own
+    # allocations are not events), so its first malloc is event 1.
+    ORDER = [(24, 1, 4), (2000, 2, 8), (40, 3, 6), (100, 5, 10), (48, 7, 12),
+             (3000, 9, None), (16, 11, None), (200, 13, None)]
+
+    def blocks(self, k):
+        db = self.db("k%d.db" % k)
+        r = native(db, [workload("block_order")],
+                   ["--event=pagefault", "--max-block-records=%d" % k])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return (query(db, "SELECT size, alloc_seq, free_seq FROM block ORDER BY id"),
+                int(meta(db, "block_records_dropped")))
+
+    def test_first_k_allocated(self):
+        # K = 6 < 8 blocks: a, b, c, d, c' and e, e live at exit; f and g
+        # are dropped.  The simulator engine would keep the first 6 *ended*
+        # (a, c, b, d, c' and one live at exit).
+        self.assertEqual(self.blocks(6), (self.ORDER[:6], 2))
+
+    def test_all_and_none(self):
+        self.assertEqual(self.blocks(100), (self.ORDER, 0))
+        self.assertEqual(self.blocks(0), ([], 8))
+
+    def test_small_and_large_blocks(self):
+        # the blocks up to 1 KiB are the compact block map's, 2000 and 3000
+        # the object map's (blockmap.h): both write their records, at the
+        # addresses the program got, one block live at an address at a time
+        db = self.db()
+        self.assertEqual(native(db, [workload("block_order")]).returncode, 0)
+        rows = query(db, "SELECT address, alloc_seq, free_seq FROM block ORDER BY alloc_seq")
+        for i, (addr, alloc, freed) in enumerate(rows):
+            for other, alloc2, freed2 in rows[i + 1:]:
+                if other == addr:
+                    self.assertIsNotNone(freed)
+                    self.assertLess(freed, alloc2)
+
+
 class SameHeap(NativeCase):
     """Heap buckets named and counted as the simulator engine names and
     counts them, on the heap-naming workloads: equake-style heap_names,

@@ -67,11 +67,11 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 8);
+	CHECK_EQ(DC_RAW_VERSION, 9);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
-	finish_expect(o, &m, "dcprof-raw 8\nend 1\nend 0\n");
+	finish_expect(o, &m, "dcprof-raw 9\nend 1\nend 0\n");
 }
 
 DC_TEST(rawout, meta)
@@ -199,7 +199,9 @@ DC_TEST(rawout, block)
 
 	dc_raw_block(o, 2, 0x7f0000001000ULL, 64, 5, 0);
 	dc_raw_block(o, 0, 0, 0, 1, 2);
-	finish_expect(o, &m, "block 2 0x7f0000001000 64 5 0\nblock 0 0x0 0 1 2\n");
+	dc_raw_bfree(o, 0x7f0000001000ULL, 9);
+	finish_expect(o, &m,
+		      "block 2 0x7f0000001000 64 5 0\nblock 0 0x0 0 1 2\nbfree 0x7f0000001000 9\n");
 }
 
 /* A dump in the documented order, as one text. */
@@ -221,7 +223,7 @@ DC_TEST(rawout, whole_dump)
 	dc_raw_cost(o, &c, 1);
 	dc_raw_end(o, true);
 	finish_expect(o, &m,
-		      "dcprof-raw 8\n"
+		      "dcprof-raw 9\n"
 		      "meta cache_source option\n"
 		      "level 1 L1 1024 2 64 4\n"
 		      "memory 200\n"

@@ -69,6 +69,8 @@ struct nat_pmu_ring {
 };
 
 enum nat_kind { NAT_K_GLOBAL, NAT_K_HEAP, NAT_K_STACK, NAT_K_UNKNOWN, NAT_K_TLS, NAT_K_MMAP };
+/* dc_obj flags: a heap block whose block record is written (nat_dump_alloc) */
+#define NAT_F_RECORDED 1u
 
 struct nat_bucket {
 	char *name;               /* "-" for heap buckets finalize names */
@@ -206,6 +208,9 @@ int nat_perf_open(struct nat_thread *t);
 void nat_perf_close(struct nat_thread *t);
 /* Reads every thread's ring; lock held. */
 void nat_perf_drain_all(void);
+/* A small heap block [lo, lo + size) ended: --event=pagefault counts its
+ * pages again for a later block at the same place. */
+void nat_perf_block_gone(uint64_t lo, uint64_t size);
 /* One sample as the decoders give it (the normalized sample: what PEBS,
  * IBS and SPE records have in common). */
 struct nat_smp {
@@ -248,8 +253,15 @@ void nat_bucket_drop_block(uint32_t b, uint64_t size);
 uint32_t nat_loc_get(uint64_t ip);
 /* The bucket holding addr (objects, thread stacks, else <unknown>) and
  * the identity of the object holding it: its allocation sequence number
- * + 1 (globals 1), 0 when no object holds addr. */
+ * + 1 (globals 1) for the object map's, nat_small_ident(lo) for the
+ * compact block map's (which keeps no sequence number), the mapping's
+ * sequence number + 1 with bit 63 for a region, 0 when no object holds
+ * addr. */
 uint32_t nat_bucket_at(uint64_t addr, uint64_t *seq);
+static inline uint64_t nat_small_ident(uint64_t lo)
+{
+	return lo >> 4 | 1ULL << 62;
+}
 void nat_globals_scan(void);
 
 /* Scans the objects loaded since the last scan (dlopen); lock held. */
@@ -286,8 +298,11 @@ uint32_t nat_call_path(uint64_t *out);
 
 /* nat_dump.c */
 void nat_dump_open(void);
-void nat_dump_block(uint32_t bucket, uint64_t lo, uint64_t size, uint64_t alloc_seq,
-		    uint64_t free_seq);
+/* A heap block allocated: its block record (FREE 0) while fewer than
+ * --max-block-records are written; true when written (the block is then
+ * "recorded" and its end a bfree record, nat_dump_free). */
+bool nat_dump_alloc(uint32_t bucket, uint64_t lo, uint64_t size, uint64_t alloc_seq);
+void nat_dump_free(uint64_t lo, uint64_t free_seq);
 /* Writes the rest of the dump and closes it (complete: normal exit). */
 void nat_dump_finish(bool complete);
 void nat_dump_checkpoint(void);

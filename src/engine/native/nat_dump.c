@@ -3,9 +3,12 @@
  * Notes:
  *  - Files as the simulator engine names them ("Dump files of a
  *    process"): raw.PID is created when the image starts, with the header
- *    and meta; block records are streamed into it as blocks are freed (at
- *    most --max-block-records); buckets, locations, maps, counts and the
- *    end record go out at exit.  A fatal signal writes the same tail with
+ *    and meta; a block record is streamed into it as each of the first
+ *    --max-block-records heap blocks is allocated (FREE 0), and a bfree
+ *    record when one of those ends (docs/raw-dump.md): the block table
+ *    needs no sequence number kept per live block (blockmap.h), and the
+ *    blocks live at exit need no record at exit.  Buckets, locations,
+ *    maps, counts and the end record go out at exit.  A fatal signal writes the same tail with
  *    `end 0`.
  *  - Checkpoints: the reader thread copies the file so far to
  *    raw.PID.ckpt.PID.tmp, adds the tail there and renames it raw.PID.ckpt,
@@ -135,15 +138,20 @@ void nat_dump_open(void)
 	open_file();
 }
 
-void nat_dump_block(uint32_t bucket, uint64_t lo, uint64_t size, uint64_t alloc_seq,
-		    uint64_t free_seq)
+bool nat_dump_alloc(uint32_t bucket, uint64_t lo, uint64_t size, uint64_t alloc_seq)
 {
 	if (nat.block_records >= nat.max_block_records) {
 		nat.block_records_dropped++;
-		return;
+		return false;
 	}
 	nat.block_records++;
-	dc_raw_block(nat.raw, bucket, lo, size, alloc_seq, free_seq);
+	dc_raw_block(nat.raw, bucket, lo, size, alloc_seq, 0);
+	return true;
+}
+
+void nat_dump_free(uint64_t lo, uint64_t free_seq)
+{
+	dc_raw_bfree(nat.raw, lo, free_seq);
 }
 
 /* ---- the tail ---------------------------------------------------------------- */
@@ -186,20 +194,6 @@ static void write_maps(struct dc_rawout *o)
 	close(fd);
 }
 
-static void live_block(void *ud, struct dc_obj *ob)
-{
-	struct dc_rawout *o = ud;
-
-	if (ob->kind == NAT_K_HEAP && nat.block_records < nat.max_block_records)
-		dc_raw_block(o, ob->bucket, ob->lo, ob->alloc_size, ob->alloc_seq, 0);
-}
-
-static void live_small(void *ud, const struct dc_blockmap_ent *e)
-{
-	if (nat.block_records < nat.max_block_records)
-		dc_raw_block(ud, e->bucket, e->lo, e->size, e->seq, 0);
-}
-
 static int ftouch_cb(void *ud, void *rec)
 {
 	const struct nat_ftouch *f = rec;
@@ -228,8 +222,6 @@ static int scost_cb(void *ud, const struct dc_cost *c)
 /* What follows the streamed records; changes nothing in the state. */
 static void write_tail(struct dc_rawout *o, bool complete, const char *exec_path)
 {
-	dc_objmap_each(&nat.objs, live_block, o);
-	dc_blockmap_each(&nat.blocks, live_small, o);
 	for (uint32_t i = 0; i < nat.nbuckets; i++) {
 		static const char *const kinds[] = { "global", "heap", "stack", "unknown", "global",
 						     "mmap" };
@@ -332,6 +324,12 @@ fail:
 	unlink(tmp);
 }
 
+static void unmark(void *ud, struct dc_obj *o)
+{
+	(void)ud;
+	o->flags &= (uint8_t)~NAT_F_RECORDED;
+}
+
 void nat_dump_child(void)
 {
 	if (nat.fd >= 0)
@@ -347,6 +345,10 @@ void nat_dump_child(void)
 	dc_rectab_init(&nat.ipsamp, &nat_env, sizeof(struct nat_ipsamp), 8, "nat.ipsamp");
 	nat.samples = nat.lost = nat.runtime_samples = nat.unattributed = 0;
 	nat.block_records = nat.block_records_dropped = 0;
+	/* the blocks inherited are recorded in the parent's dump: the
+	 * child's records its own */
+	dc_blockmap_unmark_all(&nat.blocks);
+	dc_objmap_each(&nat.objs, unmark, NULL);
 	nat.checkpoints = 0;
 	nat.start_ms = nat_now_ms();
 	nat.ckpt_next_ms = nat.start_ms + nat.ckpt_ms;

@@ -18,7 +18,11 @@
  *    naming at finalize (depth, inlined frames, skipped allocation
  *    wrappers) has the frames it needs.
  *  - Sequence numbers count allocation events (each malloc, free,
- *    realloc, ...) from 1, as the simulator engine counts them.
+ *    realloc, ...) from 1, as the simulator engine counts them.  The
+ *    first --max-block-records blocks allocated are written as they are
+ *    allocated and marked recorded; their ends are bfree records
+ *    (nat_dump.c).  A realloc ends the old block and allocates the new
+ *    one, in place or not.
  *  - --replay's samples are fed before each allocation event
  *    (nat_replay_until; nat_replay.c explains the clock).
  *  - Every free and realloc drains the rings first (nat_main.c): samples
@@ -95,20 +99,37 @@ uint32_t nat_call_path(uint64_t *out)
 	return k;
 }
 
-/* A heap block of the object map ends: its record is written. */
+/* A heap block of the object map ends: its bfree record when it is
+ * recorded. */
 static void end_obj(void *ud, struct dc_obj *o)
 {
+	uint64_t seq;
+
+	(void)ud;
 	if (o->kind != NAT_K_HEAP)
 		return;
-	nat_dump_block(o->bucket, o->lo, o->alloc_size, o->alloc_seq, ++nat.alloc_seq);
+	seq = ++nat.alloc_seq;
+	if (o->flags & NAT_F_RECORDED)
+		nat_dump_free(o->lo, seq);
 	nat_bucket_drop_block(o->bucket, o->alloc_size);
 }
 
+/* A block of the compact map ends at free_seq. */
+static void end_small(const struct dc_blockmap_ent *e, uint64_t free_seq)
+{
+	if (e->recorded)
+		nat_dump_free(e->lo, free_seq);
+	nat_bucket_drop_block(e->bucket, e->size);
+	nat_perf_block_gone(e->lo, e->size);
+}
+
 /* Records the block at p; bucket UINT32_MAX: the bucket of its call path.
- * Small blocks go to the compact block map, the others to the object map. */
+ * Small blocks go to the compact block map, the others to the object map.
+ * A block put where another starts ends that one (the program freed it
+ * behind the wrappers' back). */
 static void track_in(void *p, size_t size, uint32_t bucket)
 {
-	uint64_t path[NAT_MAX_FRAMES];
+	uint64_t path[NAT_MAX_FRAMES], seq;
 	uint32_t n = bucket == UINT32_MAX ? nat_call_path(path) : 0;
 	struct dc_blockmap_ent e, old;
 	struct dc_obj *o;
@@ -121,9 +142,9 @@ static void track_in(void *p, size_t size, uint32_t bucket)
 	nat_replay_until(nat.alloc_seq);
 	e.lo = (uint64_t)(uintptr_t)p;
 	e.size = size;
-	e.seq = ++nat.alloc_seq;
+	seq = ++nat.alloc_seq;
 	e.bucket = bucket == UINT32_MAX ? nat_bucket_path(NAT_K_HEAP, path, n) : bucket;
-	/* a block the program freed behind the wrappers' back is gone */
+	e.recorded = nat.block_records < nat.max_block_records;   /* nat_dump_alloc's test */
 	o = dc_objmap_find(&nat.objs, e.lo);
 	if (o && o->kind == NAT_K_HEAP) {
 		end_obj(NULL, o);
@@ -131,15 +152,16 @@ static void track_in(void *p, size_t size, uint32_t bucket)
 	}
 	if (dc_blockmap_fits(&e)) {
 		rc = dc_blockmap_put(&nat.blocks, &e, &old);
-		if (rc == 1) {
-			nat_dump_block(old.bucket, old.lo, old.size, old.seq, e.seq);
-			nat_bucket_drop_block(old.bucket, old.size);
-		}
+		if (rc == 1)
+			end_small(&old, seq);
 		if (rc >= 0) {
+			nat_dump_alloc(e.bucket, e.lo, size, seq);
 			nat_bucket_add_block(e.bucket, size);
-			nat_replay_block(e.seq, e.lo);
+			nat_replay_block(seq, e.lo);
 			goto out;
 		}
+	} else if (dc_blockmap_take(&nat.blocks, e.lo, &old)) {
+		end_small(&old, seq);
 	}
 	o = dc_objmap_new(&nat.objs);
 	if (!o)
@@ -147,7 +169,7 @@ static void track_in(void *p, size_t size, uint32_t bucket)
 	o->lo = e.lo;
 	o->hi = o->lo + (size ? size : 1);
 	o->alloc_size = size;
-	o->alloc_seq = e.seq;
+	o->alloc_seq = seq;
 	o->kind = NAT_K_HEAP;
 	o->live = 1;
 	o->bucket = e.bucket;
@@ -159,8 +181,10 @@ static void track_in(void *p, size_t size, uint32_t bucket)
 			goto out;
 		}
 	}
+	if (nat_dump_alloc(o->bucket, o->lo, size, seq))
+		o->flags |= NAT_F_RECORDED;
 	nat_bucket_add_block(o->bucket, size);
-	nat_replay_block(e.seq, e.lo);
+	nat_replay_block(seq, e.lo);
 out:
 	nat_unlock();
 }
@@ -181,8 +205,7 @@ static uint32_t untrack(void *p)
 
 	nat_replay_until(nat.alloc_seq);
 	if (dc_blockmap_take(&nat.blocks, lo, &e)) {
-		nat_dump_block(e.bucket, e.lo, e.size, e.seq, ++nat.alloc_seq);
-		nat_bucket_drop_block(e.bucket, e.size);
+		end_small(&e, ++nat.alloc_seq);
 		return e.bucket;
 	}
 	o = dc_objmap_find(&nat.objs, lo);

@@ -205,7 +205,7 @@ uint32_t nat_bucket_at(uint64_t addr, uint64_t *seq)
 		return e.bucket;
 	}
 	if (dc_blockmap_lookup(&nat.blocks, addr, &b)) {
-		*seq = b.seq + 1;
+		*seq = nat_small_ident(b.lo);
 		return b.bucket;
 	}
 	if (dc_objmap_lookup(&nat.regions, addr, &e)) {
@@ -494,8 +494,11 @@ void nat_globals_rescan(void)
 
 static void forget(void *ud, struct dc_obj *o)
 {
-	if (o->kind == NAT_K_HEAP)
-		nat_dump_block(o->bucket, o->lo, o->alloc_size, o->alloc_seq, ++nat.alloc_seq);
+	if (o->kind == NAT_K_HEAP) {
+		uint64_t seq = ++nat.alloc_seq;
+		if (o->flags & NAT_F_RECORDED)
+			nat_dump_free(o->lo, seq);
+	}
 	if (o->kind == NAT_K_HEAP || o->kind == NAT_K_TLS)
 		nat_bucket_drop_block(o->bucket, o->alloc_size);
 }

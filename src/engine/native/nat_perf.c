@@ -185,6 +185,26 @@ void nat_perf_drain_all(void)
 
 /* ---- attribution ----------------------------------------------------------- */
 
+/* The key of a page first touched in the object of identity ident
+ * (nat_bucket_at's): a page counts once per object. */
+static uint64_t touch_key(uint64_t page, uint64_t ident)
+{
+	return page ^ (ident * 0x9e3779b97f4a7c15ULL);
+}
+
+/* The compact map's blocks have no sequence number to tell a later block
+ * at the same place from the one that ended: the pages of the one that
+ * ended are forgotten instead (at most 2 for DC_BLOCKMAP_MAX bytes). */
+void nat_perf_block_gone(uint64_t lo, uint64_t size)
+{
+	uint64_t last = (lo + (size ? size : 1) - 1) >> 12;
+
+	if (nat.event != NAT_EV_PAGEFAULT || !nat.touched.n)
+		return;
+	for (uint64_t page = lo >> 12; page <= last; page++)
+		dc_blockset_remove(&nat.touched, touch_key(page, nat_small_ident(lo)));
+}
+
 void nat_sample(const struct nat_smp *s)
 {
 	uint32_t loc, bucket;
@@ -206,8 +226,7 @@ void nat_sample(const struct nat_smp *s)
 	bucket = nat_bucket_at(s->addr, &seq);
 	if (nat.event == NAT_EV_PAGEFAULT) {
 		/* a page counts again for a later block at the same place */
-		uint64_t key = (s->addr >> 12) ^ (seq * 0x9e3779b97f4a7c15ULL);
-		if (dc_blockset_add(&nat.touched, key) == 1) {
+		if (dc_blockset_add(&nat.touched, touch_key(s->addr >> 12, seq)) == 1) {
 			uint32_t k[3] = { bucket, loc, s->thread };
 			struct nat_ftouch *r = dc_rectab_get(&nat.ftouch, k);
 			if (r)
