@@ -296,3 +296,66 @@ class GlibcAllocatorObserved(Recorded):
         self.assertTrue(fns & {"malloc", "_int_malloc", "free", "_int_free", "calloc",
                                "realloc", "_int_realloc"}, sorted(fns))
         self.assertNotIn("main", fns)
+
+
+def free_order_rows(db):
+    """free_order.c's blocks (size 16 + i names block i) as
+    {i: (row id, alloc_seq, free_seq)}, and how many other rows there are."""
+    ours, others = {}, 0
+    for rid, size, a, f in query(db, "SELECT id, size, alloc_seq, free_seq FROM block"):
+        if 16 <= size < 16 + FREE_ORDER_N and size - 16 not in ours:
+            ours[size - 16] = (rid, a, f)
+        else:
+            others += 1
+    return ours, others
+
+
+FREE_ORDER_N = 3000
+FREE_ORDER = [(k * 7919) % FREE_ORDER_N for k in range(FREE_ORDER_N)]
+
+
+class HeapFreeOrder(Recorded):
+    """3000 blocks freed in a scattered order (free_order.c): the engine
+    takes frees from its map in batches sorted by address (dc_heap.c), and
+    each block's record still says when it was allocated and freed, in
+    the order of the frees.  Expected values: free_order.c's header."""
+    WORKLOAD = "free_order"
+    OPTS = (CACHE_2,)
+
+    def test_sequence_numbers(self):
+        ours, _ = free_order_rows(self.db)
+        self.assertEqual(len(ours), FREE_ORDER_N)
+        a0 = ours[0][1]
+        for i in range(FREE_ORDER_N):
+            self.assertEqual(ours[i][1], a0 + i, i)
+        for k, i in enumerate(FREE_ORDER):
+            self.assertEqual(ours[i][2], a0 + FREE_ORDER_N + k, (k, i))
+
+    def test_records_in_free_order(self):
+        ours, _ = free_order_rows(self.db)
+        ids = [ours[i][0] for i in FREE_ORDER]
+        self.assertEqual(ids, sorted(ids))
+
+    def test_statistics(self):
+        # all 3000 blocks of one bucket, all live before the first free
+        b = [v for v in buckets(self.db).values() if v["kind"] == "heap"
+             and v["min_size"] == 16 and v["max_size"] == 16 + FREE_ORDER_N - 1]
+        self.assertEqual(len(b), 1, b)
+        self.assertEqual(b[0]["blocks"], FREE_ORDER_N)
+        self.assertEqual(b[0]["max_live_blocks"], FREE_ORDER_N)
+        # sum of 16 + i for i < N
+        self.assertEqual(b[0]["total_bytes"], 16 * FREE_ORDER_N + FREE_ORDER_N * (FREE_ORDER_N - 1) // 2)
+
+
+class HeapFreeOrderCap(Recorded):
+    """With --max-block-records=1500 the records are those of the first
+    1500 blocks to end: the rows of free_order.c's blocks are the first
+    1500 - (rows of other blocks) of its free order, none after."""
+    WORKLOAD = "free_order"
+    OPTS = (CACHE_2, "--max-block-records=1500")
+
+    def test_prefix_of_free_order(self):
+        ours, others = free_order_rows(self.db)
+        m = 1500 - others
+        self.assertGreater(m, 1000)
+        self.assertEqual(set(ours), set(FREE_ORDER[:m]))

@@ -206,6 +206,7 @@ int dc_dump_write_tail(Bool complete)
 	struct dc_rawout *o = dc.raw;
 	int err;
 
+	dc_objs_settle();
 	dc_objmap_each(&dc.objs, live_block, NULL);
 	dc_names_dump(o);
 	if (dc.opt.cache_use)

@@ -270,6 +270,7 @@ static int register_cb(void *ud, const struct dc_elfsym *s)
 	}
 	/* An alias of a registered global (environ, __environ) keeps the
 	 * first name and gets no bucket of its own. */
+	dc_objs_settle();
 	if (dc_objmap_find(&dc.objs, lo))
 		return 0;
 	o = dc_objmap_new(&dc.objs);
@@ -461,6 +462,7 @@ static void tls_drop(ThreadId tid)
 {
 	struct tls_thread *t = &tth[tid];
 
+	dc_objs_settle();
 	for (UInt i = 0; i < t->n; i++) {
 		struct dc_obj *o = t->c[i].o;
 		if (!o->live || o->gen != t->c[i].gen)
@@ -552,8 +554,10 @@ void dc_globals_init(void)
 
 int dc_objs_insert(struct dc_obj *o)
 {
-	int rc = dc_objmap_insert(&dc.objs, o);
+	int rc;
 
+	dc_objs_settle();
+	rc = dc_objmap_insert(&dc.objs, o);
 	if (rc == 0)
 		dc.fallback.gen++;
 	return rc;
@@ -627,6 +631,7 @@ static void forget_block(void *ud, struct dc_obj *o)
 
 void dc_track_munmap(Addr a, SizeT len)
 {
+	dc_objs_settle();
 	dc_objmap_remove_in(&dc.objs, a, a + len, forget_block, NULL);
 	dc_objs_changed();
 	dc_objmap_remove_in(&dc.regions, a, a + len, NULL, NULL);

@@ -195,14 +195,14 @@ static ULong obj_size(const struct dc_obj *o)
 	return o->kind == DC_K_HEAP || o->kind == DC_K_USER ? o->alloc_size : o->hi - o->lo;
 }
 
-/* Block [lo, lo + size) of bucket, record o, ends: o is read (alloc_seq)
- * only while blocks are still recorded one by one. */
-static void block_done(const struct dc_obj *o, UInt bucket, Addr lo, ULong size, ULong free_seq)
+/* Block [lo, lo + size) of bucket, allocated as event alloc_seq, ends
+ * with event free_seq: its record, while blocks are recorded one by one. */
+static void block_record(UInt bucket, Addr lo, ULong size, ULong alloc_seq, ULong free_seq)
 {
 	if (!dc.raw)
 		return;
 	if (dc.block_records < (ULong)dc.opt.max_block_records) {
-		dc_raw_block(dc.raw, bucket, lo, size, o->alloc_seq, free_seq);
+		dc_raw_block(dc.raw, bucket, lo, size, alloc_seq, free_seq);
 		dc.block_records++;
 	} else {
 		dc.block_records_dropped++;
@@ -211,7 +211,7 @@ static void block_done(const struct dc_obj *o, UInt bucket, Addr lo, ULong size,
 
 void dc_heap_block_done(struct dc_obj *o, ULong free_seq)
 {
-	block_done(o, o->bucket, o->lo, obj_size(o), free_seq);
+	block_record(o->bucket, o->lo, obj_size(o), o->alloc_seq, free_seq);
 }
 
 /* ---- blocks ---------------------------------------------------------- */
@@ -228,7 +228,10 @@ static void forget_stale(void *ud, struct dc_obj *o)
 
 static void add_block(Addr p, ULong size, UInt bucket)
 {
-	struct dc_obj *o = dc_objmap_new(&dc.objs);
+	struct dc_obj *o;
+
+	dc_objs_settle();   /* the frees before it take their sequence numbers first */
+	o = dc_objmap_new(&dc.objs);
 
 	tl_assert(o);
 	o->lo = p;
@@ -259,23 +262,146 @@ static Bool block_at(Addr p, struct dc_objmap_ent *e)
 	       (kind == DC_K_HEAP || kind == DC_K_USER);
 }
 
-/* Freeing something that is not a live block (NULL, a double free, a
- * block from before the engine saw the allocator) does nothing.  The
- * block's record is not loaded (a host miss per free over many blocks):
- * the map's entry has its bounds, bucket and kind, and a block's size is
- * hi - lo but for size 0 (hi - lo = 1: the record says which). */
-static void free_block(Addr p)
+/* ---- frees, in batches ------------------------------------------------ */
+
+/* A free leaves the map when the batch it joined settles (dc_heap_settle):
+ * when the batch is full, or before anything else reads or changes the
+ * map but a miss's lookup (dc_objs_settle at each of those places).  The
+ * batch is settled in address order (a radix sort), so frees in a random
+ * order over many blocks (tearing down a list or a tree) find their
+ * pages and entries in the host's cache instead of missing them three
+ * times each; while blocks are still recorded one by one, the records and
+ * statistics are then written in the order of the frees, with the
+ * sequence numbers they would have had one by one, and a batch holds
+ * RECORD_BATCH frees at most.  Until it settles a freed block is still
+ * found by a miss on its memory: only a use after free sees the
+ * difference. */
+#define FREE_BATCH (1u << 18)
+#define RECORD_BATCH (1u << 16)
+#define SORT_MIN 64u    /* fewer frees are settled in their order */
+
+struct freed {
+	UInt bucket;    /* ~0u: not a live block */
+	Addr lo;
+	ULong size, alloc_seq;
+};
+
+UInt dc_frees_pending;
+static UInt free_cap = RECORD_BATCH;
+static Addr pend[FREE_BATCH];
+static Addr sortbuf[2][FREE_BATCH];
+static struct freed done[RECORD_BATCH];
+
+/* a[0..n) sorted, stably, by bits [shift, shift + 48) of each value, eight
+ * bits a pass; tmp has room for n. */
+static void sort_bits(Addr *a, Addr *tmp, UInt n, UInt shift)
+{
+	UInt count[256];
+
+	for (UInt pass = 0; pass < 6; pass++, shift += 8) {
+		Addr *t = a;
+		VG_(memset)(count, 0, sizeof count);
+		for (UInt k = 0; k < n; k++)
+			count[(a[k] >> shift) & 255]++;
+		for (UInt d = 0, sum = 0; d < 256; d++) {
+			UInt c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (UInt k = 0; k < n; k++)
+			tmp[count[(a[k] >> shift) & 255]++] = a[k];
+		a = tmp;
+		tmp = t;
+	}
+}
+
+/* The block starting at p leaves the map; *f says what it was.  Its
+ * record is read (alloc_seq) only when asked: otherwise the map's entry
+ * has its bounds, bucket and kind, and a block's size is hi - lo but for
+ * size 0 (hi - lo = 1: the record says which).  False: no live block. */
+static Bool take_block(Addr p, struct freed *f, Bool seq)
 {
 	struct dc_objmap_ent e;
-	ULong size;
 
 	if (!block_at(p, &e))
-		return;
-	size = e.hi - e.lo == 1 ? e.o->alloc_size : e.hi - e.lo;
-	block_done(e.o, e.bucket, e.lo, size, ++dc.alloc_seq);
-	dc_bucket_drop_block(e.bucket, size);
+		return False;
+	f->bucket = e.bucket;
+	f->lo = e.lo;
+	f->size = e.hi - e.lo == 1 ? e.o->alloc_size : e.hi - e.lo;
+	f->alloc_seq = seq ? e.o->alloc_seq : 0;
 	dc_objmap_remove_ent(&dc.objs, &e);
+	return True;
+}
+
+/* Blocks recorded one by one: by the free's place in the batch, i (below
+ * RECORD_BATCH, 16 bits), under the address (bits 4 to 47: malloc's
+ * blocks are 16-byte aligned, user addresses below 2^47; others are
+ * settled out of address order, never wrongly). */
+static void settle_recorded(UInt n)
+{
+	Addr *key = sortbuf[0];
+
+	for (UInt i = 0; i < n; i++)
+		key[i] = (pend[i] >> 4) << 16 | i;
+	if (n >= SORT_MIN)
+		sort_bits(key, sortbuf[1], n, 16);
+	for (UInt k = 0; k < n; k++) {
+		UInt i = (UInt)(key[k] & 0xffff);
+		if (!take_block(pend[i], &done[i], True))
+			done[i].bucket = ~0u;
+	}
+	for (UInt i = 0; i < n; i++) {
+		if (done[i].bucket == ~0u)
+			continue;
+		block_record(done[i].bucket, done[i].lo, done[i].size, done[i].alloc_seq,
+			     ++dc.alloc_seq);
+		dc_bucket_drop_block(done[i].bucket, done[i].size);
+	}
+}
+
+/* No records: the statistics and the count of sequence numbers, in any
+ * order. */
+static void settle_counted(UInt n)
+{
+	ULong found = 0;
+	struct freed f;
+
+	if (n >= SORT_MIN)
+		sort_bits(pend, sortbuf[0], n, 4);
+	for (UInt k = 0; k < n; k++) {
+		if (!take_block(pend[k], &f, False))
+			continue;
+		dc_bucket_drop_block(f.bucket, f.size);
+		found++;
+	}
+	dc.alloc_seq += found;
+	if (dc.raw)
+		dc.block_records_dropped += found;
+}
+
+void dc_heap_settle(void)
+{
+	UInt n = dc_frees_pending;
+
+	dc_frees_pending = 0;
+	if (dc.raw && dc.block_records < (ULong)dc.opt.max_block_records)
+		settle_recorded(n);
+	else
+		settle_counted(n);
+	free_cap = dc.raw && dc.block_records < (ULong)dc.opt.max_block_records ? RECORD_BATCH
+										 : FREE_BATCH;
 	dc_objs_changed();
+}
+
+/* Freeing something that is not a live block (NULL, a double free, a
+ * block from before the engine saw the allocator) does nothing. */
+static void free_block(Addr p)
+{
+	if (!p)
+		return;
+	pend[dc_frees_pending++] = p;
+	if (dc_frees_pending == free_cap)
+		dc_heap_settle();
 }
 
 /* ---- observing the allocator ---------------------------------------- */
@@ -347,6 +473,7 @@ void dc_heap_enter(UWord kind, UWord a0, UWord a1, UWord a2, UWord sp)
 	case DC_AF_REALLOC:
 	case DC_AF_REALLOCARRAY:
 		/* realloc keeps the block's bucket */
+		dc_objs_settle();
 		th->alloc_bucket = block_at(a0, &e) ? e.bucket : heap_bucket(tid);
 		break;
 	default:
@@ -434,10 +561,12 @@ static void brk_die(Addr a, SizeT len)
 
 void dc_heap_name_block(ThreadId tid, Addr p, SizeT size, const HChar *name)
 {
-	struct dc_obj *o = dc_objmap_find(&dc.objs, p);
+	struct dc_obj *o;
 	UInt bucket = dc_bucket_get(name, DC_K_USER);
 	static Bool warned;
 
+	dc_objs_settle();
+	o = dc_objmap_find(&dc.objs, p);
 	if (o && o->lo == p && (o->kind == DC_K_HEAP || o->kind == DC_K_USER)) {
 		struct dc_bucket *old = dc_bucket_at(o->bucket);
 		dc_bucket_drop_block(o->bucket, o->alloc_size);

@@ -234,6 +234,7 @@ UInt dc_bucket_at_addr(Addr a)
 	struct dc_objmap_ent e;
 	struct dc_obj *r;
 
+	dc_objs_settle();
 	/* Any thread's stack: one thread evicts lines of another's. */
 	for (ThreadId t = 1; t <= dc.max_tid; t++) {
 		struct dc_thread *th = &dc.threads[t];

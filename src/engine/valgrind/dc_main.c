@@ -316,7 +316,7 @@ static Bool dc_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
 		if (!client_string(args[3], name, sizeof name) ||
 		    !client_string(args[4], type, sizeof type))
 			return True;
-		dc_heap_name_block(tid, args[1], args[2], name);
+		dc_heap_name_block(tid, args[1], args[2], name);   /* settles the frees */
 		/* the type goes to the bucket the block is in now, if the
 		 * naming took */
 		o = dc_objmap_find(&dc.objs, args[1]);

@@ -42,6 +42,7 @@ static UInt ntypes, types_cap;
  * global, heap or user object counts in its bucket. */
 static void unused_range(Int k, Addr lo, Addr hi)
 {
+	dc_objs_settle();
 	while (lo < hi) {
 		struct dc_objmap_ent e;
 		Addr a, b;

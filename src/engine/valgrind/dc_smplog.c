@@ -133,6 +133,7 @@ void dc_smplog_write(const struct dc_ins *in, const struct dc_cost *c, Addr a, i
 {
 	if (log_fd < 0)
 		return;
+	dc_objs_settle();   /* the map and the clock (dc.alloc_seq) as without batches */
 	if (used > sizeof buf - 1024)
 		dc_smplog_flush();
 	put_addr(c, a);

@@ -279,6 +279,17 @@ static inline void dc_objs_changed(void)
 	dc.grain.gen++;
 }
 
+/* Frees not yet taken from the map (dc_heap.c, "frees, in batches"):
+ * whatever reads or changes dc.objs, but a miss's lookup, settles them
+ * first. */
+extern UInt dc_frees_pending;
+void dc_heap_settle(void);
+static inline void dc_objs_settle(void)
+{
+	if (UNLIKELY(dc_frees_pending))
+		dc_heap_settle();
+}
+
 #define DC_AKEY_ALLOC 0x80000000u
 /* The return address of the running thread's observed allocation call, or
  * 0: superblocks ending in a return compare their target with it inline
