@@ -184,7 +184,8 @@ $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	$(CC) -O1 -g -fno-inline -Iinclude -o $@ $< -lpthread
 # Workloads written since STYLE rule 12 are built as users build theirs.
 O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail exec_list fields_array \
-	fields_global fields_heaptypes approx_arrays approx_fig2 rdx_reuse block_order)
+	fields_global fields_heaptypes approx_arrays approx_fig2 rdx_reuse block_order \
+	runtime_tables)
 $(O2_WORKLOADS): $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Iinclude -o $@ $< -lpthread
@@ -218,6 +219,10 @@ $(B)/w/nosym: tests/workloads/nosym.c $(B)/w/libnosym.so
 $(B)/w/libnosym.so: tests/workloads/parts/nosym_lib.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -shared -fPIC -o $@ $<
+# unwind_self links libunwind itself (the native runtime's dependency).
+$(B)/w/unwind_self: tests/workloads/unwind_self.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $< -lunwind
 # omp_spin runs two OpenMP threads (libgomp), built as users build.
 $(B)/w/omp_spin: tests/workloads/omp_spin.c
 	@mkdir -p $(dir $@)

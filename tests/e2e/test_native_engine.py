@@ -245,6 +245,65 @@ class SameHeap(NativeCase):
         self.compare("cxx_new", skip=("?(libstdc++.so.6",))
 
 
+class RuntimePages(NativeCase):
+    """The runtime's own first touches are not the program's
+    (nat_mem.c, nat_deps.c), and the brk heap's memory outside blocks is
+    <malloc> as in the simulator (nat_objs.c nat_bucket_at)."""
+
+    def location_pages(self, db, object_like):
+        return query(db, "SELECT COALESCE(SUM(f.pages), 0) FROM first_touch f JOIN location l"
+                     " ON l.id = f.location WHERE l.object LIKE ?", object_like)[0][0]
+
+    def test_runtime_tables(self):
+        # runtime_tables.c (its header derives the program's pages).  With
+        # N = 10^6 blocks the runtime's tables are large; with N = 0 the
+        # program is the same start and exit.
+        big, none = self.db("big.db"), self.db("none.db")
+        for db, n in ((big, "1000000"), (none, "0")):
+            r = native(db, [workload("runtime_tables"), n])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(meta(db, "samples_lost"), "0")
+        # <unknown>: what the program touches outside its objects does not
+        # grow with the runtime's tables; the one more page is the array's
+        # chunk header, which malloc writes in the array's own mapping (the
+        # array is 0 bytes in the brk heap with N = 0).
+        self.assertLessEqual(pages(big, "<unknown>"), pages(none, "<unknown>") + 1)
+        # The runtime's pages at the end of the allocation loop: the block
+        # map's live segments, at least 10^6 / (4096 x 3/4) -> 326 of
+        # 4096 x 8 bytes = 32 KiB, each holding at least 7 whole pages that
+        # only its memset touched; and libunwind's trace cache (64 pages,
+        # runtime_tables.c's header, unwind_self.c's): 326 x 7 + 64.
+        runtime = int(meta(big, "samples_runtime"))
+        self.assertGreaterEqual(runtime, 326 * 7 + 64)
+        # libunwind and liblzma are loaded only for the runtime: none of
+        # their faults are the program's.
+        self.assertEqual(self.location_pages(big, "%libunwind%"), 0)
+        self.assertEqual(self.location_pages(big, "%liblzma%"), 0)
+        # The array: pages 1..1953 of its mapping, written by main.
+        arr = query(big, "SELECT b.name, SUM(f.pages) FROM first_touch f JOIN bucket b"
+                    " ON b.id = f.bucket WHERE b.kind = 'heap' AND b.name != '<malloc>'"
+                    " GROUP BY b.id ORDER BY 2 DESC")
+        self.assertEqual(arr[0][1], 1953, arr)
+        # The 16-byte blocks' chunks: 10^6 x 32 bytes = 7812 whole pages of
+        # the brk heap the program never writes.  Each is first touched by
+        # the allocator (its bookkeeping outside the blocks: <malloc>; or
+        # inside one: the blocks' bucket) or by the runtime, whose own
+        # chunks share the heap (at most samples_runtime pages).
+        blocks = sum(p for _, p in arr[1:])
+        self.assertGreaterEqual(pages(big, "<malloc>") + blocks + runtime, 7812)
+        self.assertGreater(pages(big, "<malloc>"), 0)
+        kinds = query(big, "SELECT kind FROM bucket WHERE name = '<malloc>'")
+        self.assertEqual(kinds, [("heap",)])
+
+    def test_program_linking_libunwind_keeps_its_pages(self):
+        # unwind_self.c links libunwind and calls unw_backtrace: its trace
+        # cache's 64 pages are first touched by libunwind for the program.
+        db = self.db()
+        r = native(db, [workload("unwind_self")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertGreaterEqual(self.location_pages(db, "%libunwind%"), 64)
+
+
 class Processes(NativeCase):
     def test_threads(self):
         # threads.c: thr_a and thr_b (1 MiB, 64-byte aligned: 256 pages, or

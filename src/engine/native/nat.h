@@ -6,7 +6,7 @@
  * the allocation calls it wraps.  Everything here runs inside the
  * program, so: one lock (nat.lock) guards all of the state below; the
  * runtime's own memory comes from glibc's allocator entry points
- * (__libc_malloc), never from the wrapped ones; and a thread-local flag
+ * (__libc_malloc, nat_mem.c), never from the wrapped ones; and a thread-local flag
  * turns the wrappers into plain forwards while the runtime itself runs.
  */
 #ifndef DC_NAT_H
@@ -28,6 +28,7 @@
 #include "core/smpfile.h"
 
 #define NAT_MAX_FRAMES 24     /* allocation call path kept per block */
+#define NAT_MAX_DEPS 8        /* libraries loaded only for the runtime */
 
 /* glibc's allocator entry points: the runtime's own memory, and what the
  * wrappers forward to. */
@@ -36,6 +37,11 @@ void *__libc_calloc(size_t n, size_t size);
 void *__libc_realloc(void *p, size_t n);
 void *__libc_memalign(size_t align, size_t n);
 void __libc_free(void *p);
+/* nat_mem.c: the runtime's memory zeroed and grown with its own memset
+ * and memcpy (not glibc's calloc and realloc), so the pages it first
+ * touches are the runtime's samples */
+void *nat_zalloc(size_t n);
+void *nat_realloc(void *p, size_t n);
 
 enum nat_event {
 	NAT_EV_PAGEFAULT,     /* software page faults: first touches */
@@ -151,7 +157,7 @@ struct nat_state {
 	uint32_t nbuckets, bucket_cap;
 	uint32_t *bucket_slots;   /* hash of names/paths -> id + 1 */
 	uint32_t bucket_slot_cap;
-	uint32_t stack_bucket, unknown_bucket;
+	uint32_t stack_bucket, unknown_bucket, malloc_bucket;
 	uint64_t alloc_seq;       /* allocation events so far */
 	uint64_t region_seq;      /* mappings so far: not allocation events */
 	/* code locations */
@@ -175,6 +181,12 @@ struct nat_state {
 	uint64_t replay_unresolved;   /* replayed samples whose object is not in this run */
 	/* the runtime's own text, whose samples and frames are skipped */
 	uint64_t self_lo, self_hi;
+	/* the libraries loaded only for the runtime (nat_deps.c) */
+	struct { uint64_t lo, hi; } deps[NAT_MAX_DEPS];
+	uint32_t ndeps;
+	/* the brk heap's start (the allocator's memory no block covers is
+	 * <malloc>, nat_bucket_at) */
+	uint64_t brk_lo;
 	uint64_t start_ms, ckpt_next_ms, checkpoints;
 	bool exited;
 	int exit_code;
@@ -251,13 +263,17 @@ uint32_t nat_bucket_path(enum nat_kind kind, const uint64_t *path, uint32_t n);
 void nat_bucket_add_block(uint32_t b, uint64_t size);
 void nat_bucket_drop_block(uint32_t b, uint64_t size);
 uint32_t nat_loc_get(uint64_t ip);
-/* The bucket holding addr (objects, thread stacks, else <unknown>) and
- * the identity of the object holding it: its allocation sequence number
- * + 1 (globals 1) for the object map's, nat_small_ident(lo) for the
- * compact block map's (which keeps no sequence number), the mapping's
- * sequence number + 1 with bit 63 for a region, 0 when no object holds
- * addr. */
+/* The bucket holding addr (objects, thread stacks, the brk heap's
+ * memory outside blocks as <malloc>, else <unknown>) and the identity of
+ * the object holding it: its allocation sequence number + 1 (globals 1)
+ * for the object map's, nat_small_ident(lo) for the compact block map's
+ * (which keeps no sequence number), the mapping's sequence number + 1
+ * with bit 63 for a region, NAT_MALLOC_IDENT for <malloc>, 0 when no
+ * object holds addr. */
 uint32_t nat_bucket_at(uint64_t addr, uint64_t *seq);
+/* The identity of the brk heap's memory outside blocks (<malloc>): a
+ * region's bit with no region's sequence number (those are 2 or more). */
+#define NAT_MALLOC_IDENT (1ULL << 63)
 static inline uint64_t nat_small_ident(uint64_t lo)
 {
 	return lo >> 4 | 1ULL << 62;
@@ -278,6 +294,12 @@ void nat_objs_unmapped(uint64_t lo, uint64_t hi);
 /* nat_maps.c: the runtime's own mappings, which the wrappers must not see */
 void *nat_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 int nat_sys_munmap(void *addr, size_t len);
+
+/* nat_deps.c: which loaded libraries only the runtime needs (at start
+ * and after dlopen; lock held), and whether an instruction is the
+ * runtime's: its own text or theirs. */
+void nat_deps_scan(void);
+bool nat_runtime_ip(uint64_t ip);
 
 /* nat_tls.c */
 /* A module with a PT_TLS segment of memsz bytes whose block is tpoff from

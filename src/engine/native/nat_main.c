@@ -109,12 +109,12 @@ struct nat_thread *nat_self(void)
 
 	if (t || nat.off || !nat.ready)
 		return t;
-	t = __libc_calloc(1, sizeof *t);
+	t = nat_zalloc(sizeof *t);
 	if (!t)
 		return NULL;
 	if (nat.nthreads == nat.thread_cap) {
 		uint32_t cap = nat.thread_cap ? 2 * nat.thread_cap : 16;
-		void *p = __libc_realloc(nat.threads, cap * sizeof *nat.threads);
+		void *p = nat_realloc(nat.threads, cap * sizeof *nat.threads);
 		if (!p) {
 			__libc_free(t);
 			return NULL;
@@ -212,7 +212,7 @@ static void *reader_main(void *unused)
 
 		nat_lock();
 		if (cap < nat.nthreads) {
-			void *p = __libc_realloc(pfd, nat.nthreads * sizeof *pfd);
+			void *p = nat_realloc(pfd, nat.nthreads * sizeof *pfd);
 			if (p) {
 				pfd = p;
 				cap = nat.nthreads;
@@ -407,7 +407,7 @@ static void save_env(void)
 
 	for (char **e = environ; e && *e; e++)
 		n++;
-	run_env = __libc_calloc(n + 1, sizeof *run_env);
+	run_env = nat_zalloc((n + 1) * sizeof *run_env);
 	if (!run_env)
 		return;
 	for (char **e = environ; e && *e; e++)
@@ -710,6 +710,7 @@ __attribute__((constructor)) static void nat_init(void)
 	nat_dump_open();
 	nat_heap_init();
 	nat_globals_scan();
+	nat_deps_scan();
 	nat_rdx_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	exit_handler = on_exit(on_exit_status, NULL) == 0;

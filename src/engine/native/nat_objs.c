@@ -21,12 +21,15 @@
  *    blocks: no statistics.
  *  - Objects in lookup order: the object map (globals, thread-local
  *    copies, heap blocks above 1 KiB), the compact block map (smaller heap
- *    blocks), regions, thread stacks.
+ *    blocks), regions, thread stacks, the brk heap.
  *  - Heap buckets are keyed by their call path (nat_bucket_path) and
  *    written with the name "-" and an hpath record: dcprof finalize names
  *    them with the simulator engine's rules.
  *  - Thread stacks (pthread_getattr_np at the thread's start) are one
- *    bucket, <stack>; any other address is <unknown>.
+ *    bucket, <stack>.  The brk heap, from the kernel's start_brk to the
+ *    current break, is <malloc> where no block covers it (chunk headers,
+ *    free chunks, the top chunk: the allocator's memory, as the simulator
+ *    names it; kind heap, no blocks).  Any other address is <unknown>.
  *  - Code locations are instruction addresses only; finalize symbolises
  *    them from the map records (docs/raw-dump.md).
  */
@@ -45,11 +48,37 @@
 
 static void *xalloc(size_t n)
 {
-	void *p = __libc_calloc(1, n);
+	void *p = nat_zalloc(n);
 
 	if (!p)
 		abort();
 	return p;
+}
+
+/* Where the kernel started the brk heap: start_brk, field 47 of
+ * /proc/self/stat (proc(5)); fields are counted after the command's
+ * closing parenthesis, as the command may hold blanks.  Without it, the
+ * break at start: the heap grown later is still covered. */
+static uint64_t brk_start(void)
+{
+	char buf[1024];
+	char *p, *end;
+	ssize_t n;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 3;
+	uint64_t v;
+
+	if (fd < 0)
+		return (uint64_t)(uintptr_t)sbrk(0);
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	if (!p)
+		return (uint64_t)(uintptr_t)sbrk(0);
+	for (p++; *p && field < 47; field += *p++ == ' ')
+		;
+	v = strtoull(p, &end, 10);
+	return end != p && v ? v : (uint64_t)(uintptr_t)sbrk(0);
 }
 
 void nat_objs_init(void)
@@ -63,6 +92,8 @@ void nat_objs_init(void)
 		abort();
 	nat.stack_bucket = nat_bucket_get("<stack>", NAT_K_STACK);
 	nat.unknown_bucket = nat_bucket_get("<unknown>", NAT_K_UNKNOWN);
+	nat.malloc_bucket = nat_bucket_get("<malloc>", NAT_K_HEAP);
+	nat.brk_lo = brk_start();
 }
 
 /* ---- buckets ----------------------------------------------------------- */
@@ -114,7 +145,7 @@ static uint32_t bucket_new(const char *name, enum nat_kind kind, const uint64_t 
 
 	if (nat.nbuckets == nat.bucket_cap) {
 		uint32_t cap = nat.bucket_cap ? 2 * nat.bucket_cap : 256;
-		void *p = __libc_realloc(nat.buckets, cap * sizeof *nat.buckets);
+		void *p = nat_realloc(nat.buckets, cap * sizeof *nat.buckets);
 		if (!p)
 			abort();
 		nat.buckets = p;
@@ -218,6 +249,12 @@ uint32_t nat_bucket_at(uint64_t addr, uint64_t *seq)
 		if (addr >= t->stack_lo && addr < t->stack_hi)
 			return nat.stack_bucket;
 	}
+	/* the allocator's memory no block covers: chunk headers, free chunks
+	 * (sbrk(0) only reads glibc's copy of the break) */
+	if (addr >= nat.brk_lo && addr < (uint64_t)(uintptr_t)sbrk(0)) {
+		*seq = NAT_MALLOC_IDENT;
+		return nat.malloc_bucket;
+	}
 	return nat.unknown_bucket;
 }
 
@@ -246,7 +283,7 @@ uint32_t nat_loc_get(uint64_t ip)
 			return nat.loc_slots[j] - 1;
 	if (nat.nlocs == nat.loc_cap) {
 		uint32_t cap = nat.loc_cap ? 2 * nat.loc_cap : 1024;
-		void *p = __libc_realloc(nat.loc_ip, cap * sizeof *nat.loc_ip);
+		void *p = nat_realloc(nat.loc_ip, cap * sizeof *nat.loc_ip);
 		if (!p)
 			abort();
 		nat.loc_ip = p;
@@ -455,7 +492,7 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *ud)
 		return 0;
 	if (nmods == mods_cap) {
 		uint32_t cap = mods_cap ? 2 * mods_cap : 32;
-		void *p = __libc_realloc(mods, cap * sizeof *mods);
+		void *p = nat_realloc(mods, cap * sizeof *mods);
 		if (!p)
 			return 0;
 		mods = p;
@@ -490,6 +527,7 @@ void nat_globals_rescan(void)
 	struct iter it = { true, false };
 
 	dl_iterate_phdr(phdr_cb, &it);
+	nat_deps_scan();
 }
 
 static void forget(void *ud, struct dc_obj *o)

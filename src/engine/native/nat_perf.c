@@ -7,9 +7,10 @@
  *    A page counts once per object (the first fault: a read fault maps the
  *    zero page and the write after it faults again), so the count is the
  *    pages the object's code first touched — the first-touch placement
- *    question of NUMA.  Pages that the runtime's own code touches are not
- *    the program's: samples with an IP in the runtime are counted apart
- *    (meta samples_runtime).
+ *    question of NUMA.  Pages that the runtime touches are not the
+ *    program's: samples with an IP in the runtime's code (its memset and
+ *    memcpy included, nat_mem.c) or in a library loaded only for it
+ *    (nat_deps.c) are counted apart (meta samples_runtime).
  *  - cpu-clock: PERF_TYPE_SOFTWARE / PERF_COUNT_SW_CPU_CLOCK with
  *    PERF_SAMPLE_IP | TID | TIME, period in nanoseconds of CPU time: each
  *    sample adds the period to its code location (ipsamp).
@@ -211,7 +212,7 @@ void nat_sample(const struct nat_smp *s)
 	uint64_t seq;
 
 	nat.samples++;
-	if (s->ip >= nat.self_lo && s->ip < nat.self_hi) {
+	if (nat_runtime_ip(s->ip)) {
 		nat.runtime_samples++;
 		return;
 	}

@@ -292,7 +292,7 @@ static void use_point(struct nat_rdx_thr *x, uint64_t addr, uint64_t ip, bool pe
 {
 	uint64_t arms = x->r.arms, t = ctr_now(x);
 
-	if (ip >= nat.self_lo && ip < nat.self_hi)
+	if (nat_runtime_ip(ip))
 		return;        /* the runtime's own fault, not the program's */
 	if (addr - ip < 16)
 		return;        /* an instruction fetch's: no data to watch */
@@ -526,7 +526,7 @@ void nat_rdx_open(struct nat_thread *t)
 	}
 	if (rx.n == rx.cap) {
 		uint32_t cap = rx.cap ? 2 * rx.cap : 16;
-		void *p = __libc_realloc(rx.thr, cap * sizeof *rx.thr);
+		void *p = nat_realloc(rx.thr, cap * sizeof *rx.thr);
 		if (!p)
 			goto fail;
 		rx.thr = p;

@@ -66,7 +66,7 @@ static struct {
 
 static void *xalloc(size_t n)
 {
-	void *p = __libc_calloc(1, n ? n : 1);
+	void *p = nat_zalloc(n);
 
 	if (!p)
 		abort();
@@ -86,7 +86,7 @@ static char *slurp(const char *path, size_t *len)
 	while ((r = read(fd, buf + n, cap - n)) > 0) {
 		n += (size_t)r;
 		if (n == cap) {
-			char *b = __libc_realloc(buf, 2 * cap + 1);
+			char *b = nat_realloc(buf, 2 * cap + 1);
 			if (!b)
 				abort();
 			buf = b;
@@ -112,7 +112,7 @@ static uint32_t intern(struct named **set, uint32_t *count, const char *s, size_
 			return i + 1;
 		}
 	if (!*count || (*count >= 8 && !(*count & (*count - 1)))) {
-		struct named *p = __libc_realloc(*set, (*count ? 2 * *count : 8) * sizeof *p);
+		struct named *p = nat_realloc(*set, (*count ? 2 * *count : 8) * sizeof *p);
 		if (!p)
 			abort();
 		*set = p;
@@ -172,7 +172,7 @@ void nat_replay_load(const char *path)
 			struct line *x;
 			if (rp.n == cap) {
 				cap = cap ? 2 * cap : 1024;
-				rp.lines = __libc_realloc(rp.lines, cap * sizeof *rp.lines);
+				rp.lines = nat_realloc(rp.lines, cap * sizeof *rp.lines);
 				if (!rp.lines)
 					abort();
 			}

@@ -41,7 +41,7 @@ static uint32_t nvars;
 static void *grow(void *p, uint32_t *cap, size_t size)
 {
 	uint32_t c = *cap ? 2 * *cap : 8;
-	void *q = __libc_realloc(p, c * size);
+	void *q = nat_realloc(p, c * size);
 
 	if (!q)
 		abort();
@@ -90,7 +90,7 @@ void nat_tls_thread_add(struct nat_thread *t)
 
 	if (!nvars || t->tls)
 		return;
-	t->tls = __libc_calloc(nvars, sizeof *t->tls);
+	t->tls = nat_zalloc(nvars * sizeof *t->tls);
 	if (!t->tls)
 		return;
 	for (uint32_t i = 0; i < nmods; i++) {
