@@ -105,7 +105,8 @@ WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard tests/workloads/*.cc)
 	$(wildcard bench/workloads/*.c) examples/demo.c
 WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC)))) \
 	$(B)/w/exec_work_static $(B)/w/globals_aligned_nopie \
-	$(B)/w/heap_names_nopie $(B)/w/inl_alloc_nopie $(B)/w/cxx_new_nopie
+	$(B)/w/heap_names_nopie $(B)/w/inl_alloc_nopie $(B)/w/cxx_new_nopie \
+	$(B)/w/omp_outlined_nopie
 
 # An MPI workload, where Open MPI's compiler wrapper is installed
 # (scripts/install-deps.sh); its tests skip without it.
@@ -227,6 +228,15 @@ $(B)/w/unwind_self: tests/workloads/unwind_self.c
 $(B)/w/omp_spin: tests/workloads/omp_spin.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fopenmp -o $@ $<
+# omp_outlined: OpenMP loops GCC outlines (their DWARF nested in their
+# parent function's), built as users build, and without PIE for the
+# native records tests/e2e/test_natsym.py writes at fixed addresses.
+$(B)/w/omp_outlined: tests/workloads/omp_outlined.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -fopenmp -o $@ $<
+$(B)/w/omp_outlined_nopie: tests/workloads/omp_outlined.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -fopenmp -fno-pie -no-pie -o $@ $<
 # Globals where the linker puts them (a .bss alone in a segment, .rodata,
 # .data.rel.ro, a library's .bss) and thread-local variables, built -O2 -g
 # as users build (STYLE rule 12); globals_aligned also without PIE.

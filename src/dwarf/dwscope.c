@@ -109,10 +109,23 @@ static void walk(struct dwscope *s, Dwarf_Die *die, uint32_t parent, uint32_t ou
 			}
 			continue;
 		}
-		id = add_node(s, &d, parent, outer);
-		if (id && may_have_scopes(tag) && dwarf_haschildren(&d) > 0 &&
-		    dwarf_child(&d, &kid) == 0)
-			walk(s, &kid, id, tag == DW_TAG_inlined_subroutine ? id : outer, im);
+		/* a function's code is never inside its DIE parents' (a
+		 * nested function, an OpenMP region outlined from a function
+		 * inlined everywhere): searched from the unit */
+		if (tag == DW_TAG_subprogram)
+			id = add_node(s, &d, 0, 0);
+		else
+			id = add_node(s, &d, parent, outer);
+		if (!may_have_scopes(tag) || dwarf_haschildren(&d) <= 0 ||
+		    dwarf_child(&d, &kid) != 0)
+			continue;
+		/* a DIE without ranges (an abstract instance, a namespace)
+		 * holds no code: its children are searched in its place */
+		if (!id)
+			walk(s, &kid, parent, outer, im);
+		else
+			walk(s, &kid, id, tag == DW_TAG_inlined_subroutine ? id :
+					 tag == DW_TAG_subprogram ? 0 : outer, im);
 	} while (dwarf_siblingof(&d, &d) == 0);
 }
 

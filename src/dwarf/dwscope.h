@@ -12,11 +12,21 @@
  *    the children of an imported (partial) unit count as siblings in its
  *    place.  Of siblings covering an address the first in DIE order
  *    wins, and so on down to the innermost.
+ *  - Two differences from libdw's walk, where it finds no scope for code
+ *    that has one: a DIE without ranges (an abstract instance, a
+ *    namespace) is no scope but its children are searched in its place,
+ *    and a function's DIE is searched from the unit wherever it is
+ *    nested, as its code is never inside its DIE parents'.  GCC nests the
+ *    DIE of a function it outlines (an OpenMP parallel region,
+ *    NAME._omp_fn.N) in the DIE of the function it came from, which has
+ *    no ranges when that function is inlined everywhere and other ranges
+ *    when it is not; a nested function (GNU C) is nested alike.
  *  - A lookup gives whether any scope covers the address and the
  *    innermost DW_TAG_inlined_subroutine on the way down (the first one
  *    dwarf_getscopes lists).  Its outer inlined subroutines are those of
- *    its DIE parents (dwarf_getscopes_die), in the unit the DIE is in:
- *    the parents of a partial unit's DIE end at that unit.
+ *    its DIE parents (dwarf_getscopes_die) up to the nearest function, in
+ *    the unit the DIE is in: the parents of a partial unit's DIE end at
+ *    that unit.
  *  - Bad debug information: a DIE's ranges end where they cannot be
  *    read, and an imported unit that imports itself is not walked again
  *    (dwarf_getscopes fails for every address that reaches either).

@@ -25,7 +25,7 @@ import sqlite3
 import subprocess
 import unittest
 
-from harness import DCPROF, TmpDirTest, run, workload
+from harness import DCPROF, TmpDirTest, perf_ok, run, workload
 
 ALLOC_FNS = {"malloc", "calloc", "posix_memalign", "aligned_alloc", "memalign",
              "_Znwm", "_Znam"}
@@ -545,3 +545,125 @@ class LibcAgainstAddr2line(TmpDirTest):
         self.assertGreater(len(paths), len(ips) // 2)
         self.assertEqual(sorted(got_names - names), [])
         self.assertEqual(sorted(names - got_names), [])
+
+
+def load_segments(binary):
+    """(file offset, address, file size) of each PT_LOAD segment."""
+    out = subprocess.run(["readelf", "-lW", binary], capture_output=True, text=True,
+                         check=True).stdout
+    return [(int(f[1], 16), int(f[2], 16), int(f[4], 16))
+            for f in (line.split() for line in out.splitlines())
+            if len(f) >= 8 and f[0] == "LOAD"]
+
+
+def instructions(binary, names):
+    """The address of every instruction inside the function symbols whose
+    (mangled) names names() accepts, alignment padding after them left out."""
+    out = subprocess.run(["readelf", "-sW", binary], capture_output=True, text=True,
+                         check=True).stdout
+    funcs = set()
+    for f in (line.split() for line in out.splitlines()):
+        if len(f) >= 8 and f[3] == "FUNC" and f[6] != "UND" and names(f[7]):
+            funcs.add((int(f[1], 16), int(f[2], 0)))
+    ips = []
+    for addr, size in sorted(funcs):
+        out = subprocess.run(["objdump", "-d", "-w", "--no-show-raw-insn",
+                              "--start-address=%#x" % addr, "--stop-address=%#x" % (addr + size),
+                              binary], capture_output=True, text=True, check=True).stdout
+        ips += [int(m.group(1), 16) for m in re.finditer(r"^\s+([0-9a-f]+):\s", out, re.M)]
+    return ips
+
+
+class OutlinedOpenMP(TmpDirTest):
+    """Code GCC outlines from OpenMP parallel loops (omp_outlined.cc): each
+    outlined function's DWARF is nested in its parent function's DIE, which
+    has no code (an abstract instance: scale is inlined everywhere) or code
+    elsewhere (dot).  Its file, line and inline chain come from the line
+    table and the DIEs under that nested one (dwscope.h), as addr2line and
+    the simulator engine give them; LULESH's parallel loops lost their file
+    and line here before."""
+
+    def setUp(self):
+        super().setUp()
+        missing = tools_missing()
+        if missing:
+            self.skipTest("binutils missing: %s" % ", ".join(missing))
+        self.binary = workload("omp_outlined_nopie")
+
+    def test_against_addr2line(self):
+        # every instruction of the outlined functions and of the functions
+        # around them: the file's base name and the line are addr2line's
+        # innermost frame's, and inlined code is inlined into a function
+        # where addr2line has more than one frame (addr2line 2.40 names
+        # some of these frames after the function they are in, scale's
+        # in main "main": the names are the simulator's, below)
+        ips = instructions(self.binary, lambda n: "._omp_fn." in n or n in ("main", "_ZL3dotv"))
+        raw = self.path("o.raw")
+        native_dump(raw, self.binary, locs=ips)
+        got = rows(finalize(self, raw), "SELECT function, file, line, inlined_into FROM location"
+                   " ORDER BY id")
+        want = addr2line_many(self.binary, ips)
+        bad = []
+        for ip, (fn, file, line, into), fr in zip(ips, got, want):
+            ok = (os.path.basename(file), line) == fr[0][1:] and line > 0
+            ok = ok and (into != "") == (len(fr) > 1)
+            if not ok:
+                bad.append((hex(ip), fn, file, line, into, fr))
+        self.assertEqual(bad, [])
+        outlined = [g for g in got if "[clone ._omp_fn." in g[0] + g[3]]
+        self.assertGreater(len(outlined), 50)
+        self.assertTrue([g for g in outlined if g[0] == "weight" and g[3].startswith("scale(")])
+        self.assertTrue([g for g in outlined if g[0] == "weight" and g[3].startswith("dot(")])
+
+    def test_simulator_agreement(self):
+        # the simulator engine's locations of the program's instructions,
+        # its outlined code among them, named alike
+        db = self.path("s.db")
+        r = run([DCPROF, "record", "-q", "-o", db, "--", self.binary],
+                env=dict(os.environ, OMP_NUM_THREADS="2"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        locs = [l for l in rows(db, "SELECT ip, object, function, file, line, inlined_into"
+                                " FROM location ORDER BY id") if l[1] == self.binary]
+        self.assertGreater(len([l for l in locs if "._omp_fn." in l[2] + l[5]]), 10)
+        raw = self.path("o.raw")
+        native_dump(raw, self.binary, locs=[l[0] for l in locs])
+        got = rows(finalize(self, raw), "SELECT ip, object, function, file, line, inlined_into"
+                   " FROM location ORDER BY id")
+        self.assertEqual(got, locs)
+
+    @unittest.skipUnless(perf_ok(), "perf_event_paranoid > 2: no software sampling")
+    def test_native_record(self):
+        # the native engine on the program built as users build (PIE): the
+        # first touches of c fault in scale's outlined loop; each location
+        # of the program has addr2line's file and line at its address in
+        # the file (from the dump's map record and the program headers)
+        binary = workload("omp_outlined")
+        db = self.path("n.db")
+        r = run([DCPROF, "record", "-q", "--keep-raw", "--engine=native", "--event=pagefault",
+                 "-o", db, "--", binary], env=dict(os.environ, OMP_NUM_THREADS="2"))
+        kept = re.search(r"raw dumps kept in (\S+)", r.stderr)
+        try:
+            self.assertEqual(r.returncode, 0, r.stderr)
+            maps = []
+            for name in os.listdir(kept.group(1)):
+                with open(os.path.join(kept.group(1), name), errors="replace") as f:
+                    maps += [(int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16))
+                             for m in re.finditer(r"^map (0x\S+) (0x\S+) (0x\S+) (\S+)$",
+                                                  f.read(), re.M) if m.group(4) == binary]
+        finally:
+            if kept:
+                shutil.rmtree(kept.group(1), ignore_errors=True)
+        locs = rows(db, "SELECT ip, function, file, line FROM location WHERE object = ?"
+                    .replace("?", "'%s'" % binary.replace("'", "''")))
+        segs = load_segments(binary)
+
+        def vaddr(ip):
+            start, _, off = [m for m in maps if m[0] <= ip < m[1]][0]
+            fileoff = ip - start + off
+            return [v + fileoff - o for o, v, sz in segs if o <= fileoff < o + sz][0]
+
+        want = addr2line_many(binary, [vaddr(ip) for ip, _, _, _ in locs])
+        got = [(os.path.basename(file), line) for _, _, file, line in locs]
+        self.assertEqual(got, [fr[0][1:] for fr in want])
+        self.assertTrue([l for l in locs if l[1].startswith("scale(double) [clone ._omp_fn.")
+                         and l[3] > 0], locs)
