@@ -264,10 +264,15 @@ class RuntimePages(NativeCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(meta(db, "samples_lost"), "0")
         # <unknown>: what the program touches outside its objects does not
-        # grow with the runtime's tables; the one more page is the array's
+        # grow with the runtime's tables (before the runtime had its own
+        # memset, about 11,900 pages here).  One more page is the array's
         # chunk header, which malloc writes in the array's own mapping (the
-        # array is 0 bytes in the brk heap with N = 0).
-        self.assertLessEqual(pages(big, "<unknown>"), pages(none, "<unknown>") + 1)
+        # array is 0 bytes in the brk heap with N = 0); a loaded machine
+        # adds a few single pages that libc's code touches on the runtime's
+        # behalf (a checkpoint's 5 s timer firing during the longer run,
+        # the reader thread's wake-ups): at most 8 pages in all, against
+        # the thousands of the tables.
+        self.assertLessEqual(pages(big, "<unknown>"), pages(none, "<unknown>") + 8)
         # The runtime's pages at the end of the allocation loop: the block
         # map's live segments, at least 10^6 / (4096 x 3/4) -> 326 of
         # 4096 x 8 bytes = 32 KiB, each holding at least 7 whole pages that
