@@ -35,8 +35,6 @@ make -s all >&2
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dcprof-same.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 . bench/stats.sh
-cpu() { /usr/bin/time -f '%U %S' -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err" ||
-	{ tail -5 "$TMP/err" >&2; exit 1; }; awk '{ print $1 + $2 }' "$TMP/t"; }
 echo "| workload | cachegrind s | dcprof s | ratio |"
 echo "| --- | ---: | ---: | ---: |"
 for w in $ONLY; do

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # bench/stats.sh — statistics of the numbers on standard input, one per
-# line, for the bench scripts (sourced).
+# line, and a timer, for the bench scripts (sourced).
 
 # median ("nan" for none)
 median() {
@@ -12,4 +12,12 @@ median() {
 # minimum
 minimum() {
 	sort -n | head -1
+}
+
+# CPU seconds (user + system) of one run of "$@", its output discarded;
+# the run's stderr is shown if it fails.  Needs $TMP.
+cpu() {
+	/usr/bin/time -f '%U %S' -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err" ||
+		{ tail -5 "$TMP/err" >&2; exit 1; }
+	awk '{ print $1 + $2 }' "$TMP/t"
 }
