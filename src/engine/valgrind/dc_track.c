@@ -30,7 +30,10 @@
  *    granularity (the block of its first byte); its stack and time distance
  *    land in its bucket's histograms, or it counts as a first touch; each
  *    reuse also counts for the pair (code location of the previous access to
- *    the block, code location of this one).
+ *    the block, code location of this one).  The access helper prefetches
+ *    the block's record before the cache simulation, and this file the
+ *    bitmap word and tree nodes its index names before the eviction
+ *    bookkeeping, which therefore runs first (reuse.h Notes).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -394,15 +397,18 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 	} else {
 		dc.now++;
 	}
+	if (dc.opt.reuse)
+		dc_reuse_prefetch_marks(&dc.reuse, a);
 	if (dc.opt.calls)
 		dc_cost_count(&dc.threads[dc.tid].now, in->is_write, served, dc.lat);
-	if (dc.opt.reuse)
-		dc_track_reuse_at(in, c, a);
+	/* the evictions before the reuse: they give the prefetches time */
 	if (dc.opt.evictions && served > 1) {
 		ULong now = dc_now();
 		for (Int k = 0; k < served - 1; k++)
 			track_fills(k, c->bucket, c->loc, now);
 	}
+	if (dc.opt.reuse)
+		dc_track_reuse_at(in, c, a);
 	if (dc.sampling && dc_sample_event_matches(in, served) && dc_sampler_tick(&dc.sampler))
 		dc_track_sample(in, c, a, served);
 	if (dc.opt.offsets)
