@@ -15,23 +15,13 @@ struct dc_reuse_chunk {
 static __attribute__((noinline)) struct dc_reuse_rec *chunk_rec(struct dc_reuse *r,
 								  uint64_t block);
 
-/* The place of a block's record in its chunk: the low 8 bits of its
- * offset above the high 4 (see reuse.h Notes), so blocks 256 apart sit
- * side by side. */
-static inline uint32_t rec_place(uint64_t block)
-{
-	uint32_t o = (uint32_t)block & (CHUNK_BLOCKS - 1);
-
-	return (o & 0xff) << (CHUNK_BITS - 8) | o >> 8;
-}
-
 static inline struct dc_reuse_rec *block_rec(struct dc_reuse *r, uint64_t block)
 {
 	uint64_t id = (block >> CHUNK_BITS) + 1;
 	struct dc_reuse_recent *c = &r->recent[id & (DC_REUSE_RECENT - 1)];
 
 	if (id == c->id)
-		return &c->recs[rec_place(block)];
+		return &c->recs[dc_reuse_rec_place(block)];
 	return chunk_rec(r, block);
 }
 
@@ -81,11 +71,8 @@ static struct dc_reuse_rec *chunk_rec(struct dc_reuse *r, uint64_t block)
 	}
 	c->id = id;
 	c->recs = recs;
-	return &recs[rec_place(block)];
+	return &recs[dc_reuse_rec_place(block)];
 }
-
-/* rec->idx of a block in the front: it has no mark in the tree. */
-#define IN_FRONT UINT32_MAX
 
 /* Tree nodes count 1s in ranges of at most cap indices, so uint32 holds
  * them while cap stays at most 2^31 (2^30 distinct blocks). */
@@ -343,7 +330,7 @@ static __attribute__((noinline)) int compact(struct dc_reuse *r)
 			continue;
 		for (uint32_t k = 0; k < CHUNK_BLOCKS; k++) {
 			uint32_t x = rec[k].idx;
-			if (x && x != IN_FRONT)
+			if (x && x != DC_REUSE_IN_FRONT)
 				rec[k].idx = rank[x >> 6] + 1 +
 					     popcount(r, r->bits[x >> 6] & (((uint64_t)1 << (x & 63)) - 1));
 		}
@@ -426,7 +413,7 @@ int dc_reuse_access_slow(struct dc_reuse *r, uint64_t block, uint32_t loc,
 	r->fhead = (r->fhead - 1) & (DC_REUSE_FRONT - 1);
 	r->front_block[r->fhead] = block;
 	r->front[r->fhead] = rec;
-	rec->idx = IN_FRONT;
+	rec->idx = DC_REUSE_IN_FRONT;
 	rec->time = t;
 	rec->loc = loc;
 	r->accesses = t;

@@ -78,6 +78,12 @@
  *    max(DC_REUSE_INIT_CAP, 4(M+1), records/2) indices.  Blocks are never
  *    forgotten.  Indices stop growing at 2^31 (uint32 in records and
  *    counts), i.e. about 2^30 distinct blocks.
+ *  - A reuse from far back misses the host's caches three times in a row:
+ *    the block's record, then (from its index) the bitmap word and the
+ *    tree nodes near it.  A caller with other work per access can start
+ *    those loads early, in two steps (dc_reuse_prefetch, then
+ *    dc_reuse_prefetch_marks once the record has had time to arrive);
+ *    they read the recent chunks only and change nothing.
  *  - dc_reuse_access either records the access fully or, on DC_ENOMEM,
  *    changes nothing a later access can observe.  That happens for a new
  *    block when its chunk cannot be allocated, and for any access when all
@@ -106,6 +112,9 @@ struct dc_reuse_result {
 	uint64_t time_dist;    /* accesses since the previous access to this block (now - then) */
 	uint32_t prev_loc;     /* loc passed with the previous access to this block */
 };
+
+/* rec->idx of a block in the front: it has no mark in the tree. */
+#define DC_REUSE_IN_FRONT UINT32_MAX
 
 /* One per block of every chunk touched. */
 struct dc_reuse_rec {
@@ -153,6 +162,55 @@ void dc_reuse_release(struct dc_reuse *r);
 static inline unsigned dc_reuse_place(const struct dc_reuse *r, unsigned j)
 {
 	return (r->fhead + j) & (DC_REUSE_FRONT - 1);
+}
+
+/* The place of a block's record in its chunk: the low 8 bits of its
+ * offset above the high 4 (see the Notes), so blocks 256 apart sit side
+ * by side. */
+static inline uint32_t dc_reuse_rec_place(uint64_t block)
+{
+	uint32_t o = (uint32_t)block & (CHUNK_BLOCKS - 1);
+
+	return (o & 0xff) << (CHUNK_BITS - 8) | o >> 8;
+}
+
+/* The record of addr's block when its chunk is a recent one, else NULL
+ * (for prefetches: nothing changes). */
+static inline const struct dc_reuse_rec *dc_reuse_recent_rec(const struct dc_reuse *r,
+							     uint64_t addr)
+{
+	uint64_t block = addr >> r->block_bits, id = (block >> CHUNK_BITS) + 1;
+	const struct dc_reuse_recent *c = &r->recent[id & (DC_REUSE_RECENT - 1)];
+
+	return c->id == id ? &c->recs[dc_reuse_rec_place(block)] : NULL;
+}
+
+/* Prefetches, in two steps a caller spaces out with other work (the
+ * engine's cache simulation, then its eviction bookkeeping), so that the
+ * host misses of a reuse from far back overlap it; neither changes
+ * anything.  First the record of addr's block; then, from the record's
+ * time index, the bitmap word and the tree node its count and clear
+ * read (dc_reuse_access_slow's next two misses). */
+static inline void dc_reuse_prefetch(const struct dc_reuse *r, uint64_t addr)
+{
+	const struct dc_reuse_rec *rec = dc_reuse_recent_rec(r, addr);
+
+	if (rec)
+		__builtin_prefetch(rec);
+}
+
+static inline void dc_reuse_prefetch_marks(const struct dc_reuse *r, uint64_t addr)
+{
+	const struct dc_reuse_rec *rec = dc_reuse_recent_rec(r, addr);
+	uint64_t w;
+
+	if (!rec || rec->idx == DC_REUSE_IN_FRONT)
+		return;
+	w = rec->idx >> 6;
+	if (w < r->wr) {
+		__builtin_prefetch(&r->bits[w]);
+		__builtin_prefetch(&r->tree[w]);
+	}
 }
 
 /* dc_reuse_access past the inline path: while the front fills, and for

@@ -408,6 +408,63 @@ DC_TEST(reuse, recent_words_vs_reference)
 	ref_release(&f);
 }
 
+/* The record the engine prefetches (dc_reuse_recent_rec) is the block's
+ * own: right after an access it is in the front with that access's loc,
+ * and found unless the front answered (only a look-up past the front
+ * makes its chunk the latest in its recent slot); for any other
+ * block it is NULL or holds the loc of the block's latest access (0 and
+ * index 0 for a block never accessed), as the LRU stack says.  The
+ * prefetches run before every access and change no result.  Addresses
+ * span 6000 lines at 256-line strides too (blocks that share a host
+ * line of records), and a fifth of the accesses and a third of the
+ * other blocks lie 256 chunks up, where their chunk takes the same
+ * recent slot (the look-up then says NULL as often as not). */
+DC_TEST(reuse, recent_record_is_the_blocks)
+{
+	enum { N = 20000, NBLK = 6000 };
+	struct dc_reuse r;
+	struct dc_reuse_result o, e;
+	struct ref f;
+	uint64_t s = 777, found = 0;
+
+	ref_init(&f, N);
+	CHECK_EQ(dc_reuse_init(&r, dc_env_libc(), 6), 0);
+	for (uint32_t i = 1; i <= N; i++) {
+		uint64_t far = i % 5 ? 0 : (uint64_t)1 << 26;
+		uint64_t a = far | (i & 1 ? trace_addr(&s, NBLK)
+					  : ((rnd(&s) % 24) * 256 + i % 7) << 6);
+		uint64_t b = trace_addr(&s, NBLK) | (i % 3 ? 0 : (uint64_t)1 << 26);
+		const struct dc_reuse_rec *rec;
+		size_t k;
+
+		dc_reuse_prefetch(&r, a);
+		dc_reuse_prefetch_marks(&r, a);
+		ref_access(&f, a >> 6, i, &e);
+		CHECK_EQ(dc_reuse_access(&r, a, i, &o), 0);
+		check_same(&o, &e);
+		rec = dc_reuse_recent_rec(&r, a);
+		CHECK(rec != NULL || (!o.first && o.stack_dist < DC_REUSE_FRONT));
+		if (rec) {
+			CHECK_EQ(rec->loc, i);
+			CHECK_EQ(rec->idx, DC_REUSE_IN_FRONT);
+		}
+		rec = dc_reuse_recent_rec(&r, b);
+		if (!rec)
+			continue;
+		found++;
+		for (k = 0; k < f.n && f.blk[k] != b >> 6; k++)
+			;
+		CHECK_EQ(rec->loc, k < f.n ? f.loc[k] : 0);
+		if (k == f.n)
+			CHECK_EQ(rec->idx, 0);
+		else
+			CHECK((rec->idx == DC_REUSE_IN_FRONT) == (k < DC_REUSE_FRONT));
+	}
+	CHECK(found > N / 4 && found < N);
+	dc_reuse_release(&r);
+	ref_release(&f);
+}
+
 /* ---- bins -------------------------------------------------------------------- */
 
 /* first 1, growth 2: bin 0 {0}, 1 {1}, 2 [2,4), 3 [4,8), ...; 2^63 starts

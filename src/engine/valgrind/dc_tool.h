@@ -111,7 +111,7 @@ struct dc_rpair {
 /* Lines of one bucket resident at one level, integrated over time. */
 struct dc_resid {
 	Long lines;
-	ULong last, integral;
+	ULong base;       /* the integral of lines over time, less lines x now */
 };
 
 struct dc_thread {

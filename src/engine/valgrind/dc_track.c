@@ -11,7 +11,10 @@
  *    until it is evicted (then it leaves the bucket its address belongs to
  *    then); lines per bucket and level are integrated over time (data
  *    accesses while collecting) and reported as an average.  A count never
- *    goes below zero (lines filled while collection was off).
+ *    goes below zero (lines filled while collection was off).  A line
+ *    evicted by an access of its own bucket leaves the count as it was
+ *    and updates nothing (the transposition's column stores evict their
+ *    own matrix's lines).
  *  - --sample=EVENT:N emulates a counter of EVENT that overflows every N
  *    events on average (sampler.h).  The "interrupt handler" gets what a
  *    PEBS/IBS/EAR sample carries — data address, instruction, latency of
@@ -27,7 +30,10 @@
  *    granularity (the block of its first byte); its stack and time distance
  *    land in its bucket's histograms, or it counts as a first touch; each
  *    reuse also counts for the pair (code location of the previous access to
- *    the block, code location of this one).
+ *    the block, code location of this one).  The access helper prefetches
+ *    the block's record before the cache simulation, and this file the
+ *    bitmap word and tree nodes its index names before the eviction
+ *    bookkeeping, which therefore runs first (reuse.h Notes).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -134,17 +140,24 @@ static inline struct dc_resid *resid_at(UInt bucket, Int k)
 	return &dc.resid[(SizeT)bucket * DC_MAX_LEVELS + k];
 }
 
-/* Inline: two per fill with --evictions, whose call and grow check cost
- * 8 % of bench_transpose's run with every feature on. */
+/* Inline: up to two per fill with --evictions, whose call and grow check
+ * cost 8 % of bench_transpose's run with every feature on.  A record keeps
+ * base = integral - lines x now (mod 2^64), so the integral at any time t
+ * is base + lines x t and an update writes two words, not three. */
 static inline void resid_add(UInt bucket, Int k, Long delta, ULong now)
 {
 	struct dc_resid *r = resid_at(bucket, k);
+	Long lines = r->lines + delta;
 
-	r->integral += (ULong)r->lines * (now - r->last);
-	r->last = now;
-	r->lines += delta;
-	if (r->lines < 0)
-		r->lines = 0;
+	if (lines < 0)
+		lines = 0;
+	r->base -= (ULong)(lines - r->lines) * now;
+	r->lines = lines;
+}
+
+static inline ULong resid_integral(const struct dc_resid *r, ULong now)
+{
+	return r->base + (ULong)r->lines * now;
 }
 
 static UInt victim_bucket(const struct dc_cache_level *l, UInt j)
@@ -152,20 +165,25 @@ static UInt victim_bucket(const struct dc_cache_level *l, UInt j)
 	return dc_bucket_at_addr((Addr)(l->victim[j] << l->line_bits));
 }
 
-static void track_fills(Int k, UInt evictor, UInt loc)
+/* A line of the evictor's own bucket evicted: the bucket gains a line and
+ * loses one at the same time, which leaves its count and integral as
+ * they were, so neither update is made. */
+static void track_fills(Int k, UInt evictor, UInt loc, ULong now)
 {
 	const struct dc_cache_level *l = &dc.cache.lv[k];
-	ULong now = dc_now();
 
 	for (UInt j = 0; j < l->nfill; j++) {
 		dc.fills[k]++;
-		resid_add(evictor, k, 1, now);
 		if (l->victim[j] == DC_EMPTY_TAG) {
 			dc.empty_fills[k]++;
+			resid_add(evictor, k, 1, now);
 		} else {
 			UInt v = victim_bucket(l, j);
 			dc.nevictions[k]++;
-			resid_add(v, k, -1, now);
+			if (v != evictor) {
+				resid_add(evictor, k, 1, now);
+				resid_add(v, k, -1, now);
+			}
 			dc_evtab_add(&dc.evicts, (UInt)k + 1, evictor, v, loc, 1);
 		}
 	}
@@ -379,13 +397,18 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 	} else {
 		dc.now++;
 	}
+	if (dc.opt.reuse)
+		dc_reuse_prefetch_marks(&dc.reuse, a);
 	if (dc.opt.calls)
 		dc_cost_count(&dc.threads[dc.tid].now, in->is_write, served, dc.lat);
+	/* the evictions before the reuse: they give the prefetches time */
+	if (dc.opt.evictions && served > 1) {
+		ULong now = dc_now();
+		for (Int k = 0; k < served - 1; k++)
+			track_fills(k, c->bucket, c->loc, now);
+	}
 	if (dc.opt.reuse)
 		dc_track_reuse_at(in, c, a);
-	if (dc.opt.evictions)
-		for (Int k = 0; k < served - 1; k++)
-			track_fills(k, c->bucket, c->loc);
 	if (dc.sampling && dc_sample_event_matches(in, served) && dc_sampler_tick(&dc.sampler))
 		dc_track_sample(in, c, a, served);
 	if (dc.opt.offsets)
@@ -565,7 +588,7 @@ void dc_track_dump(struct dc_rawout *o)
 	for (UInt b = 0; b < dc.resid_buckets && b < dc_bucket_count(); b++) {
 		for (Int k = 0; k < dc.hier.nlevels; k++) {
 			struct dc_resid *r = resid_at(b, k);
-			ULong now = dc_now(), integral = r->integral + (ULong)r->lines * (now - r->last);
+			ULong now = dc_now(), integral = resid_integral(r, now);
 			if (!integral || !now)
 				continue;
 			dc_raw_resid(o, b, (UInt)k + 1,
