@@ -290,6 +290,42 @@ class OtherThreadsStack(Recorded):
                 (level, got, lines, r, row[:5]))
 
 
+class FreedThenReused(Recorded):
+    """evict_freed.c: a block's lines evicted after its free, then the lines
+    of the block allocated at the same address.  The victim is the bucket
+    of the line's address when it is evicted; the engine answers victims
+    in memory no object holds page by page, and the new block must end
+    that.  The row of evictor ev_second at level 1 is derived in
+    evict_freed.c: {the new block's bucket: 128, ev_second: 128}."""
+    WORKLOAD = "evict_freed"
+    OPTS = (RING_CACHE, LAT, "--evictions=yes")
+
+    def test_new_block_lines_are_its_own(self):
+        self.assertEqual(self.rec.returncode, 0,
+                         "evict_freed exits 3 when the second block is not at the first's"
+                         " address: %s" % self.rec.stderr[-2000:])
+        # the new block's bucket: where touch_then_stream's 256 stores went
+        stored = query(self.db, "SELECT b.name, SUM(c.Dw) FROM cost c JOIN bucket b"
+                       " ON b.id = c.bucket JOIN location l ON l.id = c.location"
+                       " WHERE l.function LIKE 'touch_then_stream%' AND c.Dw > 0"
+                       " GROUP BY b.name")
+        self.assertEqual(len(stored), 1, "touch_then_stream's stores: %s" % stored)
+        block, stores = stored[0]
+        self.assertEqual(stores, 256)
+        self.assertNotEqual(block, "<malloc>")
+        row = {v: n for (e, v), n in matrix(self.db, 1).items() if e == "ev_second"}
+        self.assertEqual(row, {block: 128, "ev_second": 128},
+                         "ev_second's victims at level 1 (expected the new block's 128"
+                         " lines and 128 of its own)")
+
+    def test_freed_block_lines_are_the_allocators(self):
+        """Phase 1 filled the engine's page table with the freed block's
+        pages: ev_first evicts lines of <malloc> (the 128 lines of `first`
+        in L1 after touch(), less those free() itself evicted)."""
+        row = {v: n for (e, v), n in matrix(self.db, 1).items() if e == "ev_first"}
+        self.assertGreaterEqual(row.get("<malloc>", 0), 64, "ev_first's victims: %s" % row)
+
+
 class NoEvictionsOption(Recorded):
     """Without --evictions the new tables stay empty."""
     WORKLOAD = "evict_ring"
