@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/callgrind.sh — inclusive costs and cache use against Callgrind.
 #
-#   sh bench/callgrind.sh [-n RUNS] [-m] [WORKLOAD...]
+#   sh bench/callgrind.sh [-n RUNS] [-m] [-a] [WORKLOAD...]
 #
 # For each workload in bench/workloads/ (or those named) it runs,
 # alternately, RUNS times each (default 3):
@@ -12,6 +12,9 @@
 #   callgrind-use   the callgrind command with --cacheuse=yes
 #   dcprof-use      the dcprof command with --cache-use=yes
 #                   --cache-use-granularity=callgrind
+#   dcprof-all      (with -a) the dcprof command with every engine feature:
+#                   --cache-use=yes --evictions=yes --reuse=yes, against
+#                   callgrind-use (issue 21: at most Callgrind's time)
 # (the same I1, D1 and LL, inclusive costs per call, and with cache use
 # Callgrind's 32-bit use mask; both write their profile) and prints the
 # median (with -m, the minimum) CPU time (user + system, GNU time's %U and
@@ -24,11 +27,13 @@ ROOT=$(pwd)
 RUNS=3
 ONLY=""
 STAT=median
+ALL=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) shift; RUNS=$1 ;;
 	-m) STAT=minimum ;;
-	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+	-a) ALL=1 ;;
+	-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
 	-*) echo "bench/callgrind.sh: unknown option '$1'" >&2; exit 2 ;;
 	*) ONLY="$ONLY $1" ;;
 	esac
@@ -52,9 +57,10 @@ cmd() {
 	callgrind-use) echo "$CG --cacheuse=yes --callgrind-out-file=$TMP/cg.out" ;;
 	dcprof) echo "$DC -o $TMP/p.db --" ;;
 	dcprof-use) echo "$DC --cache-use=yes --cache-use-granularity=callgrind -o $TMP/p.db --" ;;
+	dcprof-all) echo "$DC --cache-use=yes --evictions=yes --reuse=yes -o $TMP/p.db --" ;;
 	esac
 }
-KINDS="callgrind dcprof callgrind-use dcprof-use"
+KINDS="callgrind dcprof callgrind-use dcprof-use${ALL:+ dcprof-all}"
 
 # shellcheck source=bench/stats.sh
 . "$ROOT/bench/stats.sh"
@@ -70,8 +76,13 @@ run() {
 
 echo "$("$DCPROF" --version | head -1), $(valgrind --version), $(nproc) CPUs, $RUNS run(s) each, $STAT CPU seconds"
 echo
-echo "| workload | callgrind s | dcprof --calls s | ratio | callgrind --cacheuse s | dcprof --cache-use --calls s | ratio |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+if [ -n "$ALL" ]; then
+	echo "| workload | callgrind s | dcprof --calls s | ratio | callgrind --cacheuse s | dcprof --cache-use --calls s | ratio | dcprof all features s | ratio |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+else
+	echo "| workload | callgrind s | dcprof --calls s | ratio | callgrind --cacheuse s | dcprof --cache-use --calls s | ratio |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+fi
 for w in $ONLY; do
 	prog="$ROOT/build/w/$w"
 	for k in $KINDS; do : >"$TMP/$k"; done
@@ -83,7 +94,9 @@ for w in $ONLY; do
 	set --   # the statistics, in the order of KINDS
 	for k in $KINDS; do set -- "$@" "$($STAT <"$TMP/$k")"; done
 	echo "$@" | awk -v w="$w" '{
-		printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", w, $1, $2, $2 / $1, $3, $4, $4 / $3 }'
+		printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |", w, $1, $2, $2 / $1, $3, $4, $4 / $3
+		if (NF > 4) printf " %.2f | %.2f |", $5, $5 / $3
+		printf "\n" }'
 done
 echo
 echo "Commands (PROGRAM: build/w/WORKLOAD):"
