@@ -295,12 +295,10 @@ bool dc_blockmap_take(struct dc_blockmap *m, uint64_t lo, struct dc_blockmap_ent
 	m->n--;
 	r->n--;
 	g->n--;
-	/* Shift the rest of the cluster back over the hole: an entry moves
-	 * when its home slot is not cyclically in (hole, its slot]. */
 	i = (uint64_t)(s - g->slots);
 	for (j = (i + 1) & SEG_MASK; g->slots[j]; j = (j + 1) & SEG_MASK) {
-		uint64_t k = g->slots[j] & KEY_MASK, home = home_of(hash_of(k), k);
-		if (((j - home) & SEG_MASK) >= ((j - i) & SEG_MASK)) {
+		uint64_t k = g->slots[j] & KEY_MASK;
+		if (dc_probe_may_move(i, j, home_of(hash_of(k), k), SEG_MASK)) {
 			g->slots[i] = g->slots[j];
 			i = j;
 		}

@@ -100,10 +100,8 @@ bool dc_blockset_remove(struct dc_blockset *s, uint64_t key)
 	if (s->slots[i].gen != s->gen)
 		return false;
 	s->n--;
-	/* an entry moves back when its home is not cyclically in (hole, its slot] */
 	for (j = (i + 1) & mask; s->slots[j].gen == s->gen; j = (j + 1) & mask) {
-		uint64_t home = dc_hash64(s->slots[j].key) & mask;
-		if (((j - home) & mask) >= ((j - i) & mask)) {
+		if (dc_probe_may_move(i, j, dc_hash64(s->slots[j].key) & mask, mask)) {
 			s->slots[i] = s->slots[j];
 			i = j;
 		}

@@ -46,6 +46,15 @@ static inline unsigned dc_popcount64(bool hw, uint64_t x)
 	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
 }
 
+/* Removal from a linear-probing table by shifting the rest of the cluster
+ * back over the hole: the entry at `slot`, whose home slot is `home`, moves
+ * into the hole at `hole` when its home is not cyclically in (hole, slot]
+ * (mask: the capacity, a power of two, less 1). */
+static inline bool dc_probe_may_move(uint64_t hole, uint64_t slot, uint64_t home, uint64_t mask)
+{
+	return ((slot - home) & mask) >= ((slot - hole) & mask);
+}
+
 /* 64-bit mix for hash tables (splitmix64 finaliser). */
 static inline uint64_t dc_hash64(uint64_t x)
 {

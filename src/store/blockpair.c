@@ -77,11 +77,8 @@ bool blockpair_take(struct blockpair *p, uint64_t addr, int64_t *row)
 		return false;
 	*row = p->row[i];
 	p->n--;
-	/* shift the rest of the cluster back: an entry moves when its home
-	 * is not cyclically in (hole, its slot] */
 	for (j = (i + 1) & mask; p->addr[j]; j = (j + 1) & mask) {
-		uint64_t home = dc_hash64(p->addr[j]) & mask;
-		if (((j - home) & mask) >= ((j - i) & mask)) {
+		if (dc_probe_may_move(i, j, dc_hash64(p->addr[j]) & mask, mask)) {
 			p->addr[i] = p->addr[j];
 			p->row[i] = p->row[j];
 			i = j;
