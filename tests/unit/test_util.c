@@ -191,3 +191,25 @@ DC_TEST(util, hash64_is_splitmix64_finaliser)
 	CHECK_EQ(dc_hash64(0), 0);
 	CHECK(dc_hash64(1) != dc_hash64(2));
 }
+
+/* dc_probe_may_move against its definition, walked slot by slot: the entry
+ * at `slot` may fill the hole unless its home is one of the slots after the
+ * hole up to and including its own, going round the table (8 and 1 slots;
+ * every hole, slot and home). */
+DC_TEST(util, probe_may_move_is_home_outside_hole_to_slot)
+{
+	for (uint64_t cap = 1; cap <= 8; cap *= 8) {
+		uint64_t mask = cap - 1;
+		for (uint64_t hole = 0; hole < cap; hole++)
+			for (uint64_t slot = 0; slot < cap; slot++)
+				for (uint64_t home = 0; home < cap; home++) {
+					bool inside = false;
+					for (uint64_t k = (hole + 1) & mask; slot != hole; k = (k + 1) & mask) {
+						inside |= k == home;
+						if (k == slot)
+							break;
+					}
+					CHECK_EQ(dc_probe_may_move(hole, slot, home, mask), !inside);
+				}
+	}
+}
