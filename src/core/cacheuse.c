@@ -282,6 +282,12 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 	l->nfill = 1;
 	l->victim[0] = victim;
 	r0 = (struct dc_use_l1 *)u->lv[0].rec + dc_cacheuse_index(l, block, s);
+	/* level 2's set and its victim's record fetched while level 1's victim
+	 * is passed on and charged */
+	if (c->nlevels > 1) {
+		__builtin_prefetch(c->lv[1].tags + (block & c->lv[1].set_mask) * c->lv[1].assoc);
+		dc_cacheuse_prefetch_victim(&c->lv[1], &u->lv[1], block);
+	}
 	l1_start(u, r0, block, victim, mask, loader);
 	/* unrolled: each level's branches of its own (dc_cache_access) */
 #pragma GCC unroll 4
@@ -289,7 +295,8 @@ static int access_line(struct dc_cacheuse *u, uint64_t block, uint64_t mask,
 		struct dc_use_line *r, *rec = u->lv[k].rec;
 
 		l = &c->lv[k];
-		dc_cacheuse_prefetch_victim(l, &u->lv[k], block);
+		if (k > 1)
+			dc_cacheuse_prefetch_victim(l, &u->lv[k], block);
 		if (dc_cacheuse_line_ref(l, block, &victim, &s)) {
 			r = rec + dc_cacheuse_index(l, block, s);
 			r0->dep[k] = r;

@@ -189,10 +189,14 @@ static inline uint64_t dc_cacheuse_mask(const struct dc_cache_level *l,
 }
 
 /* At a deeper level: a miss replaces the set's last way, so fetch that
- * way's use record while the set is searched (deeper records are rarely in
- * the host's cache). */
-static inline void dc_cacheuse_prefetch_victim(const struct dc_cache_level *l,
-					       const struct dc_use_level *ul, uint64_t block)
+ * way's use record before the set is searched (deeper records are rarely
+ * in the host's cache; access_line does it for level 2 before level 1's
+ * victim is charged).  Always inline: GCC finds an out-of-line copy free
+ * of side effects (a prefetch is none) and drops its calls as dead code,
+ * which it did in access_line (cacheuse.c) until this was inlined. */
+static inline __attribute__((always_inline)) void
+dc_cacheuse_prefetch_victim(const struct dc_cache_level *l, const struct dc_use_level *ul,
+			    uint64_t block)
 {
 	const uint64_t *set = l->tags + (block & l->set_mask) * l->assoc;
 
