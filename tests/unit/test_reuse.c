@@ -408,6 +408,109 @@ DC_TEST(reuse, recent_words_vs_reference)
 	ref_release(&f);
 }
 
+/* A second reference, fast enough for tens of thousands of blocks: a
+ * textbook Fenwick tree over access numbers 1..n holding a 1 at each
+ * block's latest access (Bennett & Kruskal), so the stack distance of a
+ * reuse is the number of 1s strictly between the previous access and now.
+ * Blocks are small integers (an array of latest access numbers). */
+struct timeref {
+	uint32_t *bit, *last, *loc;    /* bit: 1-based over access numbers */
+	uint32_t n, now;
+};
+
+static void timeref_init(struct timeref *f, uint32_t n, uint32_t nblk)
+{
+	f->bit = calloc(n + 1, sizeof *f->bit);
+	f->last = calloc(nblk, sizeof *f->last);
+	f->loc = calloc(nblk, sizeof *f->loc);
+	CHECK(f->bit && f->last && f->loc);
+	f->n = n;
+	f->now = 0;
+}
+
+static void timeref_release(struct timeref *f)
+{
+	free(f->bit);
+	free(f->last);
+	free(f->loc);
+}
+
+static void timeref_add(struct timeref *f, uint32_t i, uint32_t d)
+{
+	for (; i <= f->n; i += i & -i)
+		f->bit[i] += d;
+}
+
+static uint32_t timeref_prefix(const struct timeref *f, uint32_t i)
+{
+	uint32_t s = 0;
+
+	for (; i; i -= i & -i)
+		s += f->bit[i];
+	return s;
+}
+
+static void timeref_access(struct timeref *f, uint32_t blk, uint32_t loc,
+			   struct dc_reuse_result *out)
+{
+	uint32_t t = ++f->now, p = f->last[blk];
+
+	CHECK(t <= f->n);
+	out->first = !p;
+	out->stack_dist = p ? timeref_prefix(f, t - 1) - timeref_prefix(f, p) : 0;
+	out->time_dist = p ? t - p : 0;
+	out->prev_loc = p ? f->loc[blk] : 0;
+	if (p)
+		timeref_add(f, p, (uint32_t)0 - 1);
+	timeref_add(f, t, 1);
+	f->last[blk] = t;
+	f->loc[blk] = loc;
+}
+
+/* 40000 blocks, so the tree's capacity grows to 2^17 time indices (2049
+ * bitmap words, a tree of 12 levels; more than any other test): rounds of a sweep over all blocks (runs of clears in one
+ * word, a reuse in the next word while they are pending), a walk down
+ * the columns of a 64 x 625 matrix of blocks (reuses about 625 indices,
+ * 10 words, apart in the previous round's order), and random blocks,
+ * interleaved (after the first sweep, which touches every block once),
+ * with the engine's prefetches before every access.  Every result
+ * matches the reference above, across the compactions. */
+DC_TEST(reuse, many_words_vs_time_tree)
+{
+	enum { NBLK = 40000, ROWS = 64, COLS = NBLK / ROWS, N = 6 * NBLK };
+	struct dc_reuse r;
+	struct dc_reuse_result o, e;
+	struct timeref f;
+	uint64_t s = 4242;
+	uint32_t i = 0;
+
+	timeref_init(&f, N, NBLK);
+	CHECK_EQ(dc_reuse_init(&r, dc_env_libc(), 6), 0);
+	while (i < N) {
+		uint32_t round = i / NBLK, k = i % NBLK, blk;
+		if (round % 3 == 0)
+			blk = k;                                  /* sweep */
+		else if (round % 3 == 1)
+			blk = (k % ROWS) * COLS + k / ROWS;       /* columns */
+		else
+			blk = (uint32_t)(rnd(&s) % NBLK);         /* random */
+		if (round && k % 5 == 4)
+			blk = (uint32_t)(rnd(&s) % NBLK);
+		i++;
+		timeref_access(&f, blk, i, &e);
+		dc_reuse_prefetch(&r, (uint64_t)blk << 6);
+		dc_reuse_prefetch_marks(&r, (uint64_t)blk << 6);
+		CHECK_EQ(dc_reuse_access(&r, (uint64_t)blk << 6, i, &o), 0);
+		check_same(&o, &e);
+	}
+	CHECK(r.compactions >= 2);
+	CHECK(r.wr > 20 * 64);
+	CHECK_EQ(r.cap, (uint64_t)1 << 17);
+	CHECK_EQ(r.nblocks, NBLK);
+	dc_reuse_release(&r);
+	timeref_release(&f);
+}
+
 /* The record the engine prefetches (dc_reuse_recent_rec) is the block's
  * own: right after an access it is in the front with that access's loc,
  * and found unless the front answered (only a look-up past the front
