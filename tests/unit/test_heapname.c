@@ -217,3 +217,92 @@ DC_TEST(heapname, region_chain)
 	dc_chain_name(f, 5, 3, false, dc_is_mmap_fn, buf, 8);   /* cut, terminated */
 	CHECK_STREQ(buf, "map_reg");
 }
+
+/* dc_heap_name_used: the frames a name was read from. */
+static size_t used(const struct dc_hframe *f, size_t n, int depth)
+{
+	char buf[512];
+	struct dc_heapname_opts o = { depth, false, NULL, 0 };
+	size_t u;
+
+	dc_heap_name_used(f, n, &o, buf, sizeof buf, &u);
+	return u;
+}
+
+DC_TEST(heapname, used_frames_by_hand)
+{
+	const struct dc_hframe f[] = { C("malloc"), P("mem_init", "/home/u/app/equake.c", 41),
+				       P("main", "/home/u/app/equake.c", 276),
+				       C("__libc_start_call_main") };
+	const struct dc_hframe g[] = { C("malloc"), P("a", "x.c", 1), P("b", "x.c", 2),
+				       P("c", "x.c", 3), P("d", "x.c", 4) };
+	const struct dc_hframe s[] = { C("malloc"), C("strdup"), C("setlocale") };
+
+	/* malloc, mem_init, main: main ends the name */
+	CHECK_EQ(used(f, 4, 3), 3);
+	/* malloc, a, b, c: three functions */
+	CHECK_EQ(used(g, 5, 3), 4);
+	CHECK_EQ(used(g, 5, 1), 2);
+	/* a, b and the end of the path, where a third function would be */
+	CHECK_EQ(used(g, 3, 3), 4);
+	/* library frames only: kept because nothing follows them */
+	CHECK_EQ(used(s, 3, 3), 4);
+	CHECK_EQ(used(s, 0, 3), 1);
+}
+
+/* The property the engine's cache of names by the start of a path relies
+ * on (engine/valgrind/dc_heap.c, heap_bucket), against every path of up to
+ * 5 frames from a pool of 5: when dc_heap_name_used says u <= n, every
+ * path of at least u frames that starts with the same u frames has the
+ * same name; and the name is dc_heap_name's. */
+DC_TEST(heapname, used_frames_decide_the_name)
+{
+	static const struct dc_hframe pool[] = {
+		C("malloc"), P("a", "x.c", 1), P("main", "x.c", 9), C("strdup"), P("b", "x.c", 2),
+	};
+	enum { NPOOL = 5, MAXN = 5 };
+	int variants[4][2] = { { 1, 0 }, { 2, 0 }, { 3, 0 }, { 64, 1 } };   /* depth, site */
+
+	for (int v = 0; v < 4; v++) {
+		struct dc_heapname_opts o = { variants[v][0], variants[v][1] != 0, NULL, 0 };
+		unsigned paths = 1;
+		for (int k = 0; k < MAXN; k++)
+			paths *= NPOOL + 1;
+		/* path p: digits base NPOOL + 1, frame d - 1 for digit d, a 0
+		 * digit ends it */
+		for (unsigned p = 0; p < paths; p++) {
+			struct dc_hframe f[MAXN], g[MAXN];
+			char a[512], b[512], c[512];
+			size_t n = 0, u, m;
+			unsigned x = p;
+			while (x % (NPOOL + 1) && n < MAXN) {
+				f[n++] = pool[x % (NPOOL + 1) - 1];
+				x /= NPOOL + 1;
+			}
+			if (x)
+				continue;       /* a 0 digit before others: not canonical */
+			dc_heap_name_used(f, n, &o, a, sizeof a, &u);
+			dc_heap_name(f, n, &o, c, sizeof c);
+			CHECK_STREQ(a, c);
+			CHECK(u >= 1 && u <= n + 1);
+			if (u > n)
+				continue;
+			/* paths starting with f[0..u): the same u low digits */
+			unsigned low = 1;
+			for (size_t k = 0; k < u; k++)
+				low *= NPOOL + 1;
+			for (unsigned q = 0; q < paths; q++) {
+				unsigned y = q;
+				m = 0;
+				while (y % (NPOOL + 1) && m < MAXN) {
+					g[m++] = pool[y % (NPOOL + 1) - 1];
+					y /= NPOOL + 1;
+				}
+				if (y || m < u || q % low != p % low)
+					continue;
+				dc_heap_name(g, m, &o, b, sizeof b);
+				CHECK_STREQ(b, a);
+			}
+		}
+	}
+}
