@@ -188,12 +188,11 @@ static void frame_src(const struct dc_hframe *f, char *buf, size_t len, size_t *
 	append(buf, len, pos, tmp);
 }
 
-size_t dc_heap_name_used(const struct dc_hframe *f, size_t n, const struct dc_heapname_opts *o,
-			 char *buf, size_t len, size_t *used)
+size_t dc_heap_name(const struct dc_hframe *f, size_t n, const struct dc_heapname_opts *o,
+		    char *buf, size_t len)
 {
-	size_t i = 0, j, pos = 0, read = 0;
+	size_t i = 0, j, pos = 0;
 	int k = 0;
-	bool end = false;   /* a loop ran out of frames: the name depends on n */
 
 	if (len)
 		buf[0] = 0;
@@ -201,36 +200,20 @@ size_t dc_heap_name_used(const struct dc_hframe *f, size_t n, const struct dc_he
 		i++;
 	for (j = i; j < n && is_sys_frame(&f[j]); j++)
 		;
-	if (j < n) {
+	if (j < n)
 		i = j;
-		read = j + 1;
-	} else {
-		end = true;
-	}
 	for (; i < n && k < o->depth; i++, k++) {
 		if (k)
 			append(buf, len, &pos, " < ");
 		dc_hframe_fn(&f[i], buf, len, &pos);
 		if (o->site || k == 0)
 			frame_src(&f[i], buf, len, &pos);
-		if (i + 1 > read)
-			read = i + 1;
 		if (str_eq(f[i].fn, "main"))
 			break;
 	}
-	if (i == n && k < o->depth)
-		end = true;
 	if (!pos)
 		append(buf, len, &pos, "<heap>");
-	if (used)
-		*used = end ? n + 1 : read;
 	return pos;
-}
-
-size_t dc_heap_name(const struct dc_hframe *f, size_t n, const struct dc_heapname_opts *o,
-		    char *buf, size_t len)
-{
-	return dc_heap_name_used(f, n, o, buf, len, NULL);
 }
 
 bool dc_is_mmap_fn(const char *fn)

@@ -60,13 +60,6 @@ struct dc_heapname_opts {
 size_t dc_heap_name(const struct dc_hframe *f, size_t n, const struct dc_heapname_opts *o,
 		    char *buf, size_t len);
 
-/* dc_heap_name, and *used: how many leading frames the name was read
- * from.  used <= n: every path that starts with f[0..used) and goes on
- * has the same name (the rule reads frames in order and stopped at one of
- * them); n + 1: the name also depends on the path ending at n. */
-size_t dc_heap_name_used(const struct dc_hframe *f, size_t n, const struct dc_heapname_opts *o,
-			 char *buf, size_t len, size_t *used);
-
 /* Appends frame f's function as names show it (bare, or ?(object), or its
  * address) to buf[*pos..len). */
 void dc_hframe_fn(const struct dc_hframe *f, char *buf, size_t len, size_t *pos);

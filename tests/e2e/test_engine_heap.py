@@ -181,8 +181,8 @@ def paths_blocks(db):
 
 class HeapPaths(Recorded):
     """One allocation line reached through two callers at the same depth
-    (heap_paths.c header): the engine's cache of names by the start of a
-    path must keep them apart."""
+    (heap_paths.c header): a cache of names by part of the path must keep
+    them apart."""
     WORKLOAD = "heap_paths"
     OPTS = (CACHE_2,)
 

@@ -1,8 +1,8 @@
 /* heap_paths.c — one allocation line reached by several call paths, for
- * the engine's cache of bucket names by the start of a call path
- * (engine/valgrind/dc_heap.c, heap_bucket): a cache keyed by the
- * allocator's return address, or by the first three frames (malloc,
- * node_new, its caller), would put left's and right's blocks together.
+ * any cache of bucket names by part of a call path (engine/valgrind/
+ * dc_heap.c caches them per whole walk): one keyed by the allocator's
+ * return address, or by the first three frames (malloc, node_new, its
+ * caller), would put left's and right's blocks together.
  * No stdio, so libc allocates nothing on its own.
  *
  * node_new() mallocs 32 bytes at one line (SITE:node_new).  main calls,

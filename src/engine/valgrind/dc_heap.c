@@ -44,10 +44,7 @@
  *    (blocks, bytes), though not its min/max size.  Otherwise it adds a user
  *    object when the range overlaps nothing.
  *  - Names are cached per call stack (the return addresses), since
- *    resolving function names is far slower than unwinding; and per
- *    start of a call stack, as far as the name reads it, so that most
- *    blocks walk only those frames (heap_bucket says why that is the
- *    same bucket).
+ *    resolving function names is far slower than unwinding.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
@@ -66,12 +63,10 @@
 /* ---- naming ---------------------------------------------------------- */
 
 /* The call chain of an allocation with inlined calls as frames of their
- * own, innermost first, and the walk entry (index in ips) each frame comes
- * from.  Filled only when a new call stack is named. */
+ * own, innermost first.  Filled only when a new call stack is named. */
 #define MAX_LFRAMES 64
 static struct dc_iframe iframes[MAX_LFRAMES];
 static struct dc_hframe lframes[MAX_LFRAMES];
-static UInt frame_ip[MAX_LFRAMES];
 
 /* The frames of ips[0..n), inlined functions expanded; returns how many.
  * Valgrind's unwinder gives ips[1..n) as return address - 1 already: the
@@ -95,7 +90,6 @@ static UInt chain_frames(const Addr *ips, UInt n)
 			lframes[m].line = iframes[m].line;
 			lframes[m].obj = obj;
 			lframes[m].ip = ips[i];
-			frame_ip[m] = i;
 		}
 	}
 	return m;
@@ -110,51 +104,39 @@ void dc_chain_at(ThreadId tid, Int depth, Bool site, HChar *buf, SizeT len)
 }
 
 /* A heap bucket's name (docs/engine.md, "Data objects and buckets"): the
- * rule both engines share, core/heapname.h.  Returns how many of ips the
- * name depends on: k <= n when every path starting with ips[0..k) has
- * this name (each frame is read from its own entry of ips alone), n + 1
- * when it also depends on the walk ending at n. */
-static UInt heap_name(const Addr *ips, UInt n, Int depth, Bool site, HChar *buf, SizeT len)
+ * rule both engines share, core/heapname.h. */
+static void heap_name(const Addr *ips, UInt n, Int depth, Bool site, HChar *buf, SizeT len)
 {
 	struct dc_heapname_opts o = {
 		.depth = depth, .site = site, .alloc_fns = dc.opt.alloc_fns,
 		.n_alloc_fns = (size_t)dc.opt.n_alloc_fns,
 	};
-	UInt m = chain_frames(ips, n);
-	size_t used;
 
-	dc_heap_name_used(lframes, m, &o, buf, len, &used);
-	return used > m ? n + 1 : frame_ip[used - 1] + 1;
+	dc_heap_name(lframes, chain_frames(ips, n), &o, buf, len);
 }
 
-/* Cache: call stack → bucket.  A site is the return addresses of a walk,
- * ips[0..nips), read one of two ways: whole, the walk of `want` frames
- * (heap_bucket) as it came; or prefix, the first nips frames of paths
- * that go on, which all have the bucket (heap_name said the name depends
- * on those frames only). */
+/* Cache: call stack → bucket. */
 struct site {
 	UInt nips;
 	UInt bucket;
-	UInt need;      /* whole: how many of ips the name depends on (heap_name) */
-	Bool prefix;
 	Addr ips[MAX_CHAIN];
 };
 static struct site **sites;
 static UWord site_cap, nsites;
 
-static ULong ips_hash(const Addr *ips, UInt n, Bool prefix)
+static ULong ips_hash(const Addr *ips, UInt n)
 {
-	ULong h = n * 2 + prefix;
+	ULong h = n;
 	for (UInt i = 0; i < n; i++)
 		h = dc_hash64(h ^ ips[i]);
 	return h;
 }
 
-static struct site **site_slot(struct site **tab, UWord cap, const Addr *ips, UInt n, Bool prefix)
+static struct site **site_slot(struct site **tab, UWord cap, const Addr *ips, UInt n)
 {
-	UWord i = ips_hash(ips, n, prefix) & (cap - 1);
+	UWord i = ips_hash(ips, n) & (cap - 1);
 
-	while (tab[i] && !(tab[i]->nips == n && tab[i]->prefix == prefix &&
+	while (tab[i] && !(tab[i]->nips == n &&
 			   VG_(memcmp)(tab[i]->ips, ips, n * sizeof *ips) == 0))
 		i = (i + 1) & (cap - 1);
 	return &tab[i];
@@ -167,84 +149,18 @@ static void site_grow(void)
 
 	for (UWord i = 0; i < site_cap; i++)
 		if (sites[i])
-			*site_slot(tab, cap, sites[i]->ips, sites[i]->nips, sites[i]->prefix) =
-				sites[i];
+			*site_slot(tab, cap, sites[i]->ips, sites[i]->nips) = sites[i];
 	VG_(free)(sites);
 	sites = tab;
 	site_cap = cap;
 }
 
-/* The site of ips[0..n) read as prefix or whole, made with bucket and
- * need if new. */
-static struct site *site_get(const Addr *ips, UInt n, Bool prefix, UInt bucket, UInt need)
-{
-	struct site **slot, *s;
-
-	if ((nsites + 1) * 2 > site_cap)
-		site_grow();
-	slot = site_slot(sites, site_cap, ips, n, prefix);
-	if (*slot)
-		return *slot;
-	s = VG_(malloc)("dc.heap.site", sizeof *s);
-	s->nips = n;
-	s->bucket = bucket;
-	s->need = need;
-	s->prefix = prefix;
-	VG_(memcpy)(s->ips, ips, n * sizeof *ips);
-	*slot = s;
-	nsites++;
-	return s;
-}
-
-/* The site of ips[0..n) if known. */
-static struct site *site_find(const Addr *ips, UInt n, Bool prefix)
-{
-	return site_cap ? *site_slot(sites, site_cap, ips, n, prefix) : NULL;
-}
-
-/* How many frames to walk for an allocation called from a return
- * address: the most its paths' names have needed so far.  Only a guess
- * of where the prefix sites are (a hash of the address; another address
- * may take the entry): a wrong one costs a walk, never a wrong bucket. */
-#define NHINTS 4096
-static struct {
-	Addr ret;
-	UInt len;
-} hints[NHINTS];
-
-/* Valgrind's core option (pub_core_options.h) a tool cannot see: with
- * --merge-recursive-frames a walk may rewrite frames it already has, and
- * a shorter walk is no longer the start of a longer one. */
-extern Int VG_(clo_merge_recursive_frames);
-
-/* A block's bucket from the call path at the allocator's entry.  Naming
- * a path means reading debug information, so names are cached per path
- * (the sites); walking the whole path (`want` frames) for every block
- * was still most of the cost of naming it, so the walk is cut short when
- * a prefix site may answer.  A prefix site's bucket is the one the whole
- * walk would name, because:
- *  - Valgrind's amd64 unwinder (m_stacktrace.c, VG_(get_StackTrace_wrk))
- *    adds frames in order and checks the limit only before each step, so
- *    a walk of len frames gives the first len frames of a walk of want >=
- *    len, and one that ends before len frames (n < len) ends at the same
- *    frame when allowed want: that walk IS the whole walk, looked up as a
- *    whole site.  (Not so with --merge-recursive-frames: then every
- *    allocation walks want frames.  The frames Valgrind drops for a thread
- *    in a system call do not arise: the thread is at an allocator's first
- *    instruction.)
- *  - A prefix site of len frames is made only from a whole walk whose name
- *    depends on its first need <= len frames (heap_name), and each frame's
- *    name, file, line and object come from its own return address: every
- *    path starting with those len addresses gets the same name.
- * Two callers of one allocation site at the same depth have different
- * addresses in the frame the name reads, so different sites
- * (tests/workloads/heap_paths.c). */
 static UInt heap_bucket(ThreadId tid)
 {
 	struct dc_thread *th = &dc.threads[tid];
 	Addr ips[MAX_CHAIN];
-	UInt n, want, len, need, slot;
-	struct site *s;
+	UInt n, want;
+	struct site **slot, *s;
 	HChar name[1024];
 
 	if (th->pending_name) {
@@ -257,31 +173,20 @@ static UInt heap_bucket(ThreadId tid)
 	want = dc.opt.heap_site ? MAX_CHAIN : (UInt)dc.opt.heap_depth + 8;
 	if (want > MAX_CHAIN)
 		want = MAX_CHAIN;
-	slot = (UInt)(dc_hash64(th->alloc_ret) & (NHINTS - 1));
-	len = hints[slot].ret == th->alloc_ret ? hints[slot].len : 0;
-	if (len && len < want && VG_(clo_merge_recursive_frames) == 0) {
-		n = VG_(get_StackTrace)(tid, ips, len, NULL, NULL, 0);
-		s = site_find(ips, n, n == len);
-		if (s)
-			return s->bucket;
-	}
 	n = VG_(get_StackTrace)(tid, ips, want, NULL, NULL, 0);
-	s = site_find(ips, n, False);
-	if (!s) {
-		need = heap_name(ips, n, dc.opt.heap_site ? MAX_LFRAMES : dc.opt.heap_depth,
-				 dc.opt.heap_site, name, sizeof name);
-		s = site_get(ips, n, False, dc_bucket_get(name, DC_K_HEAP), need);
-	}
-	/* The next allocation from here walks as far as this path's name
-	 * needs (n + 1 when it needs the end: the walk ends short), or as far
-	 * as another path's did. */
-	len = s->need < want ? s->need : want;
-	if (hints[slot].ret == th->alloc_ret && hints[slot].len > len)
-		len = hints[slot].len;
-	hints[slot].ret = th->alloc_ret;
-	hints[slot].len = len;
-	if (len < want && s->need <= len && len <= n)
-		site_get(ips, len, True, s->bucket, s->need);
+	if ((nsites + 1) * 2 > site_cap)
+		site_grow();
+	slot = site_slot(sites, site_cap, ips, n);
+	if (*slot)
+		return (*slot)->bucket;
+	heap_name(ips, n, dc.opt.heap_site ? MAX_LFRAMES : dc.opt.heap_depth, dc.opt.heap_site,
+		  name, sizeof name);
+	s = VG_(malloc)("dc.heap.site", sizeof *s);
+	s->nips = n;
+	VG_(memcpy)(s->ips, ips, n * sizeof *ips);
+	s->bucket = dc_bucket_get(name, DC_K_HEAP);
+	*slot = s;
+	nsites++;
 	return s->bucket;
 }
 
