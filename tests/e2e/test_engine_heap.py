@@ -162,6 +162,61 @@ class HeapDepth5(Recorded):
         self.assertIn(site("mem_init", "SITE:mem_init", "main"), names)
 
 
+def paths_site(*callers):
+    """A bucket of heap_paths.c: node_new's allocation line, then callers."""
+    return site("node_new", "SITE:node_new", *callers, src="heap_paths.c")
+
+
+def paths_blocks(db):
+    """{name: blocks} of heap_paths.c's buckets (32-byte blocks, none freed)."""
+    out = {}
+    for n, b in buckets(db).items():
+        if b["kind"] == "heap" and n.startswith("node_new"):
+            stats = (b["max_live_blocks"], b["total_bytes"], b["min_size"], b["max_size"])
+            if stats != (b["blocks"], 32 * b["blocks"], 32, 32):
+                raise AssertionError("%s: %s" % (n, b))
+            out[n] = b["blocks"]
+    return out
+
+
+class HeapPaths(Recorded):
+    """One allocation line reached through two callers at the same depth
+    (heap_paths.c header): a cache of names by part of the path must keep
+    them apart."""
+    WORKLOAD = "heap_paths"
+    OPTS = (CACHE_2,)
+
+    def test_buckets(self):
+        self.assertEqual(paths_blocks(self.db), {paths_site("main"): 7,
+                                                 paths_site("mid", "left"): 300,
+                                                 paths_site("mid", "right"): 200})
+
+
+class HeapPathsDepth2(Recorded):
+    WORKLOAD = "heap_paths"
+    OPTS = (CACHE_2, "--heap-names=fn:2")
+
+    def test_buckets(self):
+        self.assertEqual(paths_blocks(self.db), {paths_site("main"): 7,
+                                                 paths_site("mid"): 500})
+
+
+class HeapPathsSite(Recorded):
+    WORKLOAD = "heap_paths"
+    OPTS = (CACHE_2, "--heap-names=site")
+
+    def test_buckets(self):
+        def at(fn, tag):
+            return "%s (heap_paths.c:%d)" % (fn, marker_line("heap_paths.c", tag))
+        first = at("node_new", "SITE:node_new")
+        self.assertEqual(paths_blocks(self.db), {
+            " < ".join((first, at("main", "SITE:main"))): 7,
+            " < ".join((first, at("mid", "SITE:mid"), at("left", "SITE:left"),
+                        at("main", "SITE:main_left"))): 300,
+            " < ".join((first, at("mid", "SITE:mid"), at("right", "SITE:right"),
+                        at("main", "SITE:main_right"))): 200})
+
+
 class HeapSite(Recorded):
     """--heap-names=site: every frame of the chain with its file and line."""
     WORKLOAD = "heap_names"
