@@ -31,9 +31,10 @@
  *  - The counters are the thread's own accesses while collecting (Dr, Dw,
  *    misses, latency), so a call's inclusive cost is the growth of its
  *    thread's counters while it was active.
- *  - With --cache-use the back-dating tree is kept too: the helpers set the
- *    cache-use model's current node to the top frame's before each access,
- *    and the dump charges every resident line (dc_cacheuse_finish) before
+ *  - With --cache-use the back-dating tree is kept too: the cache-use
+ *    model's current node is the running thread's top frame's, set after
+ *    every change of that stack and at every thread switch (not read per
+ *    access), and the dump charges every resident line (dc_cacheuse_finish) before
  *    popping the frames, so every tree is pruned into its root's arc.
  *    Tree statistics (live nodes, sampled at each call) go to the meta.
  */
@@ -83,9 +84,18 @@ static struct dc_thread *thread(ThreadId tid)
 	return th;
 }
 
+/* A stack changed: the cache-use model's loader node is the running
+ * thread's top frame's, set here rather than read at every access (the
+ * frame's line, untouched between calls, was a host miss per access). */
+static void top_changed(const struct dc_thread *th)
+{
+	if (th == &dc.threads[dc.tid])
+		dc.use.node = dc_callstack_node(&th->cs);
+}
+
 void dc_calls_thread_ready(ThreadId tid)
 {
-	thread(tid);
+	top_changed(thread(tid));
 }
 
 void dc_calls_start(void)
@@ -167,6 +177,7 @@ static void call(struct call_site *site, Addr target, Addr sp, Bool tail)
 	oom((tail ? dc_callstack_tailcall : dc_callstack_call)(&dc.calls, &th->cs, site->loc,
 								 dc_loc_get(target), sp,
 								 &th->now));
+	top_changed(th);
 }
 
 static VG_REGPARM(3) void dc_call(struct call_site *site, Addr target, Addr sp)
@@ -193,6 +204,7 @@ static VG_REGPARM(2) void dc_plt_jump(struct call_site *site, Addr target)
 	th->plt_pending = False;
 	oom((th->plt_tail ? dc_callstack_tailcall : dc_callstack_call)(
 		&dc.calls, &th->cs, th->plt_site, dc_loc_get(target), th->plt_sp, &th->now));
+	top_changed(th);
 	th->resolver_n = kind == T_RESOLVER ? th->cs.n : 0;
 }
 
@@ -205,6 +217,7 @@ static VG_REGPARM(1) void dc_resolver_jump(Addr target)
 		return;
 	th->resolver_n = 0;
 	oom(dc_callstack_jump(&dc.calls, &th->cs, dc_loc_get(target), &th->now));
+	top_changed(th);
 }
 
 void dc_calls_plt_access(struct dc_ins *in)
@@ -246,6 +259,7 @@ static VG_REGPARM(1) void dc_ret(Addr sp)
 	struct dc_thread *th = thread(dc.tid);
 
 	oom(dc_callstack_ret(&dc.calls, &th->cs, sp, &th->now));
+	top_changed(th);
 }
 
 void dc_calls_instrument(IRSB *out, IRSB *in, const VexGuestLayout *layout, Addr ip,
@@ -294,6 +308,7 @@ void dc_calls_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack)
 	struct dc_thread *th = thread(tid);
 
 	oom(dc_callstack_signal(&dc.calls, &th->cs, &th->now));
+	top_changed(th);
 }
 
 void dc_calls_post_signal(ThreadId tid, Int sigNo)
@@ -301,6 +316,7 @@ void dc_calls_post_signal(ThreadId tid, Int sigNo)
 	struct dc_thread *th = thread(tid);
 
 	oom(dc_callstack_signal_end(&dc.calls, &th->cs, &th->now));
+	top_changed(th);
 }
 
 void dc_calls_reset_child(void)
@@ -308,8 +324,10 @@ void dc_calls_reset_child(void)
 	dc_calls_zero(&dc.calls);
 	for (ThreadId t = 1; t < VG_N_THREADS; t++) {
 		VG_(memset)(&dc.threads[t].now, 0, sizeof dc.threads[t].now);
-		if (dc.threads[t].calls_ready)
+		if (dc.threads[t].calls_ready) {
 			dc_callstack_zero(&dc.threads[t].cs);
+			top_changed(&dc.threads[t]);
+		}
 	}
 }
 
@@ -325,9 +343,12 @@ void dc_calls_dump(struct dc_rawout *o)
 {
 	HChar avg[32];
 
-	for (ThreadId t = 1; t < VG_N_THREADS; t++)
-		if (dc.threads[t].calls_ready)
+	for (ThreadId t = 1; t < VG_N_THREADS; t++) {
+		if (dc.threads[t].calls_ready) {
 			oom(dc_callstack_finish(&dc.calls, &dc.threads[t].cs, &dc.threads[t].now));
+			top_changed(&dc.threads[t]);
+		}
+	}
 	dc_calls_each(&dc.calls, arc_cb, o);
 	if (dc.calls.tree) {
 		ULong n = dc.calls.node_samples ? dc.calls.node_samples : 1;

@@ -371,8 +371,6 @@ static inline __attribute__((always_inline)) void ref(struct dc_ins *in, Addr a,
 		dc_reuse_prefetch(&dc.reuse, a);
 	if (mode & REF_USE) {
 		c = dc.collecting ? cost_of(in, a, mode) : NULL;
-		if ((mode & REF_CALLS) || ((mode & REF_TRACK) && dc.opt.calls))
-			dc.use.node = dc_callstack_node(&dc.threads[dc.tid].cs);
 		served = dc_cacheuse_access(&dc.use, a, in->size, c);
 		if (!c)
 			return;

@@ -31,9 +31,12 @@
  *    land in its bucket's histograms, or it counts as a first touch; each
  *    reuse also counts for the pair (code location of the previous access to
  *    the block, code location of this one).  The access helper prefetches
- *    the block's record before the cache simulation, and this file the
- *    bitmap word and tree nodes its index names before the eviction
- *    bookkeeping, which therefore runs first (reuse.h Notes).
+ *    the block's record before the cache simulation, and the eviction
+ *    bookkeeping runs before the reuse to give it time (reuse.h Notes).
+ *    The second prefetch, dc_reuse_prefetch_marks, is not called here:
+ *    GCC had dropped the call as free of side effects, and kept in by
+ *    always_inline it made the run slower (docs/performance.md, seventh
+ *    pass, "the access helper and the eviction tracker").
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -397,11 +400,9 @@ void dc_track_access(struct dc_ins *in, struct dc_cost *c, Addr a, int served)
 	} else {
 		dc.now++;
 	}
-	if (dc.opt.reuse)
-		dc_reuse_prefetch_marks(&dc.reuse, a);
 	if (dc.opt.calls)
 		dc_cost_count(&dc.threads[dc.tid].now, in->is_write, served, dc.lat);
-	/* the evictions before the reuse: they give the prefetches time */
+	/* the evictions before the reuse: they give the record's prefetch time */
 	if (dc.opt.evictions && served > 1) {
 		ULong now = dc_now();
 		for (Int k = 0; k < served - 1; k++)
