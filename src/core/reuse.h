@@ -81,9 +81,10 @@
  *  - A reuse from far back misses the host's caches three times in a row:
  *    the block's record, then (from its index) the bitmap word and the
  *    tree nodes near it.  A caller with other work per access can start
- *    those loads early, in two steps (dc_reuse_prefetch, then
- *    dc_reuse_prefetch_marks once the record has had time to arrive);
- *    they read the recent chunks only and change nothing.
+ *    the first early (dc_reuse_prefetch), which reads the recent chunks
+ *    only and changes nothing.  Prefetching the other two once the record
+ *    has arrived made the engine slower (docs/performance.md, seventh
+ *    pass, "the access helper and the eviction tracker").
  *  - dc_reuse_access either records the access fully or, on DC_ENOMEM,
  *    changes nothing a later access can observe.  That happens for a new
  *    block when its chunk cannot be allocated, and for any access when all
@@ -185,32 +186,15 @@ static inline const struct dc_reuse_rec *dc_reuse_recent_rec(const struct dc_reu
 	return c->id == id ? &c->recs[dc_reuse_rec_place(block)] : NULL;
 }
 
-/* Prefetches, in two steps a caller spaces out with other work (the
- * engine's cache simulation, then its eviction bookkeeping), so that the
- * host misses of a reuse from far back overlap it; neither changes
- * anything.  First the record of addr's block; then, from the record's
- * time index, the bitmap word and the tree node its count and clear
- * read (dc_reuse_access_slow's next two misses). */
+/* Prefetches the record of addr's block, so that the host miss of a
+ * reuse from far back overlaps other work of the caller (the engine's
+ * cache simulation); changes nothing. */
 static inline void dc_reuse_prefetch(const struct dc_reuse *r, uint64_t addr)
 {
 	const struct dc_reuse_rec *rec = dc_reuse_recent_rec(r, addr);
 
 	if (rec)
 		__builtin_prefetch(rec);
-}
-
-static inline void dc_reuse_prefetch_marks(const struct dc_reuse *r, uint64_t addr)
-{
-	const struct dc_reuse_rec *rec = dc_reuse_recent_rec(r, addr);
-	uint64_t w;
-
-	if (!rec || rec->idx == DC_REUSE_IN_FRONT)
-		return;
-	w = rec->idx >> 6;
-	if (w < r->wr) {
-		__builtin_prefetch(&r->bits[w]);
-		__builtin_prefetch(&r->tree[w]);
-	}
 }
 
 /* dc_reuse_access past the inline path: while the front fills, and for

@@ -499,7 +499,6 @@ DC_TEST(reuse, many_words_vs_time_tree)
 		i++;
 		timeref_access(&f, blk, i, &e);
 		dc_reuse_prefetch(&r, (uint64_t)blk << 6);
-		dc_reuse_prefetch_marks(&r, (uint64_t)blk << 6);
 		CHECK_EQ(dc_reuse_access(&r, (uint64_t)blk << 6, i, &o), 0);
 		check_same(&o, &e);
 	}
@@ -541,7 +540,6 @@ DC_TEST(reuse, recent_record_is_the_blocks)
 		size_t k;
 
 		dc_reuse_prefetch(&r, a);
-		dc_reuse_prefetch_marks(&r, a);
 		ref_access(&f, a >> 6, i, &e);
 		CHECK_EQ(dc_reuse_access(&r, a, i, &o), 0);
 		check_same(&o, &e);

@@ -33,10 +33,11 @@
  *    the block, code location of this one).  The access helper prefetches
  *    the block's record before the cache simulation, and the eviction
  *    bookkeeping runs before the reuse to give it time (reuse.h Notes).
- *    The second prefetch, dc_reuse_prefetch_marks, is not called here:
- *    GCC had dropped the call as free of side effects, and kept in by
- *    always_inline it made the run slower (docs/performance.md, seventh
- *    pass, "the access helper and the eviction tracker").
+ *    A second prefetch, of the bitmap word and tree node the record's
+ *    index names, is not made: GCC had dropped its call as free of side
+ *    effects since it was added, and kept in by always_inline it made the
+ *    run slower (docs/performance.md, seventh pass, "the access helper
+ *    and the eviction tracker").
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
