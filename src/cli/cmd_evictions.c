@@ -23,6 +23,7 @@
 #include "cli/opts.h"
 #include "report/header.h"
 #include "report/render.h"
+#include "report/shorten.h"
 #include "store/sample.h"
 
 #define MATRIX_MAX EVMATRIX_MAX   /* victims: the table's columns, less the two keys */
@@ -272,12 +273,29 @@ static void victims_table(const struct evmatrix *m, struct table *t)
 }
 
 /* Columns are named by the victims; the names stay owned by m. */
+/* Text matrix columns named by a bucket name longer than this are
+ * labelled by their place (#1 is the first row's bucket), and named in
+ * full under the table: five heap paths of 60 characters side by side
+ * made lines of 400. */
+#define LABEL_MAX 24
+static const char *const place_label[] = {
+	"#1", "#2", "#3", "#4", "#5", "#6", "#7", "#8", "#9", "#10",
+	"#11", "#12", "#13", "#14", "#15", "#16", "#17", "#18", "#19", "#20",
+};
+
+static bool placed(const struct evmatrix *m, size_t j)
+{
+	return m->v[j].name_len > LABEL_MAX &&
+	       j < sizeof place_label / sizeof place_label[0];
+}
+
 static void matrix_table(const struct evmatrix *m, struct table *t)
 {
 	table_add_col(t, "evictor", "evicted by", COL_STR, true);
 	table_add_col(t, "kind", NULL, COL_STR, true);
 	for (size_t j = 0; j < m->n; j++)
-		table_add_col(t, m->v[j].name, NULL, COL_PCT, false);
+		table_add_col(t, m->v[j].name, placed(m, j) ? place_label[j] : NULL, COL_PCT,
+			      false);
 	for (size_t i = 0; i <= m->n; i++) {
 		struct cell *row = table_add_row(t);
 
@@ -333,6 +351,19 @@ static void print_matrix(struct profile *p, const struct header *h,
 		render_table_text(stdout, &mx, 0);
 		printf("(a cell is the share of its column's evictions at L%d made by accesses"
 		       " to its row)\n", e->level);
+		for (size_t j = 0, first = 1; j < m->n; j++) {
+			struct sbuf name;
+			if (!placed(m, j))
+				continue;
+			sbuf_init(&name);
+			shorten_name(&name, m->v[j].name, m->v[j].name_len);
+			sbuf_reset(&out);
+			fmt_text(&out, name.buf, name.len);
+			printf("%s%-4s%.*s\n", first ? "columns: " : "         ", place_label[j],
+			       (int)out.len, out.buf);
+			first = 0;
+			sbuf_release(&name);
+		}
 		break;
 	case FMT_CSV:
 		render_table_csv(stdout, &mx, 0);

@@ -137,6 +137,35 @@ class Matrix(EvictionsTest):
         header = [l for l in out.splitlines() if l.startswith("evicted by")][0]
         self.assertEqual(header.split(), ["evicted", "by", "kind", "A", "B", "C"])
 
+    def test_text_long_names_labelled_by_place(self):
+        """A column whose bucket name is longer than 24 bytes is labelled by
+        its place (#k: the k-th row's bucket) and named under the table,
+        shortened and escaped as rows are; short names stay headers; CSV
+        keeps every name whole."""
+        long_b = b"Allocate<double> (lulesh.h:113) < CalcHourglassControlForElems"
+        long_c = b"Allocate<double> (lulesh.h:113) < IntegrateStress%1BForElems"
+        with open(SAMPLED_EVICT, "rb") as f:
+            raw = f.read().replace(b"bucket 1 global B\n",
+                                   b"bucket 1 global " + long_b.replace(b" ", b"%20") + b"\n")
+        raw = raw.replace(b"bucket 2 heap C\n",
+                          b"bucket 2 heap " + long_c.replace(b" ", b"%20") + b"\n")
+        db = self.profile(self.write("long.raw", raw))
+        out = self.run_dcprof("evictions", db, "--top", "3")
+        header = [l for l in out.splitlines() if l.startswith("evicted by")][0]
+        self.assertEqual(header.split(), ["evicted", "by", "kind", "A", "#2", "#3"])
+        legend = out[out.index("\ncolumns: "):].splitlines()[1:]
+        self.assertEqual(legend, [
+            "columns: #2  Allocate<double> (lulesh.h:113) < CalcHourglassControlForElems",
+            "         #3  Allocate<double> (lulesh.h:113) < IntegrateStress\\x1bForElems"])
+        # the rows are the matrix above (test_text) under the new names
+        rows = text_rows(out, "evicted")
+        self.assertEqual(rows["A"], ["A", "global", "50.00", "40.00", "0.00"])
+        self.assertEqual(len(rows), 4)
+        r = run_bytes([DCPROF, "evictions", db, "--format", "csv", "--top", "3"])
+        self.assertEqual(r.stdout.splitlines()[0],
+                         b"evictor,kind,A," + long_b + b"," +
+                         long_c.replace(b"%1B", b"\\x1b"))
+
     def test_text_empty_column_and_sampled(self):
         out = self.run_dcprof("evictions", self.db, "--sampled")
         self.assertIn("\nlevel:    1 (L1), sampled estimates from 100 samples of D1m,"
