@@ -272,7 +272,6 @@ static void victims_table(const struct evmatrix *m, struct table *t)
 	}
 }
 
-/* Columns are named by the victims; the names stay owned by m. */
 /* Text matrix columns named by a bucket name longer than this are
  * labelled by their place (#1 is the first row's bucket), and named in
  * full under the table: five heap paths of 60 characters side by side
@@ -289,6 +288,7 @@ static bool placed(const struct evmatrix *m, size_t j)
 	       j < sizeof place_label / sizeof place_label[0];
 }
 
+/* Columns are named by the victims; the names stay owned by m. */
 static void matrix_table(const struct evmatrix *m, struct table *t)
 {
 	table_add_col(t, "evictor", "evicted by", COL_STR, true);
@@ -351,7 +351,8 @@ static void print_matrix(struct profile *p, const struct header *h,
 		render_table_text(stdout, &mx, 0);
 		printf("(a cell is the share of its column's evictions at L%d made by accesses"
 		       " to its row)\n", e->level);
-		for (size_t j = 0, first = 1; j < m->n; j++) {
+		bool first = true;
+		for (size_t j = 0; j < m->n; j++) {
 			struct sbuf name;
 			if (!placed(m, j))
 				continue;
@@ -361,7 +362,7 @@ static void print_matrix(struct profile *p, const struct header *h,
 			fmt_text(&out, name.buf, name.len);
 			printf("%s%-4s%.*s\n", first ? "columns: " : "         ", place_label[j],
 			       (int)out.len, out.buf);
-			first = 0;
+			first = false;
 			sbuf_release(&name);
 		}
 		break;
