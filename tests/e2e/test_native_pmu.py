@@ -317,11 +317,23 @@ class LivePlumbing(unittest.TestCase):
             self.assertEqual(meta["reuse_sample_period"], "32")
             self.assertEqual(meta["reuse_threads_unwatched"], "0")
             self.assertEqual(meta["reuse_samples"], "0")
-            faults = int(self.run_rt(tmp, "pf", {"DCPROF_NATIVE_EVENT": "pagefault"})
-                         ["samples"])
-            self.assertAlmostEqual(int(meta["samples_other"]), faults, delta=faults // 50)
+            self.assert_every_fault_once(tmp, int(meta["samples_other"]))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def assert_every_fault_once(self, tmp, other):
+        """OTHER, the PMU records of a run of first_touch that were no load
+        or store, against the program's page faults counted by the
+        pagefault event in another run: none lost (at least the faults, less
+        2 % for the runs' differences), none read twice (a stream read by
+        both the RDX handler and the reader would give twice the faults).
+        The runtime's own faults are PMU records too, and the pagefault
+        event leaves them out: a run slowed by a loaded machine took 303
+        more than 4,102 (its reader thread and checkpoints), so the upper
+        bound is not the lower one's 2 %."""
+        faults = int(self.run_rt(tmp, "pf", {"DCPROF_NATIVE_EVENT": "pagefault"})["samples"])
+        self.assertGreaterEqual(other, faults - faults // 50)
+        self.assertLess(other, faults + faults // 2)
 
     def test_record_to_report(self):
         # The whole path through dcprof record: a fake "cpu" PMU whose type
@@ -345,9 +357,7 @@ class LivePlumbing(unittest.TestCase):
             self.assertEqual(meta["pmu_event"], "mem-stores")
             self.assertEqual(meta["sample_event"], "Dw")
             self.assertEqual(meta["sample_period"], "1")
-            faults = int(self.run_rt(tmp, "pf", {"DCPROF_NATIVE_EVENT": "pagefault"})
-                         ["samples"])
-            self.assertAlmostEqual(int(meta["samples_other"]), faults, delta=faults // 50)
+            self.assert_every_fault_once(tmp, int(meta["samples_other"]))
             out = run([DCPROF, "report", db])
             self.assertEqual(out.returncode, 0, out.stderr)
             self.assertIn("engine:   native, event mem-stores (Dw), period 1", out.stdout)
