@@ -21,28 +21,30 @@ static bool same_str(const struct cell *a, const struct cell *b)
 	return a->len == b->len && !memcmp(a->s, b->s, a->len);
 }
 
+/* Names in byte order, a prefix first. */
+static int cmp_name(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int r = memcmp(a, b, alen < blen ? alen : blen);
+
+	return r ? r : (alen > blen) - (alen < blen);
+}
+
 static int cmp_share(const void *pa, const void *pb)
 {
 	const struct annot_share *a = pa, *b = pb;
-	size_t n = a->len < b->len ? a->len : b->len;
-	int r;
 
 	if (a->value != b->value)
 		return a->value < b->value ? 1 : -1;
-	r = memcmp(a->bucket, b->bucket, n);
-	return r ? r : (a->len > b->len) - (a->len < b->len);
+	return cmp_name(a->bucket, a->len, b->bucket, b->len);
 }
 
 static int cmp_file(const void *pa, const void *pb)
 {
 	const struct annot_file *a = pa, *b = pb;
-	size_t n = a->len < b->len ? a->len : b->len;
-	int r;
 
 	if (a->metric != b->metric)
 		return a->metric < b->metric ? 1 : -1;
-	r = memcmp(a->name, b->name, n);
-	return r ? r : (a->len > b->len) - (a->len < b->len);
+	return cmp_name(a->name, a->len, b->name, b->len);
 }
 
 /* Adds value to the line's share of bucket (a line touches few buckets). */
@@ -127,12 +129,66 @@ static void group_files(struct annot *a)
 	}
 }
 
+/* Each file's function with the largest part of its metric (ties by
+ * name), and the metric of the unknown file, from the view's rows: sorted
+ * by file like a's files before they are ranked, so the files come in the
+ * same order. */
+static void file_functions(struct annot *a, const struct table *v, int vfile, int vfn,
+			   int vmetric)
+{
+	struct fn_part { const struct cell *fn; double m; } *parts = NULL;
+	size_t nparts = 0, cap = 0, fi = 0;
+	struct annot_file *f = NULL;
+
+	for (size_t i = 0; i <= v->nrows; i++) {
+		const struct cell *vr = i < v->nrows ? table_row(v, i) : NULL;
+		size_t k;
+
+		if (vr && !vr[vfile].len) {
+			a->no_file += annot_value(v, vr, vmetric);
+			continue;
+		}
+		if (f && (!vr || f->len != vr[vfile].len || memcmp(f->name, vr[vfile].s, f->len))) {
+			const struct fn_part *best = NULL;
+
+			for (k = 0; k < nparts; k++)
+				if (!best || parts[k].m > best->m ||
+				    (parts[k].m == best->m && cmp_name(parts[k].fn->s, parts[k].fn->len, best->fn->s, best->fn->len) < 0))
+					best = &parts[k];
+			if (best) {
+				f->fn = xmemdup(best->fn->s, best->fn->len);
+				f->fnlen = best->fn->len;
+			}
+			nparts = 0;
+			f = NULL;
+		}
+		if (!vr)
+			break;
+		if (!f) {
+			if (fi == a->nfiles)
+				break;
+			f = &a->files[fi++];
+		}
+		for (k = 0; k < nparts && !same_str(parts[k].fn, &vr[vfn]); k++)
+			;
+		if (k == nparts) {
+			if (nparts == cap) {
+				cap = cap ? 2 * cap : 16;
+				parts = xrealloc(parts, cap * sizeof *parts);
+			}
+			parts[nparts++] = (struct fn_part){ &vr[vfn], 0 };
+		}
+		parts[k].m += annot_value(v, vr, vmetric);
+	}
+	free(parts);
+}
+
 int annot_build(struct profile *p, const char *object, const char *metric, struct annot *a,
 		char *err, size_t errlen)
 {
 	struct view_opts o = { .kind = VIEW_LINE, .object = object, .per_bucket = true };
 	struct table v;
-	int map[TABLE_MAXCOLS], nmap = 0, vfile = -1, vline = -1, vbucket = -1, vmetric;
+	int map[TABLE_MAXCOLS], nmap = 0, vfile = -1, vline = -1, vbucket = -1, vfn = -1, vmetric;
 	size_t share_cap = 0;
 	struct annot_line *cur = NULL;
 	struct annot_line *lines = NULL;    /* per row of a->t, while grouping */
@@ -171,6 +227,8 @@ int annot_build(struct profile *p, const char *object, const char *metric, struc
 			vline = j;
 		else if (!strcmp(name, "bucket"))
 			vbucket = j;
+		else if (!strcmp(name, "function"))
+			vfn = j;
 		if (v.cols[j].key || v.cols[j].type == COL_STR)
 			continue;
 		map[nmap] = j;
@@ -227,6 +285,7 @@ int annot_build(struct profile *p, const char *object, const char *metric, struc
 			if (a->t.cols[2 + k].type == COL_REAL || a->t.cols[2 + k].type == COL_REAL3)
 				derive_ratio(&a->t, table_row(&a->t, i), 2 + k);
 	group_files(a);
+	file_functions(a, &v, vfile, vfn, vmetric);
 	/* Each file's lines take their shares from the rows they came from. */
 	for (size_t f = 0; f < a->nfiles; f++) {
 		for (size_t l = 0; l < a->files[f].nlines; l++) {
@@ -263,6 +322,7 @@ void annot_release(struct annot *a)
 		}
 		free(a->files[f].lines);
 		free(a->files[f].name);
+		free(a->files[f].fn);
 	}
 	free(a->files);
 	table_release(&a->t);

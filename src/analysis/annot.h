@@ -11,8 +11,8 @@
  *  - The metric must add up over rows (a count or a share): the files and
  *    lines are ranked by it and the bucket split is a split of it.
  *  - A file is what location.file records: a base name or a path; the
- *    unknown file (empty) is left out, and so are lines numbered 0 (their
- *    cost still counts in their file's).
+ *    unknown file (empty) is left out, its metric kept as no_file, and so
+ *    are lines numbered 0 (their cost still counts in their file's).
  */
 #ifndef DC_ANALYSIS_ANNOT_H
 #define DC_ANALYSIS_ANNOT_H
@@ -41,6 +41,10 @@ struct annot_file {
 	char *name;                /* as recorded (NUL-terminated, may hold NUL) */
 	size_t len;
 	double metric;             /* over all its lines, line 0 included */
+	char *fn;                  /* the function with the largest part of the
+				    * metric (ties by name), to name a file whose
+				    * source is not shown; NUL-terminated, may hold NUL */
+	size_t fnlen;
 	struct annot_line *lines;  /* by line number */
 	size_t nlines;
 };
@@ -52,6 +56,7 @@ struct annot {
 	double total;              /* the metric over the whole view */
 	struct annot_file *files;  /* metric descending, ties by name */
 	size_t nfiles;
+	double no_file;            /* the metric of code with no source file */
 };
 
 /* Builds a (caller-owned storage) from the exact costs; object: only the

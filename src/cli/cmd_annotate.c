@@ -40,6 +40,9 @@ void cmd_annotate_usage(FILE *f)
 	      "the profile records it, or by its last path components (demo.c).\n"
 	      "Sources are read from the path the profile records (absolute, or\n"
 	      "relative to the current directory) unless a --source-dir has them.\n"
+	      "After the files, what they leave out: each file whose source was not\n"
+	      "found, with its main function, the files below the threshold and the\n"
+	      "code with no source file, each with its share of the total.\n"
 	      "\n"
 	      "  --object NAME              only accesses to the bucket(s) named NAME\n"
 	      "  --show EVENTS              margin columns, comma-separated, as named in\n"
@@ -280,7 +283,7 @@ int cmd_annotate(int argc, char **argv)
 	struct sbuf out;
 	char err[DC_ERRLEN];
 	int cols[TABLE_MAXCOLS], rc = DC_EXIT_ERROR, printed = 0;
-	bool first_json = true, *chosen = NULL;
+	bool first_json = true, *chosen = NULL, *shown = NULL;
 
 	rc = parse(&r, argc, argv);
 	if (rc) {
@@ -315,6 +318,7 @@ int cmd_annotate(int argc, char **argv)
 
 	/* Which files: those named, else the hot ones. */
 	chosen = xcalloc(a.nfiles + 1, sizeof *chosen);
+	shown = xcalloc(a.nfiles + 1, sizeof *shown);
 	for (size_t i = 0; i < r.nfiles; i++) {
 		bool any = false;
 
@@ -356,21 +360,28 @@ int cmd_annotate(int argc, char **argv)
 	for (size_t f = 0; f < a.nfiles; f++) {
 		if (!chosen[f])
 			continue;
-		printed += annotate_file(&r, &a, &a.files[f], &o, &out, &first_json);
+		shown[f] = annotate_file(&r, &a, &a.files[f], &o, &out, &first_json);
+		printed += shown[f];
 		/* Large profiles: print as we go. */
 		fwrite(out.buf, 1, out.len, stdout);
 		sbuf_reset(&out);
 	}
-	if (r.format == FMT_JSON)
-		sbuf_adds(&out, "]}\n");
-	else if (!printed)
-		sbuf_adds(&out, "(no source file shown)\n");
+	if (r.format == FMT_JSON) {
+		sbuf_addc(&out, ']');
+		annotate_rest_json(&out, &a, chosen);
+		sbuf_adds(&out, "}\n");
+	} else {
+		if (!printed)
+			sbuf_adds(&out, "(no source file shown)\n\n");
+		annotate_rest_text(&out, &a, chosen, shown, r.nfiles > 0);
+	}
 	fwrite(out.buf, 1, out.len, stdout);
 	rc = err_flush_output();
 	if (!rc && !printed)
 		rc = DC_EXIT_ERROR;
 out:
 	free(chosen);
+	free(shown);
 	free(r.files);
 	free(r.dirs);
 	annot_release(&a);

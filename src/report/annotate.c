@@ -194,21 +194,32 @@ static void share_list(struct sbuf *out, const struct annot_line *l, size_t max)
 		sbuf_addf(out, ", %zu others %.1f %%", l->nshares - shown, rest);
 }
 
+static const char rule[] =
+	"--------------------------------------------------------------------------------\n";
+
+/* A value of the metric: a count with thousands separators, else 2 decimals. */
+static void metric_text(struct sbuf *out, const struct annot *a, double v)
+{
+	if (a->t.cols[a->metric].type == COL_INT)
+		fmt_thousands(out, (int64_t)llround(v));
+	else
+		sbuf_addf(out, "%.2f", v);
+}
+
+static double pct_of_total(const struct annot *a, double v)
+{
+	return a->total ? 100.0 * v / a->total : 0.0;
+}
+
 static void banner(struct sbuf *out, const struct annot *a, const struct annot_file *f,
 		   const char *path)
 {
-	static const char rule[] =
-		"--------------------------------------------------------------------------------\n";
-
 	sbuf_adds(out, rule);
 	sbuf_adds(out, "-- ");
 	fmt_text(out, f->name, f->len);
 	sbuf_addf(out, "  (%s ", a->t.cols[a->metric].name);
-	if (a->t.cols[a->metric].type == COL_INT)
-		fmt_thousands(out, (int64_t)f->metric);
-	else
-		sbuf_addf(out, "%.2f", f->metric);
-	sbuf_addf(out, ", %.2f %% of the total)\n", a->total ? 100.0 * f->metric / a->total : 0.0);
+	metric_text(out, a, f->metric);
+	sbuf_addf(out, ", %.2f %% of the total)\n", pct_of_total(a, f->metric));
 	if (path && (strlen(path) != f->len || memcmp(path, f->name, f->len))) {
 		sbuf_adds(out, "-- read from ");
 		fmt_text(out, path, strlen(path));
@@ -311,6 +322,11 @@ void annotate_json(struct sbuf *out, const struct annot *a, const struct annot_f
 {
 	sbuf_adds(out, "{\"file\":");
 	fmt_json_str(out, f->name, f->len);
+	sbuf_adds(out, ",\"function\":");
+	if (f->fn)
+		fmt_json_str(out, f->fn, f->fnlen);
+	else
+		sbuf_adds(out, "null");
 	sbuf_adds(out, ",\"path\":");
 	if (src)
 		fmt_json_str(out, path, strlen(path));
@@ -352,4 +368,86 @@ void annotate_json(struct sbuf *out, const struct annot *a, const struct annot_f
 		sbuf_adds(out, "]}");
 	}
 	sbuf_adds(out, "]}");
+}
+
+/* One row of the section below: the value, its share and what it is. */
+static void rest_row(struct sbuf *out, const struct annot *a, double v, int width)
+{
+	struct sbuf num;
+
+	sbuf_init(&num);
+	metric_text(&num, a, v);
+	pad(out, (size_t)width > num.len ? (size_t)width - num.len : 0);
+	sbuf_add(out, num.buf, num.len);
+	sbuf_addf(out, "  %6.2f %%  ", pct_of_total(a, v));
+	sbuf_release(&num);
+}
+
+void annotate_rest_text(struct sbuf *out, const struct annot *a, const bool *chosen,
+			const bool *shown, bool named)
+{
+	double rest = a->no_file, other = 0;
+	size_t nother = 0;
+	int width;
+	struct sbuf num;
+
+	for (size_t f = 0; f < a->nfiles; f++) {
+		if (!chosen[f]) {
+			other += a->files[f].metric;
+			nother++;
+		} else if (!shown[f]) {
+			rest += a->files[f].metric;
+		}
+	}
+	rest += other;
+	if (!(rest > 0))
+		return;
+	sbuf_init(&num);
+	metric_text(&num, a, rest);
+	width = (int)num.len;
+	sbuf_release(&num);
+	sbuf_adds(out, rule);
+	sbuf_addf(out, "-- %s not shown above: ", a->t.cols[a->metric].name);
+	metric_text(out, a, rest);
+	sbuf_addf(out, " (%.2f %% of the total)\n", pct_of_total(a, rest));
+	sbuf_adds(out, rule);
+	for (size_t f = 0; f < a->nfiles; f++) {
+		const struct annot_file *af = &a->files[f];
+
+		if (!chosen[f] || shown[f])
+			continue;
+		rest_row(out, a, af->metric, width);
+		fmt_text(out, af->name, af->len);
+		if (af->fn) {
+			sbuf_adds(out, " (");
+			fmt_text(out, af->fn, af->fnlen);
+			sbuf_addc(out, ')');
+		}
+		sbuf_adds(out, ": source not found\n");
+	}
+	if (nother) {
+		rest_row(out, a, other, width);
+		sbuf_addf(out, "%zu other file%s%s\n", nother, nother == 1 ? "" : "s",
+			  named ? ", not named" : ", below the threshold");
+	}
+	if (a->no_file > 0) {
+		rest_row(out, a, a->no_file, width);
+		sbuf_adds(out, "code with no source file (no line debug information)\n");
+	}
+}
+
+void annotate_rest_json(struct sbuf *out, const struct annot *a, const bool *chosen)
+{
+	double other = 0;
+	size_t nother = 0;
+
+	for (size_t f = 0; f < a->nfiles; f++)
+		if (!chosen[f]) {
+			other += a->files[f].metric;
+			nother++;
+		}
+	sbuf_addf(out, ",\"other_files\":%zu,\"other_metric\":", nother);
+	json_metric(out, a, other);
+	sbuf_adds(out, ",\"no_file_metric\":");
+	json_metric(out, a, a->no_file);
 }

@@ -59,10 +59,20 @@ bool annotate_is_hot(const struct annot *a, const struct annot_line *l,
  * beyond the end of the source (0 when none). */
 size_t annotate_text(struct sbuf *out, const struct annot *a, const struct annot_file *f,
 		     const char *path, const struct source *src, const struct annotate_opts *o);
-/* One file as a JSON object: {"file","path","metric","pct","lines":[...]}
+/* One file as a JSON object: {"file","function","path","metric","pct","lines":[...]}
  * with every line that has costs (its text, "hot", the shown columns and
  * "buckets"). */
 void annotate_json(struct sbuf *out, const struct annot *a, const struct annot_file *f,
 		   const char *path, const struct source *src, const struct annotate_opts *o);
+/* What the files shown leave out, as text after them (nothing when
+ * nothing is): each file chosen but not shown (chosen[f] && !shown[f]:
+ * its source not found) with its metric, share and main function, then
+ * the files not chosen (named: the user named files, else they are below
+ * the threshold) and the code with no source file, summed. */
+void annotate_rest_text(struct sbuf *out, const struct annot *a, const bool *chosen,
+			const bool *shown, bool named);
+/* The same for JSON, as members of the top object: ,"other_files":N,
+ * "other_metric":X,"no_file_metric":Y (the files chosen are in "files"). */
+void annotate_rest_json(struct sbuf *out, const struct annot *a, const bool *chosen);
 
 #endif

@@ -230,6 +230,51 @@ class AnnotateTest(unittest.TestCase):
         r = self.annotate("nosuch.c", code=2)
         self.assertIn("no accesses recorded in source file 'nosuch.c'", r.stderr)
 
+    def test_rest_accounts_for_the_total(self):
+        """What the files shown leave out is listed after them, and with
+        them it adds up to the total: annot_fill.c (its source hidden) by
+        its own share and its function, the other files and the code
+        with no file summed.  Expected values come from the cost table."""
+        lat = self.l1_latency
+        miss = "SUM(c.Lat - (c.Dr + c.Dw - c.D1mr - c.D1mw) * ?)"
+        total = query(self.db, "SELECT %s FROM cost c" % miss, lat)[0][0]
+        per_file = dict(query(self.db, "SELECT l.file, %s FROM cost c JOIN location l"
+                              " ON l.id = c.location GROUP BY l.file" % miss, lat))
+        fill = next(v for f, v in per_file.items() if f and f.endswith("annot_fill.c"))
+        hot = next(v for f, v in per_file.items() if f and f.endswith("annot_hot.c"))
+        no_file = sum(v for f, v in per_file.items() if not f)
+        others = {f: v for f, v in per_file.items()
+                  if f and not f.endswith(("annot_fill.c", "annot_hot.c"))}
+        r = run([DCPROF, "annotate", self.db, "--source-dir", self.moved], cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        i = lines.index(next(l for l in lines if l.startswith("-- MissLat not shown above: ")))
+        rest = total - hot
+        self.assertEqual(lines[i], "-- MissLat not shown above: {:,} ({:.2f} % of the total)"
+                         .format(rest, 100.0 * rest / total))
+        rows = [re.fullmatch(r"\s*([\d,]+)\s+([\d.]+) %  (.*)", l).groups()
+                for l in lines[i + 2:] if l.strip()]
+        # annot_fill.c's one function is fill (noinline).
+        self.assertRegex(rows[0][2], r"^([^ ]*/)?annot_fill\.c \(fill\): source not found$")
+        self.assertEqual(num(rows[0][0]), fill)
+        # Each other file is below the 1 % threshold: summed in one row.
+        self.assertTrue(all(v < total / 100 for v in others.values()))
+        want = [(sum(others.values()), "%d other files, below the threshold" % len(others))]
+        if no_file:
+            want.append((no_file, "code with no source file (no line debug information)"))
+        self.assertEqual([(num(v), what) for v, _, what in rows[1:]], want)
+        self.assertEqual(hot + sum(num(v) for v, _, _ in rows), total)
+        # JSON: the files chosen, the others and the code with no file.
+        doc = json.loads(self.annotate("--format", "json").stdout)
+        self.assertEqual(doc["other_files"], len(others))
+        self.assertEqual(doc["other_metric"], sum(others.values()))
+        self.assertEqual(doc["no_file_metric"], no_file)
+        self.assertEqual(sum(f["metric"] for f in doc["files"]) + doc["other_metric"]
+                         + doc["no_file_metric"], total)
+        # The hot line is in sweep (noinline), annot_fill.c's in fill.
+        self.assertEqual({os.path.basename(f["file"]): f["function"] for f in doc["files"]},
+                         {"annot_hot.c": "sweep", "annot_fill.c": "fill"})
+
     def test_source_text_escaped(self):
         """Control characters of the source are escaped, tabs kept; an edited
         copy newer than the profile gets a warning."""
