@@ -326,6 +326,34 @@ class FreedThenReused(Recorded):
         self.assertGreaterEqual(row.get("<malloc>", 0), 64, "ev_first's victims: %s" % row)
 
 
+class SmallBlocks(Recorded):
+    """evict_small.c: lines of 9-byte blocks, each line beginning with a
+    chunk header that no block holds.  The victim is the bucket of the
+    first block in the line; the row of evictor ev_stream at level 1 is
+    derived in evict_small.c: {alloc_small's bucket: 128, ev_stream: 128}."""
+    WORKLOAD = "evict_small"
+    OPTS = (RING_CACHE, LAT, "--evictions=yes")
+
+    def test_lines_of_small_blocks_are_theirs(self):
+        self.assertEqual(self.rec.returncode, 0,
+                         "evict_small exits 3 when glibc's chunks are not laid out as it"
+                         " expects: %s" % self.rec.stderr[-2000:])
+        # the blocks' bucket: where touch_then_stream's 256 stores went
+        stored = query(self.db, "SELECT b.name, SUM(c.Dw) FROM cost c JOIN bucket b"
+                       " ON b.id = c.bucket JOIN location l ON l.id = c.location"
+                       " WHERE l.function LIKE 'touch_then_stream%' AND c.Dw > 0"
+                       " GROUP BY b.name")
+        self.assertEqual(len(stored), 1, "touch_then_stream's stores: %s" % stored)
+        block, stores = stored[0]
+        self.assertEqual(stores, 256)
+        # alloc_small only calls malloc: the name is its caller's line
+        self.assertRegex(block, r"^main \(evict_small\.c:\d+\)")
+        row = {v: n for (e, v), n in matrix(self.db, 1).items() if e == "ev_stream"}
+        self.assertEqual(row, {block: 128, "ev_stream": 128},
+                         "ev_stream's victims at level 1 (expected the blocks' 128 lines"
+                         " and 128 of its own)")
+
+
 class NoEvictionsOption(Recorded):
     """Without --evictions the new tables stay empty."""
     WORKLOAD = "evict_ring"

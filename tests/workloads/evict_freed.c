@@ -1,7 +1,7 @@
 /* evict_freed.c — lines of a freed block evicted, then lines of the block
- * that takes its place: the victim is the bucket of the line's address at
- * the time of the eviction (docs/schema.md), the allocator's <malloc> for
- * the first and the new block's bucket for the second.
+ * that takes its place: the victim is the bucket of the line at the time
+ * of the eviction (docs/schema.md), the allocator's <malloc> for the first
+ * (no object left in its lines) and the new block's bucket for the second.
  *
  * Run with --cache=L1=8K:8:64,L2=1M:16:64 --evictions=yes.  L1 has
  * 8192 / (8 * 64) = 16 sets; L2 holds everything touched here.

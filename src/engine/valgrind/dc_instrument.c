@@ -243,9 +243,14 @@ static struct victim_page {
 	UInt bucket, gen;
 } victim_pages[VICTIM_PAGES];
 
-/* The bucket of an address, without the per-instruction caches: for lines
- * evicted from the cache, whose address is all that is known. */
-UInt dc_bucket_at_addr(Addr a)
+/* The bucket of a cache line [a, a + size) evicted from the cache, whose
+ * address is all that is known (no per-instruction cache applies): that
+ * of the object holding its first byte, else of the first object that
+ * starts in it, else of what holds its first byte (a mapping, the
+ * allocator's memory).  Small heap blocks start 16 bytes into their
+ * chunks: a line of them begins with a chunk header, and its first byte
+ * alone named the allocator for the blocks' data (docs/engine.md). */
+UInt dc_bucket_of_line(Addr a, UInt size)
 {
 	struct dc_objmap_ent e;
 	struct victim_page *vp;
@@ -283,6 +288,8 @@ UInt dc_bucket_at_addr(Addr a)
 		recent_victim[0] = e;
 		return e.bucket;
 	}
+	if (dc_objmap_lookup_from(&dc.objs, a, a + size, &e))
+		return e.bucket;
 	fallback_range(a, &bucket, &lo, &hi);
 	if (lo == (a & ~(Addr)4095) && hi == lo + 4096) {
 		vp->page = (a >> 12) + 1;

@@ -505,7 +505,7 @@ Bool dc_track_parse_sample(const HChar *spec);
 void dc_track_init(void);
 void dc_track_reset_child(void);
 void dc_track_dump(struct dc_rawout *o);
-UInt dc_bucket_at_addr(Addr a);
+UInt dc_bucket_of_line(Addr a, UInt size);
 
 /* dc_skid.c: --sample-ip-only and --skid */
 /* Instructions of one stretch of a superblock (up to a side exit or its

@@ -3,13 +3,14 @@
  * Notes (seeds/002 chapters 3 and 5):
  *  - --evictions=yes: every line a miss fills at a level is counted; when
  *    it replaced a valid line, the eviction is charged to (level, evictor =
- *    the bucket of the access, victim = the bucket of the evicted line's
- *    address now, code location of the access).  fills = empty fills +
+ *    the bucket of the access, victim = the bucket of the evicted line
+ *    now: of the object holding its first byte, else of the first object
+ *    starting in it, else of what holds its first byte (dc_bucket_of_line),
+ *    code location of the access).  fills = empty fills +
  *    evictions at every level by construction; an access that straddles
  *    two lines is one miss but two fills.
  *  - Residency: a line counts for the bucket of the access that filled it
- *    until it is evicted (then it leaves the bucket its address belongs to
- *    then); lines per bucket and level are integrated over time (data
+ *    until it is evicted (then it leaves the victim's bucket); lines per bucket and level are integrated over time (data
  *    accesses while collecting) and reported as an average.  A count never
  *    goes below zero (lines filled while collection was off).  A line
  *    evicted by an access of its own bucket leaves the count as it was
@@ -166,7 +167,7 @@ static inline ULong resid_integral(const struct dc_resid *r, ULong now)
 
 static UInt victim_bucket(const struct dc_cache_level *l, UInt j)
 {
-	return dc_bucket_at_addr((Addr)(l->victim[j] << l->line_bits));
+	return dc_bucket_of_line((Addr)(l->victim[j] << l->line_bits), 1u << l->line_bits);
 }
 
 /* A line of the evictor's own bucket evicted: the bucket gains a line and
