@@ -297,10 +297,13 @@ struct query {
 	int tag;                 /* dwtype_named: the tag wanted, 0 for any name */
 	struct dw_type *t;
 	char why[256];
-	/* dwtype_heap_site: a match outside a function named fn, kept in case
-	 * none inside one comes */
-	bool have_other;
-	struct dw_type other;
+	/* dwtype_heap_site: the pointee types of the pointer variables
+	 * declared at the site, in fn (site) and elsewhere (away, used when fn
+	 * has none), and whether they disagree (a macro declares all its
+	 * variables at the line of its use) */
+	Dwarf_Die site, away;
+	int nsite, naway;
+	bool site_mixed, away_mixed;
 	/* dwtype_heap_lvalue: the lvalue, and the best variable named by its
 	 * first identifier so far (in fn: declared closest before the line;
 	 * else a global), and fn's `this` */
@@ -341,14 +344,28 @@ static int visit_global(struct walk *w, Dwarf_Die *die, const char *fn)
 	return type_of(die, &type) ? found(q, &type) : 0;
 }
 
+/* Adds pointee to the types seen (*n of them so far, the first in *seen);
+ * *mixed when two differ once typedefs and qualifiers are peeled. */
+static void note_pointee(Dwarf_Die *pointee, Dwarf_Die *seen, int *n, bool *mixed)
+{
+	Dwarf_Die a, b;
+
+	if (!(*n)++) {
+		*seen = *pointee;
+		return;
+	}
+	if (dwarf_peel_type(pointee, &a) != 0 || dwarf_peel_type(seen, &b) != 0 ||
+	    dwarf_dieoffset(&a) != dwarf_dieoffset(&b) || a.cu != b.cu)
+		*mixed = true;
+}
+
 /* The pointee of a pointer-typed variable declared at the site. */
 static int visit_heap(struct walk *w, Dwarf_Die *die, const char *fn)
 {
 	struct query *q = w->ud;
 	Dwarf_Die type, pt, pointee;
 	const char *want = q->fn, *colon;
-	int tag = dwarf_tag(die), line, rc;
-	bool in_fn;
+	int tag = dwarf_tag(die), line;
 
 	if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
 	    dwarf_decl_line(die, &line) != 0 || line != q->line ||
@@ -360,17 +377,30 @@ static int visit_heap(struct walk *w, Dwarf_Die *die, const char *fn)
 	colon = want ? strrchr(want, ':') : NULL;
 	if (colon)
 		want = colon + 1;
-	in_fn = want && fn && !strcmp(fn, want);
-	if (in_fn)
-		return found(q, &pointee);
-	if (!q->have_other) {
-		struct dw_type *keep = q->t;
-		q->t = &q->other;
-		rc = found(q, &pointee);
-		q->t = keep;
-		q->have_other = rc == 1;
-	}
+	if (want && fn && !strcmp(fn, want))
+		note_pointee(&pointee, &q->site, &q->nsite, &q->site_mixed);
+	else
+		note_pointee(&pointee, &q->away, &q->naway, &q->away_mixed);
 	return 0;
+}
+
+/* After the walk: the one pointee type declared at the site in fn, else
+ * the one declared there elsewhere; types that disagree answer nothing. */
+static int heap_done(struct walk *w)
+{
+	struct query *q = w->ud;
+	bool in_fn = q->nsite > 0;
+
+	if (in_fn ? q->site_mixed : q->away_mixed) {
+		snprintf(q->why, sizeof q->why, "pointer variables of different types are declared"
+			 " at %s:%lld%s%s (a macro?): name the blocks' type with"
+			 " DCPROF_NAME_BLOCK_TYPED", q->file_base, (long long)q->line,
+			 in_fn ? " in " : "", in_fn ? q->fn : "");
+		return 2;
+	}
+	if (in_fn)
+		return found(q, &q->site);
+	return q->naway ? found(q, &q->away) : 0;
 }
 
 static int visit_named(struct walk *w, Dwarf_Die *die, const char *fn)
@@ -590,14 +620,10 @@ int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int
 		     struct dw_type *t, char *why, size_t whylen)
 {
 	struct query q = { .fn = fn, .file_base = file_base, .line = line, .t = t };
-	int rc = run(elf, &q, visit_heap, why, whylen);
+	int rc = run_done(elf, &q, visit_heap, heap_done, why, whylen);
 
-	if (rc == 0 && q.have_other) {
-		*t = q.other;
-		return 1;
-	}
-	if (q.have_other)
-		dw_type_release(&q.other);
+	if (rc == 0 && (q.site_mixed || q.away_mixed))
+		return 2;
 	if (rc == 0 && !q.why[0])
 		snprintf(why, whylen, "no pointer variable is declared at %s:%lld, where the"
 			 " blocks are allocated", file_base, (long long)line);

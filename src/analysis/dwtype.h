@@ -54,6 +54,10 @@ struct dw_type {
  * as ELF with DWARF (why says why). */
 int dwtype_global(const char *elf, const char *symbol, const char *file_base,
 		  struct dw_type *t, char *why, size_t whylen);
+/* The pointee of the pointer variables declared at file_base:line (in fn,
+ * else in any function).  Also 2 (why says so) when they point to
+ * different types: a macro declares all its variables at one line, and
+ * no answer from that line (nor from its text) can be trusted. */
 int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int64_t line,
 		     struct dw_type *t, char *why, size_t whylen);
 int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, int64_t line,

@@ -185,6 +185,13 @@ static int find_type(struct profile *p, int64_t id, const char *kind, const char
 		snprintf(why, sizeof why, "the profile does not name its program");
 		goto out;
 	}
+	/* The program is argv[0] as typed (./app); the code object of that
+	 * base name is its absolute path, found from any directory. */
+	if (global_file(p, base_name(prog.buf), prog.buf, &file) == 1) {
+		sbuf_reset(&prog);
+		sbuf_add(&prog, file.buf, file.len);
+		sbuf_reset(&file);
+	}
 	if (!strcmp(kind, "global")) {
 		/* NAME, NAME (file.c) for a file-static, NAME@SONAME */
 		const char *at = strchr(name, '@'), *paren = strstr(name, " (");
@@ -215,7 +222,9 @@ static int find_type(struct profile *p, int64_t id, const char *kind, const char
 		sbuf_add(&file, open + 2, (size_t)(colon - open - 2));
 		rc = dwtype_heap_site(prog.buf, sym.buf, file.buf, strtoll(colon + 1, NULL, 10), t,
 				      why, sizeof why);
-		if (rc == 0)
+		if (rc == 2)
+			rc = 0;         /* the site's variables disagree (why) */
+		else if (rc == 0)
 			rc = heap_by_source(p, prog.buf, sym.buf, file.buf,
 					    strtoll(colon + 1, NULL, 10), t, why, sizeof why);
 	} else if (!strcmp(kind, "user")) {

@@ -315,6 +315,18 @@ class HeapTypes(Recorded):
                       " DCPROF_NAME_BLOCK_TYPED)", r.stderr)
 
 
+    def test_macro_site_has_no_type(self):
+        """SITE:macro: pointer variables of two types are declared at the
+        line (a macro's): no type, and the field view says why."""
+        bucket = heap_bucket(self.db, self.SRC, "SITE:macro")
+        r = run([DCPROF, "report", self.db, "--object", bucket, "--by", "field"])
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn("pointer variables of different types are declared at"
+                      " fields_heaptypes.c:%d in pool_new (a macro?)"
+                      % marker_line(self.SRC, "SITE:macro"), r.stderr)
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+
+
 class HeapTypesCxx(Recorded):
     """The same in C++: new T[n], new T, a member of this (-O2 -g)."""
     WORKLOAD = "fields_heaptypes_cxx"

@@ -11,6 +11,11 @@
  *   SITE:none     return malloc(n) is a tail call at -O2 (a jump to
  *                 malloc): the block's first frame is main's line
  *                 `u = untyped(64)` (SITE:caller), typed by u          char
+ *   SITE:macro    a macro defines pool_new: every variable it declares
+ *                 is declared at the line of its use (klib's kbtree.h
+ *                 does this), a struct pool and a struct cell pointer,
+ *                 both allocated there: no type (the field view says
+ *                 why), where the first variable found named one
  * Every block is written once per element at a known field, so the field
  * view has a row with accesses: node.key, item.id, particle.m, cell.b.
  */
@@ -110,6 +115,14 @@ static inline struct particle *more_parts(long n)
 	return p;
 }
 
+#define DEFINE_POOL(name, T) \
+	struct name { long n; T *slots; }; \
+	static __attribute__((noipa)) struct name *name##_new(long n) \
+	{ struct name *pl = malloc(sizeof *pl); T *s = calloc(n, sizeof *s); \
+	  if (pl) { pl->n = n; pl->slots = s; } return pl; }
+
+DEFINE_POOL(pool, struct cell)                                  /* SITE:macro */
+
 static __attribute__((noipa)) void *untyped(long n)
 {
 	return malloc(n);                                 /* SITE:none */
@@ -129,9 +142,11 @@ int main(void)
 	c = cells_init(64);
 	a = aligned_items(64);
 	q = more_parts(64);
+	struct pool *pl = pool_new(64);
 	u = untyped(64);                                  /* SITE:caller */
 	u[0] = 1;
-	printf("%ld %d %g %p %d %g %d\n", l->key, v.items[3].id, g_parts[5].m, c, a[7].id,
-	       q[9].m, u[0]);
+	pl->slots[2].b = 5;
+	printf("%ld %d %g %p %d %g %d %d\n", l->key, v.items[3].id, g_parts[5].m, c, a[7].id,
+	       q[9].m, u[0], pl->slots[2].b);
 	return 0;
 }
