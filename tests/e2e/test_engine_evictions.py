@@ -25,6 +25,18 @@ def successor(k):
     return RING[(k + 1) % 9]
 
 
+def stored_bucket(test, db, n):
+    """The one bucket touch_then_stream stores to, after checking that it
+    made n stores."""
+    stored = query(db, "SELECT b.name, SUM(c.Dw) FROM cost c JOIN bucket b"
+                   " ON b.id = c.bucket JOIN location l ON l.id = c.location"
+                   " WHERE l.function LIKE 'touch_then_stream%' AND c.Dw > 0"
+                   " GROUP BY b.name")
+    test.assertEqual(len(stored), 1, "touch_then_stream's stores: %s" % stored)
+    test.assertEqual(stored[0][1], n)
+    return stored[0][0]
+
+
 def matrix(db, level, sampled=0):
     """{(evictor name, victim name): count} at LEVEL, summed over locations."""
     rows = query(db, "SELECT e.name, v.name, SUM(x.count) FROM eviction x"
@@ -305,13 +317,7 @@ class FreedThenReused(Recorded):
                          "evict_freed exits 3 when the second block is not at the first's"
                          " address: %s" % self.rec.stderr[-2000:])
         # the new block's bucket: where touch_then_stream's 256 stores went
-        stored = query(self.db, "SELECT b.name, SUM(c.Dw) FROM cost c JOIN bucket b"
-                       " ON b.id = c.bucket JOIN location l ON l.id = c.location"
-                       " WHERE l.function LIKE 'touch_then_stream%' AND c.Dw > 0"
-                       " GROUP BY b.name")
-        self.assertEqual(len(stored), 1, "touch_then_stream's stores: %s" % stored)
-        block, stores = stored[0]
-        self.assertEqual(stores, 256)
+        block = stored_bucket(self, self.db, 256)
         self.assertNotEqual(block, "<malloc>")
         row = {v: n for (e, v), n in matrix(self.db, 1).items() if e == "ev_second"}
         self.assertEqual(row, {block: 128, "ev_second": 128},
@@ -339,13 +345,7 @@ class SmallBlocks(Recorded):
                          "evict_small exits 3 when glibc's chunks are not laid out as it"
                          " expects: %s" % self.rec.stderr[-2000:])
         # the blocks' bucket: where touch_then_stream's 256 stores went
-        stored = query(self.db, "SELECT b.name, SUM(c.Dw) FROM cost c JOIN bucket b"
-                       " ON b.id = c.bucket JOIN location l ON l.id = c.location"
-                       " WHERE l.function LIKE 'touch_then_stream%' AND c.Dw > 0"
-                       " GROUP BY b.name")
-        self.assertEqual(len(stored), 1, "touch_then_stream's stores: %s" % stored)
-        block, stores = stored[0]
-        self.assertEqual(stores, 256)
+        block = stored_bucket(self, self.db, 256)
         # alloc_small only calls malloc: the name is its caller's line
         self.assertRegex(block, r"^main \(evict_small\.c:\d+\)")
         row = {v: n for (e, v), n in matrix(self.db, 1).items() if e == "ev_stream"}
