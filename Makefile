@@ -186,7 +186,7 @@ $(B)/w/%: tests/workloads/%.c include/dcprof.h
 # Workloads written since STYLE rule 12 are built as users build theirs.
 O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail exec_list fields_array \
 	fields_global fields_heaptypes approx_arrays approx_fig2 rdx_reuse block_order \
-	runtime_tables evict_freed evict_small)
+	runtime_tables evict_freed evict_small self_inline)
 $(O2_WORKLOADS): $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Iinclude -o $@ $< -lpthread

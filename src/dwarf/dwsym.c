@@ -448,6 +448,24 @@ static const char *call_file(struct dwsym *d, struct unit *u, Dwarf_Die *die, ui
 	return unit_file(d, u, idx);
 }
 
+/* A frame of a function directly inside a frame of the same function is
+ * one frame, the inner (with the instruction's line): GCC's partial
+ * inlining (ipa-split) inlines a function's split-off body back into the
+ * function, and DWARF then has it inlined into itself, called from its
+ * own declaration line.  The simulator engine does the same
+ * (dc_names.c).  Returns the frames left. */
+static size_t self_inlined_out(struct dwsym_frame *f, size_t n)
+{
+	size_t m = 1;
+
+	for (size_t j = 1; j < n; j++) {
+		if (f[j].fn[0] && strcmp(f[j].fn, f[m - 1].fn) == 0)
+			continue;
+		f[m++] = f[j];
+	}
+	return m;
+}
+
 size_t dwsym_frames(struct dwsym *d, uint64_t ip, const struct dwsym_frame **frames,
 		    const char **obj, int *entry)
 {
@@ -491,5 +509,5 @@ size_t dwsym_frames(struct dwsym *d, uint64_t ip, const struct dwsym_frame **fra
 		}
 	}
 	d->frames[n].fn = s ? s->name : "";
-	return n + 1;
+	return self_inlined_out(d->frames, n + 1);
 }

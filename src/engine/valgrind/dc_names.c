@@ -226,6 +226,27 @@ static Bool src_path(Addr ip, HChar *buf, SizeT len, UInt *line)
 	return True;
 }
 
+/* A frame of a function directly inside a frame of the same function
+ * is one frame: GCC's partial inlining (ipa-split) inlines a function's
+ * split-off body back into the function, and DWARF then has the function
+ * inlined into itself, called from its own declaration line.  The inner
+ * frame, the one with the instruction's line, stays (docs/engine.md,
+ * "Code locations"; natsym's dwsym.c does the same).  Returns the frames
+ * left. */
+static UInt self_inlined_out(struct dc_iframe *f, UInt n)
+{
+	UInt m = 1;
+
+	for (UInt j = 1; j < n; j++) {
+		if (f[j].fn[0] && VG_(strcmp)(f[j].fn, f[m - 1].fn) == 0)
+			continue;
+		if (m != j)
+			f[m] = f[j];
+		m++;
+	}
+	return m;
+}
+
 UInt dc_inline_frames(Addr ip, struct dc_iframe *f, UInt max)
 {
 	DiEpoch ep = VG_(current_DiEpoch)();
@@ -243,6 +264,7 @@ UInt dc_inline_frames(Addr ip, struct dc_iframe *f, UInt max)
 		f[0].line = 0;
 		n = 1;
 	}
+	n = self_inlined_out(f, n);
 	/* The innermost frame's source with its directory, from the line
 	 * table itself (describe_IP prints a directory only with
 	 * --fullpath-after). */
@@ -260,7 +282,7 @@ UInt dc_loc_get(Addr ip)
 	DiEpoch ep = VG_(current_DiEpoch)();
 	Bool ok;
 	HChar path[1024];
-	struct dc_iframe fr[2];
+	struct dc_iframe fr[3];	/* 3: a self-inlined frame leaves 2 */
 
 	if ((nlocs + 1) * 2 > loc_slot_cap)
 		loc_rehash();
@@ -281,7 +303,7 @@ UInt dc_loc_get(Addr ip)
 	l->object = dup_or_empty(ok, s);
 	/* Code inlined here counts for the inlined function, except at a
 	 * function's entry, which always belongs to the function. */
-	if (!VG_(get_fnname_if_entry)(ep, ip, &s) && dc_inline_frames(ip, fr, 2) > 1 &&
+	if (!VG_(get_fnname_if_entry)(ep, ip, &s) && dc_inline_frames(ip, fr, 3) > 1 &&
 	    fr[0].fn[0]) {
 		l->fn = VG_(strdup)("dc.names.str", fr[0].fn);
 		l->inl = VG_(strdup)("dc.names.str", fr[1].fn);
