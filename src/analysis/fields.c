@@ -727,7 +727,8 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 	if (have_beyond) {
 		struct cell *row = table_add_row(t);
 		set_str(&row[c.field], "(beyond)");
-		cell_set_int(&row[c.size], beyond.size);
+		if (by == FIELDS_OFFSET)    /* by field, size is a field's */
+			cell_set_int(&row[c.size], beyond.size);
 		set_metrics(t, p, &c, row, beyond.v, tot, false);
 		if (by == FIELDS_FIELD)
 			set_str(&row[c.note], "");
@@ -736,9 +737,8 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 	t->has_total = true;
 	for (int j = 0; j < t->ncols; j++)
 		t->total[j].null = true;
-	for (int k = 0; k < V_N; k++)
-		if (c.v[k] >= 0)
-			cell_set_int(&t->total[c.v[k]], tot[k]);
+	set_str(&t->total[c.field], "total");
+	set_metrics(t, p, &c, t->total, tot, tot, true);
 	ret = 0;
 	goto out;
 sql_error:

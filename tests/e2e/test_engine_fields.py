@@ -126,6 +126,26 @@ class Window(Recorded):
         self.assertEqual((doc["counted"], doc["beyond"]), (64 * (R + 1), (N - 64) * (R + 1)))
         self.assertEqual(rows["(beyond)"]["AccPct"], None)
         self.assertEqual(rows["val"]["AccPct"], 100.0)
+        # by field, a row's size is its field's: none for the beyond row
+        self.assertEqual(rows["(beyond)"]["size"], None)
+        self.assertEqual(fields(self.db, recs, "offset")[1][None]["access_size"], 8)
+
+    def test_totals_are_what_was_counted(self):
+        """The total row: the sums over the rows counted by offset (the
+        beyond row apart), labelled, with MissLat (additive: Lat less the
+        L1 hits at L1's latency) and the shares at 100."""
+        recs = heap_bucket(self.db, "fields_array.c", "SITE:recs")
+        doc, rows = fields(self.db, recs)
+        tot = doc["totals"]
+        counted = [r for name, r in rows.items() if name != "(beyond)"]
+        for col in ("Dr", "Dw", "D1m", "Lat", "MissLat"):
+            self.assertEqual(tot[col], sum(r[col] for r in counted), col)
+        self.assertEqual(tot["Dr"] + tot["Dw"], doc["counted"])
+        self.assertEqual((tot["AccPct"], tot["MissPct"]), (100.0, 100.0))
+        text = run([DCPROF, "report", self.db, "--object", recs, "--by", "field"]).stdout
+        last = [l for l in text.splitlines() if l.strip()][-1]
+        self.assertTrue(last.startswith("total "), text)
+        self.assertIn("{:,}".format(tot["MissLat"]), last)
 
 
 class BucketShare(Recorded):
