@@ -185,7 +185,7 @@ $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	$(CC) -O1 -g -fno-inline -Iinclude -o $@ $< -lpthread
 # Workloads written since STYLE rule 12 are built as users build theirs.
 O2_WORKLOADS := $(addprefix $(B)/w/,fd_close exec_work exec_fail exec_list fields_array \
-	fields_global fields_heaptypes approx_arrays approx_fig2 rdx_reuse block_order \
+	fields_global fields_grain fields_heaptypes approx_arrays approx_fig2 rdx_reuse block_order \
 	runtime_tables evict_freed evict_small self_inline)
 $(O2_WORKLOADS): $(B)/w/%: tests/workloads/%.c include/dcprof.h
 	@mkdir -p $(dir $@)

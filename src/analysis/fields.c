@@ -448,12 +448,92 @@ static bool scalar_type(const struct dw_type *ty)
 	return ty->nfields == 1 && !strcmp(ty->fields[0].name, ty->name);
 }
 
-/* "struct node: next 48.00 % of L1 misses, key 47.00 %; payload[40] never
- * read" from the field rows. */
-static void summarize(struct fields_info *fi, const struct dw_type *ty, int64_t (*fv)[V_N],
-		      const int64_t *tot, bool unused)
+/* The width of bucket id's offset cells, the engine's grain (engine.md,
+ * "Offsets within objects"): the least power of two g <= 8 with which
+ * meta offset_bucket_cells cells cover its first object (the window if
+ * smaller).  The profile does not say which object came first, so the
+ * largest object stands for it: never narrower than the grain.  Every
+ * cell starts at a multiple of the grain, which bounds it too. */
+static int64_t cell_bytes(struct profile *p, int64_t id, const struct orow *r, size_t n,
+			  struct fields_info *fi)
 {
-	size_t *order = xcalloc(ty->nfields ? ty->nfields : 1, sizeof *order), n = 0;
+	int64_t window = fi->window;
+	struct sbuf val;
+	sqlite3_stmt *st;
+	int64_t share = 0, size = -1, g = 8;
+
+	sbuf_init(&val);
+	if (profile_meta(p, "offset_bucket_cells", &val) == 1)
+		share = strtoll(val.buf, NULL, 10);
+	sbuf_release(&val);
+	if (sqlite3_prepare_v2(p->db, "SELECT max_size FROM bucket WHERE id = ?1", -1, &st,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			size = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	/* profiles before the bucket share had a cell per byte */
+	if (share <= 0)
+		return 1;
+	if (size >= 0) {
+		int64_t ext = window > 0 && window < size ? window : size;
+		fi->cell_share = share;
+		fi->cell_ext = ext;
+		g = 1;
+		while (g < 8 && (ext + g - 1) / g > share)
+			g *= 2;
+	}
+	for (size_t i = 0; i < n; i++)
+		while (g > 1 && r[i].off % g)
+			g /= 2;
+	return g;
+}
+
+/* The fields holding bytes of the cell at folded offset off, g bytes wide
+ * (wrapping into the next element), in idx[0..8); returns how many. */
+static size_t cell_fields(const struct dw_type *ty, int64_t off, int64_t g, size_t *idx)
+{
+	size_t n = 0;
+
+	for (int64_t b = off; b < off + g && b - off < 8; b++) {
+		const struct dw_field *f = dw_type_field_at(ty, ty->size > 0 ? b % ty->size : b);
+		size_t k = f ? (size_t)(f - ty->fields) : 0, j = 0;
+		while (f && j < n && idx[j] != k)
+			j++;
+		if (f && j == n)
+			idx[n++] = k;
+	}
+	return n;
+}
+
+/* A row of the field view: a field, or the fields sharing cells. */
+struct frow {
+	struct sbuf name;
+	int64_t off, size;
+	int64_t v[V_N];
+	size_t idx[8], nidx;       /* shared rows: the fields */
+	size_t shared;             /* fields: 1 + the shared row holding it
+	                            * with accesses, else 0 */
+	const char *note;
+	struct sbuf see;           /* "see a|b" */
+};
+
+static int cmp_frow(const void *a, const void *b)
+{
+	const struct frow *x = *(struct frow *const *)a, *y = *(struct frow *const *)b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return (x->nidx > 0) - (y->nidx > 0);
+}
+
+/* "struct node: next 48.00 % of L1 misses, key 47.00 %; payload[40] never
+ * read" from the view's rows r[0..n) (fields, and fields sharing cells). */
+static void summarize(struct fields_info *fi, const struct dw_type *ty, struct frow **r,
+		      size_t n, const int64_t *tot, bool unused)
+{
+	size_t *order = xcalloc(n ? n : 1, sizeof *order), m = 0;
 	bool first = true;
 
 	sbuf_addf(&fi->summary, "%s:", ty->name);
@@ -465,47 +545,171 @@ static void summarize(struct fields_info *fi, const struct dw_type *ty, int64_t 
 		free(order);
 		return;
 	}
-	for (size_t i = 0; i < ty->nfields; i++)
-		if (fv[i][V_M1] > 0)
-			order[n++] = i;
+	for (size_t i = 0; i < n; i++)
+		if (r[i]->v[V_M1] > 0)
+			order[m++] = i;
 	/* by misses, descending (few fields: insertion sort) */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && fv[order[j]][V_M1] > fv[order[j - 1]][V_M1]; j--) {
+	for (size_t i = 1; i < m; i++)
+		for (size_t j = i; j > 0 && r[order[j]]->v[V_M1] > r[order[j - 1]]->v[V_M1]; j--) {
 			size_t x = order[j];
 			order[j] = order[j - 1];
 			order[j - 1] = x;
 		}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < m; i++) {
 		sbuf_addf(&fi->summary, "%s %s %.2f %%%s", first ? "" : ",",
-			  ty->fields[order[i]].name, pct(fv[order[i]][V_M1], tot[V_M1]),
+			  r[order[i]]->name.buf, pct(r[order[i]]->v[V_M1], tot[V_M1]),
 			  first ? " of L1 misses" : "");
 		first = false;
 	}
 	if (first)
 		sbuf_adds(&fi->summary, " no L1 misses");
 	first = true;
-	for (size_t i = 0; i < ty->nfields; i++) {
-		if (fv[i][V_DR])
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(r[i]->note, "never", 5))
 			continue;
-		sbuf_addf(&fi->summary, "%s %s never %s", first ? ";" : ",", ty->fields[i].name,
-			  fv[i][V_DW] ? "read" : "accessed");
+		sbuf_addf(&fi->summary, "%s %s %s", first ? ";" : ",", r[i]->name.buf, r[i]->note);
 		first = false;
 	}
 	/* the fields holding most of level 1's unused bytes */
-	n = 0;
-	for (size_t i = 0; unused && i < ty->nfields; i++)
-		if (fv[i][V_U1] > 0)
-			order[n++] = i;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && fv[order[j]][V_U1] > fv[order[j - 1]][V_U1]; j--) {
+	m = 0;
+	for (size_t i = 0; unused && i < n; i++)
+		if (r[i]->v[V_U1] > 0)
+			order[m++] = i;
+	for (size_t i = 1; i < m; i++)
+		for (size_t j = i; j > 0 && r[order[j]]->v[V_U1] > r[order[j - 1]]->v[V_U1]; j--) {
 			size_t x = order[j];
 			order[j] = order[j - 1];
 			order[j - 1] = x;
 		}
-	for (size_t i = 0; i < n && i < 3; i++)
-		sbuf_addf(&fi->summary, "%s %s %.2f %%%s", i ? "," : ";", ty->fields[order[i]].name,
-			  pct(fv[order[i]][V_U1], tot[V_U1]), i ? "" : " of L1 unused bytes");
+	for (size_t i = 0; i < m && i < 3; i++)
+		sbuf_addf(&fi->summary, "%s %s %.2f %%%s", i ? "," : ";", r[order[i]]->name.buf,
+			  pct(r[order[i]]->v[V_U1], tot[V_U1]), i ? "" : " of L1 unused bytes");
 	free(order);
+}
+
+/* The field view: one row per field of ty, one per set of fields sharing
+ * cells (a|b: the engine's cells are g bytes wide and an access counts in
+ * the cell of its first byte, so their accesses cannot be told apart),
+ * then (padding).  rows[0..n) are the folded cells, ur[0..nu) the unused
+ * ranges. */
+static void field_view(struct table *t, struct profile *p, const struct cols *c,
+		       struct fields_info *fi, const struct dw_type *ty, const struct orow *rows,
+		       size_t n, const struct urange *ur, size_t nu, const int64_t *tot, int64_t g,
+		       bool unused)
+{
+	size_t nf = ty->nfields, ns = 0, caps = 0, nall;
+	struct frow *fr = xcalloc(nf ? nf : 1, sizeof *fr), *sh = NULL, **all;
+	int64_t pad[V_N] = { 0 };
+	bool any_pad = false;
+
+	for (size_t i = 0; i < nf; i++) {
+		sbuf_init(&fr[i].name);
+		sbuf_init(&fr[i].see);
+		sbuf_adds(&fr[i].name, ty->fields[i].name);
+		fr[i].off = ty->fields[i].off;
+		fr[i].size = ty->fields[i].size;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t idx[8], k = cell_fields(ty, rows[i].off, g, idx), j = 0;
+		int64_t *to = pad;
+
+		if (k == 1) {
+			to = fr[idx[0]].v;
+		} else if (k > 1) {
+			while (j < ns && (sh[j].nidx != k || memcmp(sh[j].idx, idx, k * sizeof *idx)))
+				j++;
+			if (j == ns) {
+				if (ns == caps) {
+					caps = caps ? 2 * caps : 16;
+					sh = xrealloc(sh, caps * sizeof *sh);
+				}
+				memset(&sh[ns], 0, sizeof sh[ns]);
+				sbuf_init(&sh[ns].name);
+				for (size_t q = 0; q < k; q++)
+					sbuf_addf(&sh[ns].name, "%s%s", q ? "|" : "",
+						  ty->fields[idx[q]].name);
+				memcpy(sh[ns].idx, idx, k * sizeof *idx);
+				sh[ns].nidx = k;
+				sh[ns].off = rows[i].off;
+				ns++;
+			}
+			if (rows[i].off < sh[j].off) {
+				sh[j].size += sh[j].off - rows[i].off;
+				sh[j].off = rows[i].off;
+			}
+			if (rows[i].off + g - sh[j].off > sh[j].size)
+				sh[j].size = rows[i].off + g - sh[j].off;
+			to = sh[j].v;
+		}
+		any_pad |= k == 0;
+		for (int q = 0; q < V_U1; q++)
+			to[q] = num_add(to[q], rows[i].v[q], NULL);
+	}
+	for (size_t i = 0; i < nf; i++)
+		add_unused(fr[i].v, ur, nu, ty->fields[i].off, ty->fields[i].off + ty->fields[i].size);
+	/* bytes in no field (folded ranges lie within one element) */
+	for (size_t i = 0; i < nu; i++)
+		for (int64_t o = ur[i].lo; o < ur[i].hi; o++) {
+			if (dw_type_field_at(ty, o))
+				continue;
+			any_pad = true;
+			add_unused(pad, ur + i, 1, o, o + 1);
+		}
+	/* a field with no reads of its own may have some in a shared row */
+	for (size_t j = 0; j < ns; j++)
+		for (size_t q = 0; q < sh[j].nidx; q++) {
+			struct frow *f = &fr[sh[j].idx[q]];
+			if (!sh[j].v[V_DR] && !sh[j].v[V_DW])
+				continue;
+			if (!f->shared || sh[j].v[V_DR])
+				f->shared = 1 + j;
+		}
+	for (size_t j = 0; j < ns; j++)
+		sh[j].note = sh[j].v[V_DR] ? "" : sh[j].v[V_DW] ? "never read" : "never accessed";
+	for (size_t i = 0; i < nf; i++) {
+		struct frow *f = &fr[i], *s = f->shared ? &sh[f->shared - 1] : NULL;
+		/* the shared row's accesses may all be this field's, or none */
+		if (f->v[V_DR])
+			f->note = "";
+		else if (s && (s->v[V_DR] || !f->v[V_DW])) {
+			sbuf_addf(&f->see, "see %s", s->name.buf);
+			f->note = f->see.buf;
+		} else {
+			f->note = f->v[V_DW] ? "never read" : "never accessed";
+		}
+	}
+	nall = nf + ns;
+	all = xcalloc(nall ? nall : 1, sizeof *all);
+	for (size_t i = 0; i < nf; i++)
+		all[i] = &fr[i];
+	for (size_t j = 0; j < ns; j++)
+		all[nf + j] = &sh[j];
+	qsort(all, nall, sizeof *all, cmp_frow);
+	for (size_t i = 0; i < nall; i++) {
+		struct cell *row = table_add_row(t);
+		cell_set_str(&row[c->field], all[i]->name.buf, all[i]->name.len);
+		cell_set_int(&row[c->off], all[i]->off);
+		cell_set_int(&row[c->size], all[i]->size);
+		set_metrics(t, p, c, row, all[i]->v, tot, true);
+		set_str(&row[c->note], all[i]->note);
+	}
+	if (any_pad) {
+		struct cell *row = table_add_row(t);
+		set_str(&row[c->field], "(padding)");
+		set_metrics(t, p, c, row, pad, tot, true);
+		set_str(&row[c->note], "");
+	}
+	fi->shared = ns;
+	summarize(fi, ty, all, nall, tot, unused);
+	for (size_t i = 0; i < nf; i++) {
+		sbuf_release(&fr[i].name);
+		sbuf_release(&fr[i].see);
+	}
+	for (size_t j = 0; j < ns; j++)
+		sbuf_release(&sh[j].name);
+	free(fr);
+	free(sh);
+	free(all);
 }
 
 int fields_build(struct profile *p, const char *object, enum fields_by by, struct table *t,
@@ -517,7 +721,6 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 	size_t n = 0, cap = 0, nu = 0, capu = 0;
 	bool unused = false;
 	int64_t id = -1, tot[V_N] = { 0 };
-	int64_t (*fv)[V_N] = NULL;
 	char kind[16] = "";
 	struct sbuf val;
 	struct dw_type ty;
@@ -641,6 +844,7 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 			 " offsets", object, fi->why.buf);
 		goto out;
 	}
+	fi->cell_bytes = cell_bytes(p, id, rows, n, fi);
 	n = fold(rows, n, fi->folded ? ty.size : 0);
 	if (unused) {
 		ur = fold_unused(ur, &nu, fi->folded ? ty.size : 0);
@@ -679,50 +883,21 @@ int fields_build(struct profile *p, const char *object, enum fields_by by, struc
 				snprintf(el, sizeof el, "[%lld]", (long long)(rows[i].off / ty.size));
 				set_str(&row[c.field], el);
 			} else if (have_type) {
-				set_str(&row[c.field], f ? f->name : "(padding)");
+				size_t idx[8], k = cell_fields(&ty, rows[i].off, fi->cell_bytes, idx);
+				struct sbuf nm;
+				sbuf_init(&nm);
+				for (size_t q = 0; q < k; q++)
+					sbuf_addf(&nm, "%s%s", q ? "|" : "", ty.fields[idx[q]].name);
+				if (!k)
+					sbuf_adds(&nm, f ? f->name : "(padding)");
+				cell_set_str(&row[c.field], nm.buf, nm.len);
+				sbuf_release(&nm);
 			}
 			cell_set_int(&row[c.size], rows[i].size);
 			set_metrics(t, p, &c, row, rows[i].v, tot, true);
 		}
 	} else {
-		int64_t pad[V_N] = { 0 };
-		bool any_pad = false;
-
-		fv = xcalloc(ty.nfields ? ty.nfields : 1, sizeof *fv);
-		for (size_t i = 0; i < n; i++) {
-			const struct dw_field *f = dw_type_field_at(&ty, rows[i].off);
-			int64_t *to = f ? fv[f - ty.fields] : pad;
-			any_pad |= !f;
-			for (int k = 0; k < V_U1; k++)
-				to[k] = num_add(to[k], rows[i].v[k], NULL);
-		}
-		for (size_t i = 0; i < ty.nfields; i++)
-			add_unused(fv[i], ur, nu, ty.fields[i].off,
-				   ty.fields[i].off + ty.fields[i].size);
-		/* bytes in no field (folded ranges lie within one element) */
-		for (size_t i = 0; i < nu; i++)
-			for (int64_t o = ur[i].lo; o < ur[i].hi; o++) {
-				if (dw_type_field_at(&ty, o))
-					continue;
-				any_pad = true;
-				add_unused(pad, ur + i, 1, o, o + 1);
-			}
-		for (size_t i = 0; i < ty.nfields; i++) {
-			struct cell *row = table_add_row(t);
-			set_str(&row[c.field], ty.fields[i].name);
-			cell_set_int(&row[c.off], ty.fields[i].off);
-			cell_set_int(&row[c.size], ty.fields[i].size);
-			set_metrics(t, p, &c, row, fv[i], tot, true);
-			set_str(&row[c.note], fv[i][V_DR] ? "" : fv[i][V_DW] ? "never read"
-							     : "never accessed");
-		}
-		if (any_pad) {
-			struct cell *row = table_add_row(t);
-			set_str(&row[c.field], "(padding)");
-			set_metrics(t, p, &c, row, pad, tot, true);
-			set_str(&row[c.note], "");
-		}
-		summarize(fi, &ty, fv, tot, unused);
+		field_view(t, p, &c, fi, &ty, rows, n, ur, nu, tot, fi->cell_bytes, unused);
 	}
 	if (have_beyond) {
 		struct cell *row = table_add_row(t);
@@ -747,7 +922,6 @@ out:
 	sqlite3_finalize(st);
 	free(rows);
 	free(ur);
-	free(fv);
 	if (have_type)
 		dw_type_release(&ty);
 	sbuf_release(&val);

@@ -17,6 +17,12 @@
  *    D1m, D2m, ..., DLm), Lat, MissLat = Lat - (Dr + Dw - D1m) * L1
  *    latency, AccPct = 100 (Dr + Dw) / all, MissPct = 100 D1m / all D1m;
  *    the field view adds `note`: "never read" (Dr = 0) or "never accessed".
+ *  - The engine counts offsets in cells of 1..8 bytes (its grain) at the
+ *    cell's first byte; a cell holding bytes of several fields cannot say
+ *    which one an access was to, so the field view shows such fields'
+ *    accesses as one row, "a|b", and the fields' own rows say "see a|b"
+ *    instead of claiming they were never accessed; the offset view names
+ *    such a cell "a|b" too.
  */
 #ifndef DC_ANALYSIS_FIELDS_H
 #define DC_ANALYSIS_FIELDS_H
@@ -38,6 +44,10 @@ struct fields_info {
 	struct sbuf summary;       /* "struct node: next 48.00 % of L1 misses, ..." */
 	int64_t window;            /* meta offset_window */
 	int64_t counted, beyond;   /* accesses counted by offset, and beyond */
+	int64_t cell_bytes;        /* the width of the engine's cells: 1..8 */
+	int64_t cell_share;        /* meta offset_bucket_cells, 0 unknown */
+	int64_t cell_ext;          /* the bytes they cover (object or window) */
+	size_t shared;             /* --by field: rows of fields sharing cells */
 };
 
 void fields_info_init(struct fields_info *fi);

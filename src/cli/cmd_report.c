@@ -415,6 +415,19 @@ static void print_fields_text(const struct report *r, const struct fields_info *
 		  " ", (long long)fi->window);
 	fmt_thousands(&out, fi->beyond);
 	sbuf_adds(&out, " beyond; shares are of those counted\n");
+	if (fi->cell_bytes > 1) {
+		sbuf_addf(&out, "%-10s%lld bytes wide", "cells:", (long long)fi->cell_bytes);
+		if (fi->cell_share)
+			sbuf_addf(&out, " (%lld cells a bucket cover its %lld bytes)",
+				  (long long)fi->cell_share, (long long)fi->cell_ext);
+		sbuf_adds(&out, ": an access counts at its cell's first byte");
+		if (fi->shared)
+			sbuf_addf(&out, "; a|b rows are fields sharing a cell (%zu)", fi->shared);
+		if (fi->cell_ext)
+			sbuf_addf(&out, "; record with --offset-bucket-cells=%lld for a cell a byte",
+				  (long long)fi->cell_ext);
+		sbuf_adds(&out, "\n");
+	}
 	if (fi->summary.len) {
 		sbuf_addf(&out, "%-10s", "fields:");
 		fmt_text(&out, fi->summary.buf, fi->summary.len);
@@ -445,8 +458,9 @@ static void json_fields(struct sbuf *out, const struct report *r, const struct f
 		sbuf_adds(out, "null");
 	else
 		fmt_json_str(out, fi->why.buf, fi->why.len);
-	sbuf_addf(out, ",\"offset_window\":%lld,\"counted\":%lld,\"beyond\":%lld,\"summary\":",
-		  (long long)fi->window, (long long)fi->counted, (long long)fi->beyond);
+	sbuf_addf(out, ",\"offset_window\":%lld,\"cell_bytes\":%lld,\"counted\":%lld,"
+		  "\"beyond\":%lld,\"summary\":", (long long)fi->window,
+		  (long long)fi->cell_bytes, (long long)fi->counted, (long long)fi->beyond);
 	if (fi->summary.len)
 		fmt_json_str(out, fi->summary.buf, fi->summary.len);
 	else

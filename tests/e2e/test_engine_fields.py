@@ -1,8 +1,8 @@
 """Per-offset and per-field views (record --offsets, report --by offset|field):
 the engine's offsets within objects, their bound, and the DWARF types the
 front end folds and names them by.  Expected values are derived in the
-headers of tests/workloads/fields_array.c, fields_list.cc (C++) and
-fields_global.c (two threads), all built -O2 -g."""
+headers of tests/workloads/fields_array.c, fields_list.cc (C++),
+fields_global.c (two threads) and fields_grain.c, all built -O2 -g."""
 import os
 
 from test_engine_common import (CACHE_2, LAT, Recorded, marker_line, meta, query,
@@ -403,6 +403,57 @@ class GlobalStruct(Recorded):
                          {0: ("hits", 8000), 8: ("misses", 2000), 16: ("ratio[4]", 2000),
                           24: ("ratio[4]", 2000), 32: ("ratio[4]", 2000),
                           40: ("ratio[4]", 2000)})
+
+
+class SharedCells(Recorded):
+    """Fields narrower than the engine's cells (fields_grain.c, an 8184-byte
+    struct, so 8-byte cells): their accesses are one a|b row, and no field
+    is said to be never accessed when its cell was (zlib's deflate_state
+    showed strstart, its hottest field, as never accessed)."""
+    WORKLOAD = "fields_grain"
+    OPTS = (CACHE_2, LAT, "--offsets")
+
+    def test_fields_sharing_a_cell_are_one_row(self):
+        doc, rows = fields(self.db, "g_big")
+        self.assertEqual((doc["type"], doc["element_size"], doc["cell_bytes"]),
+                         ("struct big", 8184, 8))
+        # derivation: fields_grain.c's header
+        self.assertEqual([(f, r["offset"], r["size"], r["Dr"], r["Dw"], r["note"])
+                          for f, r in rows.items()],
+                         [("a", 0, 4, 0, 0, "see a|b"), ("a|b", 0, 8, 3000, 0, ""),
+                          ("b", 4, 4, 0, 0, "see a|b"), ("c", 8, 8, 1000, 0, ""),
+                          ("d", 16, 2, 0, 0, "see d|e|f"),
+                          ("d|e|f", 16, 8, 0, 2000, "never read"),
+                          ("e", 18, 2, 0, 0, "see d|e|f"), ("f", 20, 4, 0, 0, "see d|e|f"),
+                          ("g[1020]", 24, 8160, 500, 0, "")])
+        self.assertNotIn("never accessed", doc["summary"])
+        self.assertIn("d|e|f never read", doc["summary"])
+        doc, rows = fields(self.db, "g_big", "offset")
+        self.assertEqual({o: (r["field"], r["Dr"], r["Dw"]) for o, r in rows.items()},
+                         {0: ("a|b", 3000, 0), 8: ("c", 1000, 0), 16: ("d|e|f", 0, 2000),
+                          24: ("g[1020]", 500, 0)})
+
+    def test_text_says_how_to_separate_them(self):
+        r = run([DCPROF, "report", self.db, "--object", "g_big", "--by", "field"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("cells:    8 bytes wide (1024 cells a bucket cover its 8184 bytes)",
+                      r.stdout)
+        self.assertIn("record with --offset-bucket-cells=8184 for a cell a byte", r.stdout)
+
+
+class OneByteCells(Recorded):
+    """The same struct with a cell per byte: every field its own row."""
+    WORKLOAD = "fields_grain"
+    OPTS = (CACHE_2, LAT, "--offsets", "--offset-bucket-cells=8184")
+
+    def test_each_field_alone(self):
+        doc, rows = fields(self.db, "g_big")
+        self.assertEqual(doc["cell_bytes"], 1)
+        self.assertEqual([(f, r["Dr"], r["Dw"], r["note"]) for f, r in rows.items()],
+                         [("a", 0, 0, "never accessed"), ("b", 3000, 0, ""),
+                          ("c", 1000, 0, ""), ("d", 0, 0, "never accessed"),
+                          ("e", 0, 0, "never accessed"), ("f", 0, 2000, "never read"),
+                          ("g[1020]", 500, 0, "")])
 
 
 class Default(Recorded):
