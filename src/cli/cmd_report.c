@@ -259,6 +259,31 @@ static int sort_rows(const struct report *r, struct table *t)
 	return -1;
 }
 
+/* --inclusive as text, without --show or --hide: the key columns, then
+ * what it ranks by and the calls, the self miss latency beside them, and
+ * the other inclusive columns; the self counts only in CSV and JSON (or
+ * with --show), where they stood first and pushed these off the screen. */
+static void inclusive_text_columns(struct table *t)
+{
+	static const char *const first[] = { "InclMissLat", "InclMissLatPct", "calls",
+					     "MissLat", "MissLatPct" };
+	int keep[TABLE_MAXCOLS], nkeep = 0;
+	bool kept[TABLE_MAXCOLS] = { false };
+
+	for (int j = 0; j < t->ncols; j++)
+		if (t->cols[j].key || t->cols[j].type == COL_STR)
+			kept[keep[nkeep++] = j] = true;
+	for (size_t i = 0; i < sizeof first / sizeof *first; i++) {
+		int j = table_find_metric(t, first[i]);
+		if (j >= 0 && !kept[j])
+			kept[keep[nkeep++] = j] = true;
+	}
+	for (int j = 0; j < t->ncols; j++)
+		if (!kept[j] && !strncmp(t->cols[j].name, "Incl", 4))
+			kept[keep[nkeep++] = j] = true;
+	table_keep_cols(t, keep, nkeep);
+}
+
 /* --show/--hide, after sorting (a hidden column may still be the sort
  * key): the key and name columns, then the chosen metrics. */
 static int pick_columns(const struct report *r, struct table *t)
@@ -267,8 +292,11 @@ static int pick_columns(const struct report *r, struct table *t)
 	bool in_list[TABLE_MAXCOLS] = { false };
 	char err[DC_ERRLEN];
 
-	if (!r->show && !r->hide)
+	if (!r->show && !r->hide) {
+		if (r->view.inclusive && r->format == FMT_TEXT)
+			inclusive_text_columns(t);
 		return 0;
+	}
 	n = table_parse_metrics(t, r->show ? r->show : r->hide, listed, err, sizeof err);
 	if (n < 0) {
 		err_msg("%s: %s", r->show ? "--show" : "--hide", err);
