@@ -106,6 +106,11 @@ static int walk(const struct symtab *t, int (*cb)(void *, const struct dc_elfsym
 			return DC_EINVAL;
 		if (s.name_len == 0 || !cb)
 			continue;
+		for (size_t k = 1; k < s.name_len; k++)
+			if (s.name[k] == '@') {
+				s.name_len = k;     /* NAME@VERSION, NAME@@VERSION */
+				break;
+			}
 		s.global = bind != STB_LOCAL;
 		s.file = s.global ? NULL : file;
 		s.value = rd64(e + 8);

@@ -13,6 +13,10 @@
  *    above zero and a section index other than SHN_UNDEF, SHN_ABS or
  *    SHN_COMMON (the last two have values that are not addresses inside the
  *    loaded image).  Everything else is skipped.
+ *  - A .symtab names the program's copy of a versioned dynamic symbol
+ *    (a copy relocation: `stdout`) and a library's versioned definitions
+ *    NAME@VERSION or NAME@@VERSION; name_len leaves the version out, so
+ *    the global is named as the source names it.
  *  - Local symbols are attributed to a source file: GCC and the linkers
  *    write each object file's locals right after an STT_FILE symbol naming
  *    that file, so a local's file is the last STT_FILE before it.  An
@@ -41,7 +45,9 @@
 
 struct dc_elfsym {
 	const char *name;   /* NUL-terminated, points into the image */
-	size_t name_len;
+	size_t name_len;    /* without a symbol version: name is stdout@GLIBC_2.2.5
+			     * (a program's copy of a versioned symbol), the
+			     * name is its first name_len bytes, stdout */
 	const char *file;   /* STT_FILE name for locals (into the image), or NULL */
 	uint64_t value;     /* st_value: the link-time address, before load bias */
 	uint64_t size;

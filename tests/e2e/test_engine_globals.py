@@ -7,6 +7,7 @@ are derived in the workloads' header comments."""
 import csv
 import io
 import re
+import subprocess
 import unittest
 
 from harness import DCPROF
@@ -94,6 +95,17 @@ class GlobalsAligned(Recorded):
         # own accesses are derived)
         self.assertEqual(object_totals(self.db, "ptrs", workload(self.WORKLOAD)),
                          {"Dr": 36, "Dw": 0})
+
+    def test_copy_of_a_versioned_symbol(self):
+        """The program's copy of libc's stdout: .symtab names it
+        stdout@GLIBC_2.2.5, the bucket is named as the source names it."""
+        exe = workload(self.WORKLOAD)
+        syms = subprocess.run(["readelf", "-sW", exe], capture_output=True, text=True).stdout
+        self.assertRegex(syms, r" stdout@@?GLIBC_[\d.]+\n")
+        b = buckets(self.db)
+        self.assertEqual(b.get("stdout"), global_stats(8), sorted(n for n in b if "stdout" in n))
+        self.assertFalse([n for n in b if "@GLIBC" in n])
+        self.assertEqual(object_totals(self.db, "stdout", exe), {"Dr": 1, "Dw": 0})
 
     def test_library_bss_global(self):
         lib = workload("libglobals_aligned.so")

@@ -41,6 +41,9 @@ static const struct tsym tsyms[] = {
 	{ "", STT_OBJECT, STB_GLOBAL, 5, 0x1030, 8 },           /* no name */
 	{ "g_weak", STT_OBJECT, STB_WEAK, 5, 0x1040, 24 },
 	{ "g_obj", STT_OBJECT, STB_GLOBAL, 5, 0x1060, 0x100 },
+	/* a program's copy of a versioned symbol, a versioned definition */
+	{ "g_copy@GLIBC_2.2.5", STT_OBJECT, STB_GLOBAL, 5, 0x1160, 8 },
+	{ "g_def@@VER_1", STT_OBJECT, STB_GLOBAL, 5, 0x1170, 8 },
 };
 #define NTSYM (sizeof tsyms / sizeof tsyms[0])
 
@@ -50,7 +53,10 @@ static const struct dc_elfsym want[] = {
 	{ "b_tls", 5, "b.c", 0x10, 8, false, true },
 	{ "g_weak", 6, NULL, 0x1040, 24, true, false },
 	{ "g_obj", 5, NULL, 0x1060, 0x100, true, false },
+	{ "g_copy@GLIBC_2.2.5", 6, NULL, 0x1160, 8, true, false },   /* g_copy */
+	{ "g_def@@VER_1", 5, NULL, 0x1170, 8, true, false },         /* g_def */
 };
+#define NDYN 4          /* the globals want lists: those .dynsym holds */
 #define NWANT (int)(sizeof want / sizeof want[0])
 
 /* ELF header, string table, symbol table, then the section headers
@@ -130,11 +136,14 @@ struct seen {
 	struct dc_elfsym s[16];
 };
 
+/* s ends inside the image, n bytes in (or, for a versioned name, at
+ * its '@'). */
 static void check_string(const struct seen *v, const char *s, size_t n)
 {
-	const uint8_t *p = (const uint8_t *)s;
+	const uint8_t *p = (const uint8_t *)s, *end;
 	CHECK(p >= v->img && p < v->img + v->len);
-	CHECK(memchr(p, 0, (size_t)(v->img + v->len - p)) == p + n);
+	end = memchr(p, 0, (size_t)(v->img + v->len - p));
+	CHECK(end && (end == p + n || (end > p + n && p[n] == '@')));
 }
 
 static int collect(void *ud, const struct dc_elfsym *s)
@@ -190,7 +199,7 @@ DC_TEST(elfsym, reads_dynsym_only_without_symtab)
 
 	build(&im, SHT_PROGBITS, SHT_DYNSYM);
 	CHECK_EQ(scan(&im, &v), 0);
-	check_seen(&v, NWANT - 2, 2);
+	check_seen(&v, NWANT - NDYN, NDYN);
 }
 
 DC_TEST(elfsym, no_symbol_table_means_no_symbols)

@@ -343,9 +343,11 @@ static int sym_cb(void *ud, const struct dc_elfsym *s)
 	size_t n;
 
 	if (!s->global && s->file && *names_slot(&sc->nm, s->name) > 1)
-		n = (size_t)snprintf(name, sizeof name, "%s (%s)%s", s->name, s->file, sc->suffix);
+		n = (size_t)snprintf(name, sizeof name, "%.*s (%s)%s", (int)s->name_len, s->name,
+				     s->file, sc->suffix);
 	else
-		n = (size_t)snprintf(name, sizeof name, "%s%s", s->name, sc->suffix);
+		n = (size_t)snprintf(name, sizeof name, "%.*s%s", (int)s->name_len, s->name,
+				     sc->suffix);
 	if (n >= sizeof name)
 		return 0;
 	if (s->tls) {

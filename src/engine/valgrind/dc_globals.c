@@ -256,14 +256,17 @@ static void add_tlsvar(struct module *m, const HChar *name, const struct dc_elfs
 static int register_cb(void *ud, const struct dc_elfsym *s)
 {
 	struct scan *sc = ud;
-	HChar name[512];
+	HChar name[512], sym[512];
 	struct dc_obj *o;
 	Addr lo = (Addr)s->value + sc->m->bias;
 
+	/* name_len leaves a symbol version out (Valgrind's printf has no %.*s) */
+	VG_(strncpy)(sym, s->name, sizeof sym);
+	sym[s->name_len < sizeof sym ? s->name_len : sizeof sym - 1] = 0;
 	if (!s->global && s->file && sc->nc.counts[nc_slot(&sc->nc, s->name)] > 1)
-		VG_(snprintf)(name, sizeof name, "%s (%s)%s", s->name, s->file, sc->suffix);
+		VG_(snprintf)(name, sizeof name, "%s (%s)%s", sym, s->file, sc->suffix);
 	else
-		VG_(snprintf)(name, sizeof name, "%s%s", s->name, sc->suffix);
+		VG_(snprintf)(name, sizeof name, "%s%s", sym, sc->suffix);
 	if (s->tls) {
 		add_tlsvar(sc->m, name, s);
 		return 0;
