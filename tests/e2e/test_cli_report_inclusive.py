@@ -181,9 +181,16 @@ class ReportInclusive(Recorded):
         r = run([DCPROF, "report", self.db, "--inclusive", "--top", "2"])
         self.assertEqual(r.returncode, 0, r.stderr)
         head = next(l for l in r.stdout.splitlines() if l.startswith("function "))
-        self.assertIn(" calls ", head)
-        self.assertIn(" InclMissLat% ", head)
+        # text: what it ranks by, the calls and the self MissLat first, then
+        # the other inclusive columns; the self counts only in csv (above)
+        self.assertEqual(head.split()[:7], ["function", "file", "InclMissLat", "InclMissLat%",
+                                            "calls", "MissLat", "MissLat%"])
         self.assertIn(" InclEvicted2", head)
+        self.assertNotIn(" Dr ", head)
+        self.assertIn("Dr", rows[0])
+        shown = run([DCPROF, "report", self.db, "--inclusive", "--top", "2", "--show", "Dr"])
+        self.assertEqual(next(l for l in shown.stdout.splitlines()
+                              if l.startswith("function ")).split(), ["function", "file", "Dr"])
         self.assertIn("\n<root> ", r.stdout)
         # --sort takes the inclusive columns
         doc = report_json(self.db, "--inclusive", "--sort", "inclSpLoss1")
