@@ -247,7 +247,11 @@ static int annotate_file(const struct annotate *r, const struct annot *a,
 	if (source_find(f->name, f->len, r->dirs, r->ndirs, &path) &&
 	    (!r->root || f->name[0] == '/' ||
 	     source_find(f->name, f->len, &r->root, 1, &path))) {
-		err_msg("source file '%s' not found; use --source-dir", f->name);
+		if (r->ndirs)
+			err_msg("source file '%s' not found in the --source-dir directories nor"
+				" at its recorded path", f->name);
+		else
+			err_msg("source file '%s' not found; use --source-dir", f->name);
 	} else if (source_read(path.buf, &src, err, sizeof err)) {
 		err_msg("cannot read source file '%s': %s", path.buf, err);
 	} else {

@@ -226,7 +226,8 @@ class AnnotateTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(self.hot_text, r.stdout)
         self.assertRegex(r.stderr, r"^dcprof annotate: source file '([^']*/)?annot_fill.c'"
-                         r" not found; use --source-dir\n$")
+                         r" not found in the --source-dir directories nor at its recorded"
+                         r" path\n$")
         r = self.annotate("nosuch.c", code=2)
         self.assertIn("no accesses recorded in source file 'nosuch.c'", r.stderr)
 
