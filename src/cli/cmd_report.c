@@ -443,6 +443,12 @@ static void print_fields_text(const struct report *r, const struct fields_info *
 		  " ", (long long)fi->window);
 	fmt_thousands(&out, fi->beyond);
 	sbuf_adds(&out, " beyond; shares are of those counted\n");
+	if (fi->beyond > fi->counted)
+		sbuf_addf(&out, "%-10s%.1f %% of the accesses are beyond the offsets recorded: the"
+			  " rows are of the objects' first bytes or elements only (record with a"
+			  " larger --offset-bucket-cells, --offset-window or --offset-cells to count"
+			  " more)\n", "note:",
+			  100.0 * (double)fi->beyond / (double)(fi->beyond + fi->counted));
 	if (fi->cell_bytes > 1) {
 		sbuf_addf(&out, "%-10s%lld bytes wide", "cells:", (long long)fi->cell_bytes);
 		if (fi->cell_share)

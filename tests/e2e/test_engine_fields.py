@@ -126,6 +126,10 @@ class Window(Recorded):
         self.assertEqual((doc["counted"], doc["beyond"]), (64 * (R + 1), (N - 64) * (R + 1)))
         self.assertEqual(rows["(beyond)"]["AccPct"], None)
         self.assertEqual(rows["val"]["AccPct"], 100.0)
+        # most were beyond: the text says so, (N - 64) / N of them
+        text = run([DCPROF, "report", self.db, "--object", recs, "--by", "field"]).stdout
+        self.assertIn("note:     %.1f %% of the accesses are beyond the offsets recorded"
+                      % (100.0 * (N - 64) / N), text)
         # by field, a row's size is its field's: none for the beyond row
         self.assertEqual(rows["(beyond)"]["size"], None)
         self.assertEqual(fields(self.db, recs, "offset")[1][None]["access_size"], 8)
