@@ -117,9 +117,9 @@ void finalize_print_summary(const char *out, const struct raw_summary *s)
 	struct sbuf sb;
 
 	sbuf_init(&sb);
-	sbuf_addf(&sb, "(%llu bucket%s, ", (unsigned long long)s->buckets,
-		  s->buckets == 1 ? "" : "s");
 	if (s->native) {
+		sbuf_addf(&sb, "(%llu bucket%s, ", (unsigned long long)s->buckets,
+			  s->buckets == 1 ? "" : "s");
 		/* The native engine counts no accesses: say what it sampled. */
 		sbuf_adds(&sb, "native engine, ");
 		if (s->pages || !s->ip_events) {
@@ -136,7 +136,10 @@ void finalize_print_summary(const char *out, const struct raw_summary *s)
 		sbuf_release(&sb);
 		return;
 	}
-	sbuf_adds(&sb, "Dr=");
+	/* the buckets report lists: those accessed (every global of every
+	 * library is declared) */
+	sbuf_addf(&sb, "(%llu bucket%s accessed, Dr=", (unsigned long long)s->accessed,
+		  s->accessed == 1 ? "" : "s");
 	fmt_thousands(&sb, (int64_t)s->dr);
 	sbuf_adds(&sb, ", Dw=");
 	fmt_thousands(&sb, (int64_t)s->dw);

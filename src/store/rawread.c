@@ -33,7 +33,7 @@ struct idset {
 	uint64_t count;
 	int64_t max;
 };
-enum { ID_DECLARED = 1, ID_STAT = 2 };
+enum { ID_DECLARED = 1, ID_STAT = 2, ID_COST = 4 };
 
 struct reader {
 	const char *path;
@@ -481,6 +481,10 @@ static int rec_cost(struct reader *r, bool sampled)
 				: "cost record (same bucket, location and thread)");
 	if (sampled)
 		return 0;
+	if (!(r->buckets.flag[bucket] & ID_COST)) {
+		r->buckets.flag[bucket] |= ID_COST;
+		r->s->accessed++;
+	}
 	r->s->dr += (uint64_t)v[COST_DR];
 	r->s->dw += (uint64_t)v[COST_DW];
 	r->s->d1_misses += (uint64_t)v[COST_D1MR] + (uint64_t)v[COST_D1MR + 1];

@@ -56,6 +56,7 @@ struct raw_summary {
 	int nlevels;
 	int64_t memory_latency;
 	uint64_t buckets;
+	uint64_t accessed;       /* buckets with exact costs: report's rows */
 	uint64_t dr, dw, d1_misses, ll_misses;
 	bool native;             /* meta engine is native: no exact counts */
 	uint64_t pages;          /* ftouch pages, summed */

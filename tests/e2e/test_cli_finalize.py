@@ -92,9 +92,10 @@ class FinalizeTables(CliTest):
         self.assertEqual(got, {("cost", "cost(location)"), ("block", "block(bucket)")})
 
     def test_summary_line(self):
+        # two_level.raw declares 5 buckets; cost records name 0, 1 and 2
         r, _ = self.finalize(TWO_LEVEL, "q.db")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stderr, "dcprof: wrote %s (5 buckets, Dr=3,110, Dw=1,510,"
+        self.assertEqual(r.stderr, "dcprof: wrote %s (3 buckets accessed, Dr=3,110, Dw=1,510,"
                          " D1 misses=550, LL misses=160)\n" % self.path("q.db"))
         r, _ = self.finalize(TWO_LEVEL, "q2.db", "-q")
         self.assertEqual((r.returncode, r.stderr), (0, ""))
@@ -364,9 +365,9 @@ class FinalizeVersion2(CliTest):
         self.assertEqual((m["schema_version"], m["evictions"], m["sample_event"],
                           m["sample_period"], m["sample_seed"], m["samples"]),
                          (str(SCHEMA_VERSION), "yes", "D1m", "100", "7", "100"))
-        # the summary counts the exact costs only
+        # the summary counts the exact costs only (their 5 buckets)
         r, _ = self.finalize(SAMPLED_EVICT, "q.db")
-        self.assertEqual(r.stderr, "dcprof: wrote %s (6 buckets, Dr=15,200, Dw=5,000,"
+        self.assertEqual(r.stderr, "dcprof: wrote %s (5 buckets accessed, Dr=15,200, Dw=5,000,"
                          " D1 misses=10,000, LL misses=4,100)\n" % self.path("q.db"))
 
     def test_version_1_profile_has_no_new_tables(self):

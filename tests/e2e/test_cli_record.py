@@ -164,7 +164,7 @@ class RecordRun(FakeRecord):
     def test_exit_code_and_summary(self):
         r = self.record(["-o", self.out, "true"], mode="exit:3")
         self.assertEqual(r.returncode, 3, r.stderr)
-        self.assertEqual(r.stderr, "dcprof: wrote %s (5 buckets, Dr=3,110, Dw=1,510, D1 misses=550,"
+        self.assertEqual(r.stderr, "dcprof: wrote %s (3 buckets accessed, Dr=3,110, Dw=1,510, D1 misses=550,"
                          " LL misses=160)\n" % self.out)
         m = meta(self.out)
         self.assertEqual((m["complete"], m["exit_status"]), ("1", "exit 3"))
