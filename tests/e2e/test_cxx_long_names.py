@@ -1,12 +1,15 @@
-"""C++ names longer than 255 bytes read as the demangler writes
-them (docs/engine.md, "Data objects and buckets", "Code
+"""C++ names longer than 255 bytes, and C++ globals, read as the demangler
+writes them (docs/engine.md, "Data objects and buckets", "Code
 locations"): a kd-tree library's member functions of a class template
 instantiated with templates are that long, and were cut at 255 bytes in
-inlined_into and in heap bucket names.  Expected names come from binutils (nm, c++filt) on
+inlined_into and in heap bucket names; globals kept their mangled symbol
+names ("_ZSt4cout").  Expected names come from binutils (nm, c++filt) on
 the workload, counts from tests/workloads/cxx_long_names.cc."""
 import subprocess
 
-from test_engine_common import (WORKLOAD_SRC, Recorded, buckets, marker_line, query, workload)
+from harness import DCPROF, run
+from test_engine_common import (WORKLOAD_SRC, Recorded, buckets, marker_line, query, totals,
+                                workload)
 
 
 def demangled(prog, member):
@@ -41,3 +44,17 @@ class CxxLongNames(Recorded):
         self.assertIn(name, set(h), "heap buckets")
         # one block of 64 doubles
         self.assertEqual((h[name]["blocks"], h[name]["total_bytes"]), (1, 64 * 8))
+
+    def test_globals_demangled(self):
+        b = buckets(self.db)
+        calls = demangled(workload(self.WORKLOAD), "5callsE")
+        for name in ("geo::table", calls):
+            self.assertIn(name, {n for n in b if "::" in n})
+            self.assertEqual(b[name]["kind"], "global")
+        self.assertFalse([n for n in b if n.startswith("_Z")][:5], "mangled globals left")
+        # sum_row reads table[i] once for i < 512 (an in-order FP sum)
+        self.assertEqual(totals(self.db, bucket="geo::table", function="sum_row")["Dr"], 512)
+        # --object takes the demangled name
+        r = run([DCPROF, "report", self.db, "--object", "geo::table", "--by", "function"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("sum_row", r.stdout)
