@@ -270,6 +270,9 @@ $(B)/w/two_utils: tests/workloads/two_utils.c tests/workloads/parts/a/util.c \
 $(B)/w/mpi_stencil: tests/workloads/mpi/mpi_stencil.c include/dcprof.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -O2 -g -Iinclude -o $@ $<
+$(B)/w/cxx_long_names: tests/workloads/cxx_long_names.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
 $(B)/w/fields_list: tests/workloads/fields_list.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -o $@ $<

@@ -119,7 +119,7 @@ const char *dc_bare_fn_name(const char *fn, char *buf, size_t len)
 
 static bool is_allocator(const char *fn, const struct dc_heapname_opts *o)
 {
-	char bare[256];
+	char bare[DC_FN_NAME_MAX];
 
 	if (!fn[0])
 		return false;
@@ -161,7 +161,7 @@ static void append(char *buf, size_t len, size_t *pos, const char *s)
 
 void dc_hframe_fn(const struct dc_hframe *f, char *buf, size_t len, size_t *pos)
 {
-	char tmp[256];
+	char tmp[DC_FN_NAME_MAX];
 
 	if (f->fn[0]) {
 		append(buf, len, pos, dc_bare_fn_name(f->fn, tmp, sizeof tmp));

@@ -30,6 +30,14 @@
 
 #include "core/port.h"
 
+/* The longest function name a frame keeps whole: demangled C++ names of
+ * template code reach a kilobyte and more (a member of a class template
+ * instantiated with other templates), and a name cut in its template
+ * arguments reads as a different function. */
+#define DC_FN_NAME_MAX 4096
+/* The longest heap bucket name, room for several such frames. */
+#define DC_HEAP_NAME_MAX 16384
+
 /* What an allocation function does with its arguments. */
 enum { DC_AF_MALLOC, DC_AF_CALLOC, DC_AF_REALLOC, DC_AF_REALLOCARRAY, DC_AF_MEMALIGN,
        DC_AF_POSIX_MEMALIGN, DC_AF_FREE };

@@ -12,12 +12,9 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "dwarf/demangle.h"
 #include "dwarf/dwscope.h"
 #include "dwarf/dwsym.h"
-
-/* The C++ ABI's demangler (libstdc++), the one GNU tools and Valgrind's
- * share the rules of. */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 /* Inline chains deeper than this are cut (Valgrind's describe_IP has no
  * limit, but no real chain comes close). */
@@ -240,6 +237,7 @@ static void read_syms(struct obj *o)
 		const char *name = dwfl_module_getsym_info(o->mod, i, &s, &addr, &shndx, NULL, NULL);
 		int type = GELF_ST_TYPE(s.st_info), bind = GELF_ST_BIND(s.st_info);
 		struct sym *y;
+		char *dm;
 
 		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    shndx == SHN_UNDEF)
@@ -249,15 +247,10 @@ static void read_syms(struct obj *o)
 		y->hi = addr + (s.st_size ? s.st_size : 1);
 		y->rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
 		y->name = below_main(name) ? "(below main)" : name;
-		if (name[0] == '_' && name[1] == 'Z') {
-			int status;
-			char *dm = __cxa_demangle(name, NULL, NULL, &status);
-			if (dm && status == 0) {
-				y->name = dm;
-				y->owned = true;
-			} else {
-				free(dm);
-			}
+		dm = dc_demangle(name);
+		if (dm) {
+			y->name = dm;
+			y->owned = true;
 		}
 	}
 	qsort(o->syms, o->nsyms, sizeof *o->syms, sym_cmp);

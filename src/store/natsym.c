@@ -262,7 +262,8 @@ static int name_buckets(struct natsym *ns, sqlite3 *db)
 	struct dc_heapname_opts o;
 	struct dc_hframe fr[4 * NATSYM_MAX_PATH];
 	const char *names[64];
-	char fns[4096], name[1024];
+	char fns[4096];
+	static char name[DC_HEAP_NAME_MAX];
 	sqlite3_stmt *st, *mark, *kind;
 	int rc = SQLITE_OK;
 

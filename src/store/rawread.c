@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "base/num.h"
+#include "dwarf/demangle.h"
 #include "store/blockpair.h"
 #include "store/natsym.h"
 #include "core/rawout.h"
@@ -343,6 +344,7 @@ static const char *const kinds[] = { "global", "heap", "user", "stack", "mmap", 
 static int rec_bucket(struct reader *r)
 {
 	const char *kind = NULL;
+	char *dm;
 	int64_t id;
 	int rc;
 
@@ -360,7 +362,11 @@ static int rec_bucket(struct reader *r)
 	if (r->version >= 8 && (!strcmp(kind, "heap") || !strcmp(kind, "mmap")) &&
 	    !strcmp(r->f[3], "-"))
 		natsym_add_unnamed(&r->ns, id, r->lineno);
-	rc = pw_bucket(r->w, id, kind, r->f[3], r->flen[3]);
+	/* a C++ global reads demangled: std::cout@libstdc++.so.6 */
+	dm = kind == kinds[0] ? dc_demangle_global(r->f[3], r->flen[3]) : NULL;
+	rc = dm ? pw_bucket(r->w, id, kind, dm, strlen(dm))
+		: pw_bucket(r->w, id, kind, r->f[3], r->flen[3]);
+	free(dm);
 	if (rc)
 		return sql_fail(r, rc, "bucket");
 	r->s->buckets++;

@@ -256,7 +256,7 @@ static void add_tlsvar(struct module *m, const HChar *name, const struct dc_elfs
 static int register_cb(void *ud, const struct dc_elfsym *s)
 {
 	struct scan *sc = ud;
-	HChar name[512], sym[512];
+	HChar name[DC_FN_NAME_MAX], sym[DC_FN_NAME_MAX];
 	struct dc_obj *o;
 	Addr lo = (Addr)s->value + sc->m->bias;
 

@@ -74,7 +74,7 @@ static struct dc_hframe lframes[MAX_LFRAMES];
 static UInt chain_frames(const Addr *ips, UInt n)
 {
 	UInt m = 0;
-	struct dc_iframe fr[16];
+	static struct dc_iframe fr[16];   /* 80 KB: off the tool's stack */
 	DiEpoch ep = VG_(current_DiEpoch)();
 
 	for (UInt i = 0; i < n && m < MAX_LFRAMES; i++) {
@@ -161,7 +161,7 @@ static UInt heap_bucket(ThreadId tid)
 	Addr ips[MAX_CHAIN];
 	UInt n, want;
 	struct site **slot, *s;
-	HChar name[1024];
+	static HChar name[DC_HEAP_NAME_MAX];
 
 	if (th->pending_name) {
 		UInt b = dc_bucket_get(th->pending_name, DC_K_USER);

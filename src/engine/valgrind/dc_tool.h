@@ -344,7 +344,7 @@ const HChar *dc_fn_name(Addr ip);
  * when unknown), and the source file and line of the address in it (file
  * empty, line 0 when unknown). */
 struct dc_iframe {
-	HChar fn[256];
+	HChar fn[DC_FN_NAME_MAX];
 	HChar file[512];
 	UInt line;
 };
