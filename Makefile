@@ -268,6 +268,9 @@ $(B)/w/inl_alloc: tests/workloads/inl_alloc.c
 $(B)/w/inl_domain: tests/workloads/inl_domain.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -o $@ $<
+$(B)/w/tmpl_alloc: tests/workloads/tmpl_alloc.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
 # Two util.c in different folders.
 $(B)/w/two_utils: tests/workloads/two_utils.c tests/workloads/parts/a/util.c \
 		tests/workloads/parts/b/util.c
