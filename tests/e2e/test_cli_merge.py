@@ -7,6 +7,7 @@ MPI stencil's per-rank counts are derived in tests/workloads/mpi/
 mpi_stencil.c."""
 import csv
 import io
+import json
 import os
 import shutil
 import sqlite3
@@ -162,6 +163,24 @@ class Merge(TmpDirTest):
         self.assertIn("already merged, from '%s'" % b, r.stderr)
         r, out = self.merge([a, a], "twice.db", "--force")
         self.assert_sum([a, a], out)
+
+    def test_header_says_merged(self):
+        """A merged profile's totals are sums over its processes: the header
+        of report, diff and annotate says how many (the two inputs, also
+        the rows of its process table); a one-process profile's does not."""
+        a = self.record("a.db", workload("stream"))
+        b = self.record("b.db", workload("stream"))
+        r, m = self.merge([a, b])
+        self.assertEqual(query(m, "SELECT COUNT(*) FROM process"), [(2,)])
+        line = "merged:   2 processes (dcprof merge): counts are their sums"
+        for cmd in (["report", m], ["diff", m, a], ["annotate", m]):
+            out = run([DCPROF] + cmd).stdout
+            self.assertIn(line, out, cmd)
+        self.assertNotIn("merged:", run([DCPROF, "report", a]).stdout)
+        j = json.loads(run([DCPROF, "report", m, "--format", "json"]).stdout)
+        self.assertEqual(j["merged_processes"], 2)
+        j = json.loads(run([DCPROF, "report", a, "--format", "json"]).stdout)
+        self.assertNotIn("merged_processes", j)
 
     def test_incomplete_in_the_set(self):
         a = self.record("a.db", workload("stream"))
