@@ -166,7 +166,7 @@ class Merge(TmpDirTest):
 
     def test_header_says_merged(self):
         """A merged profile's totals are sums over its processes: the header
-        of report, diff and annotate says how many (the two inputs, also
+        of report, diff, annotate and html says how many (the two inputs, also
         the rows of its process table); a one-process profile's does not."""
         a = self.record("a.db", workload("stream"))
         b = self.record("b.db", workload("stream"))
@@ -177,6 +177,10 @@ class Merge(TmpDirTest):
             out = run([DCPROF] + cmd).stdout
             self.assertIn(line, out, cmd)
         self.assertNotIn("merged:", run([DCPROF, "report", a]).stdout)
+        page = self.path("m.html")
+        self.assertEqual(run([DCPROF, "html", m, "-o", page]).returncode, 0)
+        with open(page) as f:
+            self.assertIn("<dt>merged</dt><dd>2 processes (dcprof merge)", f.read())
         j = json.loads(run([DCPROF, "report", m, "--format", "json"]).stdout)
         self.assertEqual(j["merged_processes"], 2)
         j = json.loads(run([DCPROF, "report", a, "--format", "json"]).stdout)
