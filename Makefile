@@ -220,6 +220,12 @@ $(B)/w/nosym: tests/workloads/nosym.c $(B)/w/libnosym.so
 $(B)/w/libnosym.so: tests/workloads/parts/nosym_lib.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -shared -fPIC -o $@ $<
+# ctor_alloc's library allocates in its constructor, which ld.so runs.
+$(B)/w/ctor_alloc: tests/workloads/ctor_alloc.c $(B)/w/libctor_alloc.so
+	$(CC) -O2 -g -o $@ $< -L$(B)/w -lctor_alloc -Wl,-rpath,'$$ORIGIN'
+$(B)/w/libctor_alloc.so: tests/workloads/parts/ctor_alloc_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -shared -fPIC -o $@ $<
 # unwind_self links libunwind itself (the native runtime's dependency).
 $(B)/w/unwind_self: tests/workloads/unwind_self.c
 	@mkdir -p $(dir $@)
@@ -260,6 +266,9 @@ $(B)/w/inl_alloc: tests/workloads/inl_alloc.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $<
 $(B)/w/inl_domain: tests/workloads/inl_domain.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
+$(B)/w/tmpl_alloc: tests/workloads/tmpl_alloc.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -o $@ $<
 # Two util.c in different folders.

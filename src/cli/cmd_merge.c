@@ -30,10 +30,13 @@ void cmd_merge_usage(FILE *f)
 	      "and lines are matched by name, counts summed; each process's totals per\n"
 	      "bucket are kept for 'dcprof report --spread'.  A directory stands for\n"
 	      "the *.db files in it.  Profiles recorded with other caches or options\n"
-	      "are refused; so are profiles of another program, unless --force.\n"
+	      "are refused; so are profiles of another program, and a process given\n"
+	      "twice (one file under two names, a merged profile and one of its\n"
+	      "inputs, copies of one profile), unless --force.\n"
 	      "\n"
 	      "  -o, --output FILE          the merged profile to write (required)\n"
-	      "  --force                    merge profiles of different programs\n"
+	      "  --force                    merge profiles of different programs, or\n"
+	      "                             a process twice (its counts then twice)\n"
 	      "  -q, --quiet                print nothing but errors\n"
 	      "  -h, --help                 show this help\n", f);
 }

@@ -117,9 +117,39 @@ const char *dc_bare_fn_name(const char *fn, char *buf, size_t len)
 	return buf;
 }
 
+/* The bare name bare (dc_bare_fn_name) without the return type a
+ * demangled function template carries ("double* Allocate<double>"), in
+ * place, and into plain without its template arguments ("Allocate"):
+ * LULESH's Allocate<T>, a wrapper every Real_t and Index_t array goes
+ * through, is Allocate<double> where inlined and "double*
+ * Allocate<double>(unsigned long)" out of line; --alloc-fn=Allocate means
+ * all of them. */
+static const char *template_base(char *bare, char *plain, size_t len)
+{
+	const char *name = bare;
+	size_t n = 0;
+	int depth = 0;
+
+	for (const char *p = bare; *p; p++) {
+		if (*p == '<' || *p == '(')
+			depth++;
+		else if ((*p == '>' || *p == ')') && depth > 0)
+			depth--;
+		else if (*p == ' ' && depth == 0)
+			name = p + 1;
+	}
+	while (name[n] && name[n] != '<' && n + 1 < len) {
+		plain[n] = name[n];
+		n++;
+	}
+	plain[n] = 0;
+	return name;
+}
+
 static bool is_allocator(const char *fn, const struct dc_heapname_opts *o)
 {
-	char bare[DC_FN_NAME_MAX];
+	char bare[DC_FN_NAME_MAX], plain[DC_FN_NAME_MAX];
+	const char *named;
 
 	if (!fn[0])
 		return false;
@@ -129,10 +159,16 @@ static bool is_allocator(const char *fn, const struct dc_heapname_opts *o)
 		if (str_eq(fn, allocators[i]))
 			return true;
 	/* --alloc-fn names may leave out a C++ parameter list: "Pool::get"
-	 * matches "Pool::get(int)". */
+	 * matches "Pool::get(int)"; and a template's return type and
+	 * arguments: "Allocate<double>" and "Allocate" match "double*
+	 * Allocate<double>(unsigned long)". */
+	if (!o->n_alloc_fns)
+		return false;
 	dc_bare_fn_name(fn, bare, sizeof bare);
+	named = template_base(bare, plain, sizeof plain);
 	for (size_t i = 0; i < o->n_alloc_fns; i++)
-		if (str_eq(fn, o->alloc_fns[i]) || str_eq(bare, o->alloc_fns[i]))
+		if (str_eq(fn, o->alloc_fns[i]) || str_eq(bare, o->alloc_fns[i]) ||
+		    str_eq(named, o->alloc_fns[i]) || str_eq(plain, o->alloc_fns[i]))
 			return true;
 	return false;
 }

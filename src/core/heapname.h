@@ -15,7 +15,8 @@
  *    allocator: leading frames of allocation functions (malloc and its
  *    family, glibc's __libc_ aliases, every operator new, Valgrind's
  *    replacements, --alloc-fn names, a C++ name also without its
- *    parameter list) are skipped, then library frames (system headers'
+ *    parameter list, a template also without its return type and
+ *    template arguments) are skipped, then library frames (system headers'
  *    code, system libraries) when a frame of the program follows them.
  *  - Then `depth` frames joined by " < " ("called from"), never past main;
  *    the first carries " (file:line)" (or " (object)" without line

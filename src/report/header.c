@@ -61,6 +61,29 @@ static int ran_spinning_runtime(struct profile *p)
 	return found ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The processes a merged profile sums (its process table), 0 for a
+ * profile of one process, -1 on a read error. */
+static long long merged_processes(struct profile *p)
+{
+	sqlite3_stmt *st;
+	long long n = -1;
+
+	if (sqlite3_prepare_v2(p->db, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
+			       " AND name = 'process'", -1, &st, NULL))
+		return -1;
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW ||
+	    sqlite3_prepare_v2(p->db, "SELECT COUNT(*) FROM process", -1, &st, NULL))
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 int header_read(struct profile *p, struct header *h, char *err, size_t errlen)
 {
 	static const char *const keys[NVALUES] = {
@@ -83,6 +106,11 @@ int header_read(struct profile *p, struct header *h, char *err, size_t errlen)
 		}
 		if (present[i])
 			*present[i] = rc == 1;
+	}
+	h->processes = merged_processes(p);
+	if (h->processes < 0) {
+		profile_read_error(p, err, errlen);
+		return -1;
 	}
 	if (h->has_omp_policy) {
 		int rc = ran_spinning_runtime(p);
@@ -144,6 +172,11 @@ void header_text(struct sbuf *out, const struct profile *p, const struct header 
 		sbuf_adds(out, ", ");
 		fmt_text(out, h->exit_status.buf, h->exit_status.len);
 	}
+	/* A merged profile's counts are sums: say so before any of them,
+	 * or its totals read as one process's (diff against a rank's). */
+	if (h->processes > 0)
+		sbuf_addf(out, "\n%-10s%lld processes (dcprof merge): counts are their sums;"
+			  " report --spread compares them", "merged:", h->processes);
 	sbuf_addf(out, "\n%-10s", "caches:");
 	for (int k = 0; k < p->nlevels; k++) {
 		fmt_text(out, p->lv[k].name, strlen(p->lv[k].name));
@@ -212,6 +245,8 @@ void header_json(struct sbuf *out, const struct profile *p, const struct header 
 	json_meta(out, "omp_wait_policy", &h->omp_policy, h->has_omp_policy);
 	json_meta(out, "rank", &h->rank, h->has_rank);
 	json_meta(out, "host", &h->host, h->has_host);
+	if (h->processes > 0)
+		sbuf_addf(out, ",\"merged_processes\":%lld", h->processes);
 	if (h->has_engine)
 		json_meta(out, "engine", &h->engine, true);
 	if (h->has_pmu)

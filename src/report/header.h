@@ -23,6 +23,7 @@ struct header {
 	 * pmu_event (the native engine's live PMU event) */
 	struct sbuf engine, event, period, pmu;
 	bool has_engine, has_event, has_period, has_pmu;
+	long long processes;       /* rows of table process (dcprof merge), else 0 */
 };
 
 void header_init(struct header *h);
@@ -30,8 +31,9 @@ void header_release(struct header *h);
 /* On error err holds the whole message. */
 int header_read(struct profile *p, struct header *h, char *err, size_t errlen);
 bool header_complete(const struct header *h);
-/* The program:, command:, status: and caches: lines, and runtime: for a
- * program that ran a spinning runtime (analysis/spin.h). */
+/* The program:, command:, status: and caches: lines, merged: for a
+ * merged profile, and runtime: for a program that ran a spinning runtime
+ * (analysis/spin.h). */
 void header_text(struct sbuf *out, const struct profile *p, const struct header *h);
 /* Opens the JSON object: {"schema_version":V,"program":...,"cache_reason":...
  * (no closing brace; V is the profile's schema version). */

@@ -91,6 +91,11 @@ static void summary(struct sbuf *out, struct profile *p, const struct header *h,
 		html_text(out, h->exit_status.buf, h->exit_status.len);
 	}
 	sbuf_adds(out, "</dd>\n");
+	if (h->processes > 0) {
+		dt(out, "merged");
+		sbuf_addf(out, "%lld processes (dcprof merge): counts are their sums;"
+			  " report --spread compares them</dd>\n", h->processes);
+	}
 	dt(out, "caches");
 	for (int k = 0; k < p->nlevels; k++) {
 		const struct profile_level *l = &p->lv[k];

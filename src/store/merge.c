@@ -462,6 +462,48 @@ static void uri_of(struct sbuf *uri, const char *path)
 	sbuf_adds(uri, "?mode=ro&immutable=1");
 }
 
+/* A process merged twice — one profile given twice under two names, or a
+ * merged profile and one of its own inputs — would count twice, and
+ * nothing in the result would show it.  The processes path brought
+ * (ids above before) are compared with all the others: the same pid,
+ * rank, host and program and the same totals.  (A pid alone may come
+ * back in another run; the totals of that run would differ.)  --force
+ * lets it pass: copies of one profile, on purpose. */
+static int process_twice(struct merge *m, const char *path, int64_t before)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(m->db,
+		"SELECT a.path, b.pid, b.rank, b.host FROM main.process b JOIN main.process a"
+		" ON a.id < b.id AND a.pid = b.pid AND a.rank IS b.rank AND a.host IS b.host"
+		" AND a.program IS b.program WHERE b.id > ?1"
+		" AND (SELECT total(Dr), total(Dw), total(Lat) FROM main.process_cost"
+		"      WHERE process = a.id)"
+		"   = (SELECT total(Dr), total(Dw), total(Lat) FROM main.process_cost"
+		"      WHERE process = b.id) LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sql_fail(m, path);
+	sqlite3_bind_int64(st, 1, before);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *host = (const char *)sqlite3_column_text(st, 3);
+		char rank[32] = "";
+
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			snprintf(rank, sizeof rank, "rank %lld ",
+				 (long long)sqlite3_column_int64(st, 2));
+		snprintf(m->err, m->errlen, "cannot merge '%s': process %lld (%son %s) is"
+			 " already merged, from '%s'; it would count twice", path,
+			 (long long)sqlite3_column_int64(st, 1), rank, host ? host : "?",
+			 (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(m, path);
+}
+
 static int merge_one(struct merge *m, const char *path)
 {
 	struct profile p;
@@ -499,9 +541,10 @@ static int merge_one(struct merge *m, const char *path)
 	sbuf_release(&uri);
 	if (rc != SQLITE_OK)
 		return sql_fail(m, path);
-	rc = map_buckets(m, path) || map_locations(m, path) || merge_counts(m, path) ||
+	rc = src_count(m, "SELECT coalesce(MAX(id), 0) FROM main.process", &n) ||
+	     map_buckets(m, path) || map_locations(m, path) || merge_counts(m, path) ||
 	     merge_weighted(m, path) || merge_processes(m, path) ||
-	     gather_sums(m, path);
+	     (!m->o->force && process_twice(m, path, n)) || gather_sums(m, path);
 	if (!rc) {
 		/* A merged input is complete when all its processes were. */
 		if (src_has_table(m, "process"))
@@ -658,6 +701,35 @@ static int finish(struct merge *m)
 		"DROP INDEX main.merge_call_arc; DROP INDEX main.merge_call_use;");
 }
 
+/* One file given twice (a name and a link to it, a glob and a name)
+ * would count its processes twice: refused before anything is read,
+ * unless --force. */
+static int same_file_twice(const char *const *inputs, size_t n, char *err, size_t errlen)
+{
+	struct stat *st = calloc(n, sizeof *st);
+	int rc = 0;
+
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (stat(inputs[i], &st[i]) != 0) {
+			st[i].st_ino = 0;   /* profile_open says why it cannot be read */
+			continue;
+		}
+		for (size_t j = 0; j < i && !rc; j++)
+			if (st[j].st_ino && st[j].st_dev == st[i].st_dev &&
+			    st[j].st_ino == st[i].st_ino) {
+				snprintf(err, errlen, "cannot merge '%s': it is the same file as"
+					 " '%s'; it would count twice", inputs[i], inputs[j]);
+				rc = -1;
+			}
+	}
+	free(st);
+	return rc;
+}
+
 int merge_profiles(const char *const *inputs, size_t n, const char *out,
 		   const struct merge_opts *o, char *err, size_t errlen)
 {
@@ -679,6 +751,8 @@ int merge_profiles(const char *const *inputs, size_t n, const char *out,
 			return -1;
 		}
 	}
+	if (!o->force && same_file_twice(inputs, n, err, errlen))
+		return -1;
 	if (outfile_open(&of, out, NULL, false, err, errlen))
 		return -1;
 	if (profile_writer_open(&w, outfile_path(&of), why, sizeof why)) {

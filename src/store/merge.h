@@ -17,7 +17,10 @@
  *    memory latency, and the recording options kept in meta
  *    (merge_config_keys: sampling, reuse, eviction, cache-use, call and
  *    naming options), else the merge is refused with the first
- *    difference.  A profile of another program is refused unless forced.
+ *    difference.  A profile of another program is refused unless forced,
+ *    and so is a process given twice: one file under two names, or the
+ *    same pid, rank, host, program and totals in two inputs (a merged
+ *    profile and one of its inputs), which would count twice.
  *  - Sampled windowed traces (footprint) are per process and not merged:
  *    the merged profile has none, and a note says so.
  *  - Per process, the merged profile keeps a row in `process` (path, pid,
@@ -34,7 +37,7 @@
 #include <stddef.h>
 
 struct merge_opts {
-	bool force;     /* profiles of different programs */
+	bool force;     /* profiles of different programs; a process twice */
 	bool quiet;     /* no notes */
 };
 

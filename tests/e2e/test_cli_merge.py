@@ -7,6 +7,7 @@ MPI stencil's per-rank counts are derived in tests/workloads/mpi/
 mpi_stencil.c."""
 import csv
 import io
+import json
 import os
 import shutil
 import sqlite3
@@ -90,8 +91,9 @@ class Merge(TmpDirTest):
                     ["export", "--format=callgrind", "-o", self.path("cg.out")]):
             r = run([DCPROF, cmd[0], m] + cmd[1:])
             self.assertEqual(r.returncode, 0, "%s: %s" % (cmd, r.stderr))
-        # a merged profile merges again, its processes carried over
-        r, m2 = self.merge([m, a], "again.db")
+        # a merged profile merges again, its processes carried over (a's
+        # twice: --force, test_process_twice)
+        r, m2 = self.merge([m, a], "again.db", "--force")
         self.assert_sum([a, b, a], m2)
         self.assertEqual(query(m2, "SELECT COUNT(*) FROM process"), [(3,)])
 
@@ -133,6 +135,57 @@ class Merge(TmpDirTest):
         self.assertEqual(r.returncode, 2)
         self.assertIn("it is one of the inputs", r.stderr)
 
+    def test_process_twice(self):
+        """One process given twice would count twice, silently: refused
+        (exit 2, one line, nothing written) whether it is one file under
+        two names or a merged profile merged again with one of its inputs;
+        two runs of one program are not one process (the other tests);
+        --force merges it twice on purpose."""
+        a = self.record("a.db", workload("stream"))
+        b = self.record("b.db", workload("stream"))
+        os.symlink(a, self.path("link.db"))
+        r, ab = self.merge([a, b], "ab.db")
+        cases = [([a, a], "cannot merge '%s': it is the same file as '%s'" % (a, a)),
+                 ([a, b, self.path("link.db")],
+                  "cannot merge '%s': it is the same file as '%s'" % (self.path("link.db"), a)),
+                 ([ab, b], "cannot merge '%s': process " % b),
+                 ([b, ab], "cannot merge '%s': process " % ab)]
+        for inputs, why in cases:
+            r, out = self.merge(inputs, "x.db", ok=False)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertIn(why, r.stderr)
+            self.assertIn("it would count twice", r.stderr)
+            self.assertFalse(os.path.exists(out))
+        pid = dict(query(b, "SELECT key, value FROM meta"))["pid"]
+        r, out = self.merge([ab, b], "x.db", ok=False)
+        self.assertIn("process %s (on " % pid, r.stderr)
+        self.assertIn("already merged, from '%s'" % b, r.stderr)
+        r, out = self.merge([a, a], "twice.db", "--force")
+        self.assert_sum([a, a], out)
+
+    def test_header_says_merged(self):
+        """A merged profile's totals are sums over its processes: the header
+        of report, diff, annotate and html says how many (the two inputs, also
+        the rows of its process table); a one-process profile's does not."""
+        a = self.record("a.db", workload("stream"))
+        b = self.record("b.db", workload("stream"))
+        r, m = self.merge([a, b])
+        self.assertEqual(query(m, "SELECT COUNT(*) FROM process"), [(2,)])
+        line = "merged:   2 processes (dcprof merge): counts are their sums"
+        for cmd in (["report", m], ["diff", m, a], ["annotate", m]):
+            out = run([DCPROF] + cmd).stdout
+            self.assertIn(line, out, cmd)
+        self.assertNotIn("merged:", run([DCPROF, "report", a]).stdout)
+        page = self.path("m.html")
+        self.assertEqual(run([DCPROF, "html", m, "-o", page]).returncode, 0)
+        with open(page) as f:
+            self.assertIn("<dt>merged</dt><dd>2 processes (dcprof merge)", f.read())
+        j = json.loads(run([DCPROF, "report", m, "--format", "json"]).stdout)
+        self.assertEqual(j["merged_processes"], 2)
+        j = json.loads(run([DCPROF, "report", a, "--format", "json"]).stdout)
+        self.assertNotIn("merged_processes", j)
+
     def test_incomplete_in_the_set(self):
         a = self.record("a.db", workload("stream"))
         b = self.path("b.db")
@@ -142,7 +195,8 @@ class Merge(TmpDirTest):
         con.execute("INSERT INTO meta VALUES('incomplete_reason', 'killed by signal 9 (SIGKILL)')")
         con.commit()
         con.close()
-        r, m = self.merge([a, b])
+        # b is a copy of a's process: --force lets it count twice
+        r, m = self.merge([a, b], "all.db", "--force")
         warn = [l for l in r.stderr.splitlines() if "incomplete" in l]
         self.assertEqual(len(warn), 1, r.stderr)
         self.assertIn("'%s'" % b, warn[0])
@@ -153,16 +207,16 @@ class Merge(TmpDirTest):
         self.assertIn("INCOMPLETE", rep.stdout)
 
     def test_sixty_four_profiles(self):
-        """64 copies of one demo profile (a directory argument): every count
-        is 64 times the profile's; the time is printed for
-        docs/performance.md (no timed assertion)."""
+        """64 copies of one demo profile (a directory argument; --force, as
+        they are one process): every count is 64 times the profile's; the
+        time is printed for docs/performance.md (no timed assertion)."""
         a = self.record("a.db", workload("demo"))
         d = self.path("many")
         os.makedirs(d)
         for i in range(64):
             shutil.copy(a, os.path.join(d, "p%02d.db" % i))
         t0 = time.time()
-        r, m = self.merge([d], "64.db")
+        r, m = self.merge([d], "64.db", "--force")
         print("\n    merge of 64 demo profiles: %.2f s" % (time.time() - t0))
         want = {k: [64 * x for x in v] for k, v in by_bucket(a).items()}
         self.assertEqual(by_bucket(m), want)

@@ -267,10 +267,10 @@ class UnusedBytes(Recorded):
         want = [(0, 8, R + 1, 1)] + [(64 * i + 16, 64 * i + 72, R + 1, 1) for i in range(N - 1)]
         want.append((64 * (N - 1) + 16, 64 * N, R + 1, 1))
         self.assertEqual(got, want)
-        # dcprof merge of the profile with itself: the same ranges, each
-        # count twice
+        # dcprof merge of the profile with itself (--force: one process
+        # twice, on purpose): the same ranges, each count twice
         merged = os.path.join(self.tmpdir, "twice.db")
-        r = run([DCPROF, "merge", "-o", merged, self.db, self.db])
+        r = run([DCPROF, "merge", "--force", "-o", merged, self.db, self.db])
         self.assertEqual(r.returncode, 0, r.stderr)
         got = query(merged, "SELECT o.offset, o.end_offset, o.Unused1, o.Unused2"
                     " FROM offset_unused o JOIN bucket b ON b.id = o.bucket WHERE b.name = ?"

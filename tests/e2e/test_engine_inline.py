@@ -97,6 +97,25 @@ class InlineAllocFn(Recorded):
         self.assertFalse([n for n in h if "safe_malloc" in n], sorted(h))
 
 
+class TemplateAllocFn(Recorded):
+    """--alloc-fn=Allocate names LULESH's template wrapper in every form:
+    inlined (DWARF: Allocate<double>, Allocate<int>) and out of line
+    (the demangled symbol "double* AllocateOut<double>(unsigned long)"),
+    so each array is a bucket of its own (tmpl_alloc.cc)."""
+    WORKLOAD = "tmpl_alloc"
+    OPTS = (CACHE_2, "--alloc-fn=Allocate", "--alloc-fn=AllocateOut")
+
+    def test_each_array_its_bucket(self):
+        h = heap(self.db)
+        want = {site("tmpl_alloc.cc", "setup", t) + " < main": size
+                for t, size in (("SITE:a", 8000), ("SITE:b", 8000), ("SITE:idx", 4000),
+                                ("SITE:out", 8000))}
+        for name, size in want.items():
+            self.assertIn(name, h, sorted(h))
+            self.assertEqual((h[name]["blocks"], h[name]["total_bytes"]), (1, size), name)
+        self.assertFalse([n for n in h if "Allocate" in n], sorted(h))
+
+
 class InlineHot(Recorded):
     """smvp() inlined into main: charged to itself by report and export."""
     WORKLOAD = "inl_alloc"

@@ -1,12 +1,15 @@
 """End-to-end tests of bucket naming cases: globals (file-statics with the
 same name in two files, unique globals, globals of libc; workload globals.c
-with parts/globals_b.c) and C++ new/new[]/delete[] (workload cxx_new.cc).
+with parts/globals_b.c), C++ new/new[]/delete[] (workload cxx_new.cc) and a
+block allocated by a library's constructor (ctor_alloc.c).
 The expected numbers are derived in the workloads' header comments."""
+import os
 import re
+import tempfile
 import unittest
 
 from test_engine_common import (CACHE_2, Recorded, buckets, json_row, marker_line, query,
-                                report_json, totals)
+                                record, report_json, totals, workload)
 
 
 def global_stats(size):
@@ -190,6 +193,36 @@ class CxxNew(Recorded):
                      " ON b.id = k.bucket WHERE b.name = ?",
                      self.site("make_nodes", "SITE:table50", "main"))
         self.assertEqual(rows, [(400, None)])
+
+
+
+class ConstructorBlock(unittest.TestCase):
+    """A block a library's constructor allocates before main (ctor_alloc.c):
+    its call path ends at ld.so's entry, whatever the program's arguments.
+    Valgrind's unwinder read argc - 1 and argv's pointers below the entry
+    as return addresses, and the name grew "< 0x3 < 0x1fff00096a ..."
+    (Open MPI's and LULESH's start-up blocks, different per rank)."""
+
+    def names(self, args):
+        with tempfile.TemporaryDirectory(prefix="dcprof-ctor-") as d:
+            db = os.path.join(d, "p.db")
+            r = record(db, [workload("ctor_alloc")] + args, ("--heap-names=site",))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            b = buckets(db)
+        return {n: s for n, s in b.items() if s["kind"] == "heap" and n != "<malloc>"}
+
+    def test_path_ends_at_the_entry(self):
+        start = "ctor_init (ctor_alloc_lib.c:%d)" % marker_line("parts/ctor_alloc_lib.c",
+                                                                 "SITE:ctor")
+        few, many = self.names([]), self.names(["x", "yy", "zzz", "a" * 200])
+        # the same buckets with two argument lists: no frame from argc/argv
+        self.assertEqual(sorted(few), sorted(many))
+        ctor = [n for n in many if n.startswith(start + " < ")]
+        self.assertEqual(len(ctor), 1, sorted(many))
+        self.assertEqual((many[ctor[0]]["blocks"], many[ctor[0]]["total_bytes"]), (1, 3000))
+        # no frame of any heap name is a bare address (code in no object)
+        for n in many:
+            self.assertNotRegex(n, r"(^| < )0x[0-9a-f]+( |$)", n)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,45 @@ DC_TEST(heapname, alloc_fn_without_parameter_list)
 	CHECK_STREQ(name(f, 4, 3, false, other, 1), "Pool::get (pool.cc:20) < make_nodes < main");
 }
 
+DC_TEST(heapname, alloc_fn_template)
+{
+	/* LULESH's template <typename T> T *Allocate(size_t): inlined it is a
+	 * frame named by DWARF "Allocate<double>", out of line the demangled
+	 * symbol with its return type, "double* Allocate<double>(unsigned
+	 * long)".  --alloc-fn=Allocate names every instance, and
+	 * --alloc-fn=Allocate<double> that instance, so the name starts at the
+	 * caller with the line of each array (the rule's step 1). */
+	const struct dc_hframe in[] = { C("malloc"), P("Allocate<double>", "lulesh.h", 113),
+					P("CalcHourglassControlForElems", "lulesh.cc", 1004),
+					P("main", "lulesh.cc", 2700) };
+	const struct dc_hframe out[] = { C("malloc"),
+					 P("double* Allocate<double>(unsigned long)", "lulesh.h",
+					   113),
+					 P("CalcHourglassControlForElems(Domain&)", "lulesh.cc",
+					   1005),
+					 P("main", "lulesh.cc", 2700) };
+	const struct dc_hframe other[] = { C("malloc"),
+					   P("int* Allocate<int>(unsigned long)", "lulesh.h", 113),
+					   P("f", "lulesh.cc", 9) };
+	const char *const base[] = { "Allocate" }, *const dbl[] = { "Allocate<double>" },
+			  *const near[] = { "Alloc" };
+
+	CHECK_STREQ(name(in, 4, 3, false, base, 1),
+		    "CalcHourglassControlForElems (lulesh.cc:1004) < main");
+	CHECK_STREQ(name(out, 4, 3, false, base, 1),
+		    "CalcHourglassControlForElems (lulesh.cc:1005) < main");
+	CHECK_STREQ(name(in, 4, 3, false, dbl, 1),
+		    "CalcHourglassControlForElems (lulesh.cc:1004) < main");
+	CHECK_STREQ(name(out, 4, 3, false, dbl, 1),
+		    "CalcHourglassControlForElems (lulesh.cc:1005) < main");
+	CHECK_STREQ(name(other, 3, 3, false, base, 1), "f (lulesh.cc:9)");
+	/* one instance does not name another (shown as demangled, with its
+	 * return type); a prefix is not the name */
+	CHECK_STREQ(name(other, 3, 3, false, dbl, 1), "int* Allocate<int> (lulesh.h:113) < f");
+	CHECK_STREQ(name(in, 4, 3, false, near, 1),
+		    "Allocate<double> (lulesh.h:113) < CalcHourglassControlForElems < main");
+}
+
 DC_TEST(heapname, library_frames_skipped)
 {
 	/* LULESH's resize: libstdc++'s operator new, then vector code from

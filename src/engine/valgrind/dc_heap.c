@@ -45,8 +45,11 @@
  *    object when the range overlaps nothing.
  *  - Names are cached per call stack (the return addresses), since
  *    resolving function names is far slower than unwinding.
+ *  - A call path ends at the first return address that is not in the
+ *    program's executable memory (unwind_end).
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -95,10 +98,33 @@ static UInt chain_frames(const Addr *ips, UInt n)
 	return m;
 }
 
+/* How many of ips[0..n) are real frames.  Valgrind's unwinder does not
+ * stop at ld.so's entry point, which has no unwind information saying
+ * it is the outermost frame: below it, it takes the argument count and
+ * argv's pointers on the stack for return addresses.  Blocks that
+ * libraries' constructors allocate (run by ld.so before main) were named
+ * "0x4 < 0x1fff00021a < 0x1fff000226" (LULESH, Open MPI) — a name that
+ * changes with the program's arguments, so the ranks of one job got
+ * different buckets.  A return address is in executable memory of the
+ * program; the path ends at the first one that is not. */
+static UInt unwind_end(const Addr *ips, UInt n)
+{
+	for (UInt i = 1; i < n; i++) {
+		NSegment const *s = VG_(am_find_nsegment)(ips[i]);
+
+		if (!s || !s->hasX ||
+		    (s->kind != SkFileC && s->kind != SkAnonC && s->kind != SkShmC))
+			return i;
+	}
+	return n;
+}
+
 void dc_chain_at(ThreadId tid, Int depth, Bool site, HChar *buf, SizeT len)
 {
 	Addr ips[MAX_CHAIN];
 	UInt n = VG_(get_StackTrace)(tid, ips, MAX_CHAIN, NULL, NULL, 0);
+
+	n = unwind_end(ips, n);
 
 	dc_chain_name(lframes, chain_frames(ips, n), depth, site, dc_is_mmap_fn, buf, len);
 }
@@ -173,7 +199,7 @@ static UInt heap_bucket(ThreadId tid)
 	want = dc.opt.heap_site ? MAX_CHAIN : (UInt)dc.opt.heap_depth + 8;
 	if (want > MAX_CHAIN)
 		want = MAX_CHAIN;
-	n = VG_(get_StackTrace)(tid, ips, want, NULL, NULL, 0);
+	n = unwind_end(ips, VG_(get_StackTrace)(tid, ips, want, NULL, NULL, 0));
 	if ((nsites + 1) * 2 > site_cap)
 		site_grow();
 	slot = site_slot(sites, site_cap, ips, n);
