@@ -87,14 +87,15 @@ $(B)/host/analysis/srcvars.o $(B)/san/analysis/srcvars.o: HOSTFLAGS += -I$(LLVM_
 
 # ---- unit tests (core with ASan/UBSan) -------------------------------------
 # The core, approx's arithmetic (src/analysis/approx.c, pure) and its walk
-# over instructions (src/analysis/insnskid.c, with base/ for allocation);
+# over instructions (src/analysis/insnskid.c, with base/ for allocation),
+# the allocation statement parser (src/analysis/allocsite.c, pure);
 # the native runtime's ring readers, the PEBS, IBS and SPE decoders they
 # feed and the RDX use points taken from them (no state of the runtime:
 # tests/unit/test_natring.c, test_natrdx.c).
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC)) \
 	$(patsubst src/%.c,$(B)/san/%.o,$(CORE_SRC) src/host/port_libc.c src/analysis/approx.c \
-	src/analysis/insnskid.c src/base/err.c src/base/fmt.c src/base/sbuf.c \
+	src/analysis/insnskid.c src/analysis/allocsite.c src/base/err.c src/base/fmt.c src/base/sbuf.c \
 	src/engine/native/nat_ring.c src/engine/native/nat_spe.c src/engine/native/nat_pebs.c \
 	src/engine/native/nat_ibs.c src/engine/native/nat_rdx_use.c)
 UNIT_BIN  := $(B)/unit-tests
@@ -286,6 +287,9 @@ $(B)/w/fields_list: tests/workloads/fields_list.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -o $@ $<
 $(B)/w/fields_heaptypes_cxx: tests/workloads/fields_heaptypes_cxx.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
+$(B)/w/fields_vector: tests/workloads/fields_vector.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -o $@ $<
 # Agreement workloads written as users build (STYLE rule 12).

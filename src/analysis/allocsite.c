@@ -196,12 +196,77 @@ static bool parse_assign(const char *s, char *out, size_t len)
 			e--;
 		return e && put_lvalue(a, e, out, len);
 	}
+	/* the first assignment to an lvalue: a loop's header joined before
+	 * the statement (`for (int i = 0; ...)`) declares its counter */
 	for (p = strchr(s, '='); p; p = strchr(p + 1, '=')) {
 		if (p[1] == '=' || (p > s && strchr("=!<>+-*/%&|^", p[-1])))
 			continue;
-		return put_lvalue(s, p, out, len);
+		if (put_lvalue(s, p, out, len))
+			return true;
 	}
 	return false;
+}
+
+/* The standard containers' methods that allocate (and, for the node
+ * containers, those that insert: their error names the container). */
+static const char *const grow_methods[] = {
+	"resize", "reserve", "push_back", "emplace_back", "insert", "emplace", "assign",
+	"append", "push_front", "emplace_front", "emplace_hint", "try_emplace",
+	"insert_or_assign", "shrink_to_fit",
+};
+
+/* X.method(...) or X->method(...): the object X (through `->`, X is a
+ * pointer to it). */
+static bool parse_method(const char *s, char *out, size_t len)
+{
+	for (const char *p = s; *p; p++) {
+		const char *m, *e;
+		size_t n;
+		if (*p == '.')
+			m = skip_ws(p + 1);
+		else if (p[0] == '-' && p[1] == '>')
+			m = skip_ws(p + 2);
+		else
+			continue;
+		for (e = m; ident_char(*e); e++)
+			;
+		n = (size_t)(e - m);
+		if (*skip_ws(e) != '(')
+			continue;
+		for (size_t i = 0; i < sizeof grow_methods / sizeof *grow_methods; i++)
+			if (strlen(grow_methods[i]) == n && !strncmp(m, grow_methods[i], n))
+				return put_lvalue(s, p, out, len);
+	}
+	return false;
+}
+
+size_t allocsite_code_len(const char *line)
+{
+	size_t n = 0, end = 0;
+	char quote = 0;
+
+	for (const char *p = line; *p && *p != '\n'; p++, n++) {
+		if (quote) {
+			if (*p == '\\' && p[1])
+				p++, n++;
+			else if (*p == quote)
+				quote = 0;
+		} else if (*p == '"' || *p == '\'') {
+			quote = *p;
+		} else if (p[0] == '/' && p[1] == '/') {
+			break;
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *c = strstr(p + 2, "*/");
+			if (!c)
+				break;
+			n += (size_t)(c + 1 - p);
+			p = c + 1;
+			continue;
+		}
+		if (!isspace((unsigned char)*p))
+			end = n + 1;
+	}
+	return end;
 }
 
 enum allocsite_kind allocsite_parse(const char *text, char *out, size_t len)
@@ -211,6 +276,8 @@ enum allocsite_kind allocsite_parse(const char *text, char *out, size_t len)
 	out[0] = '\0';
 	if (parse_new(text, out, len) || parse_cast(text, out, len))
 		return ALLOCSITE_TYPE;
+	if (parse_method(text, out, len))
+		return ALLOCSITE_OBJECT;
 	if (parse_assign(text, out, len))
 		return ALLOCSITE_LVALUE;
 	out[0] = '\0';

@@ -223,6 +223,118 @@ static void element_of(Dwarf_Die *type, Dwarf_Die *out)
 		*out = et;
 }
 
+/* ---- the standard containers -------------------------------------------
+ *
+ * Known by the class's DWARF name and its outermost namespace, std; the
+ * element type is the class's first template type parameter, never parsed
+ * from the name. */
+
+enum cont {
+	CONT_NONE,
+	CONT_ARRAY,    /* one array of elements: vector, basic_string */
+	CONT_FIXED,    /* array: subscripts step into it, it is not on the heap */
+	CONT_DEQUE,
+	CONT_NODES,    /* map, set, list ...: a node per element */
+	CONT_HASH,     /* unordered_*: nodes and a bucket array */
+	CONT_BITS,     /* vector<bool>: bits packed in words */
+};
+
+static const struct {
+	const char *name;
+	enum cont kind;
+} std_conts[] = {
+	{ "vector", CONT_ARRAY }, { "basic_string", CONT_ARRAY }, { "array", CONT_FIXED },
+	{ "deque", CONT_DEQUE }, { "map", CONT_NODES }, { "multimap", CONT_NODES },
+	{ "set", CONT_NODES }, { "multiset", CONT_NODES }, { "list", CONT_NODES },
+	{ "forward_list", CONT_NODES }, { "unordered_map", CONT_HASH },
+	{ "unordered_multimap", CONT_HASH }, { "unordered_set", CONT_HASH },
+	{ "unordered_multiset", CONT_HASH },
+};
+
+/* Is die inside namespace std (its outermost namespace: std::__cxx11
+ * holds basic_string)? */
+static bool in_std(Dwarf_Die *die)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(die, &scopes);
+	bool yes = false;
+
+	for (int i = n - 1; i > 0; i--)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_namespace) {
+			const char *ns = dwarf_diename(&scopes[i]);
+			yes = ns && !strcmp(ns, "std");
+			break;
+		}
+	free(scopes);
+	return yes;
+}
+
+/* The kind of standard container type is (typedefs peeled), its name in
+ * *name (static) and, for those holding elements, the element type in
+ * *elem (*has_elem false when DWARF does not give it). */
+static enum cont std_container(Dwarf_Die *type, const char **name, Dwarf_Die *elem,
+			       bool *has_elem)
+{
+	Dwarf_Die pt, c;
+	const char *n;
+
+	*has_elem = false;
+	if (dwarf_peel_type(type, &pt) != 0 || !is_aggregate(dwarf_tag(&pt)))
+		return CONT_NONE;
+	n = dwarf_diename(&pt);
+	for (size_t i = 0; n && i < sizeof std_conts / sizeof *std_conts; i++) {
+		size_t k = strlen(std_conts[i].name);
+		if (strncmp(n, std_conts[i].name, k) || n[k] != '<' || !in_std(&pt))
+			continue;
+		*name = std_conts[i].name;
+		if (dwarf_child(&pt, &c) == 0)
+			do {
+				if (dwarf_tag(&c) == DW_TAG_template_type_parameter &&
+				    type_of(&c, elem)) {
+					*has_elem = true;
+					break;
+				}
+			} while (dwarf_siblingof(&c, &c) == 0);
+		if (*has_elem && !strcmp(*name, "vector") && dwarf_peel_type(elem, &c) == 0 &&
+		    dwarf_tag(&c) == DW_TAG_base_type && dwarf_diename(&c) &&
+		    !strcmp(dwarf_diename(&c), "bool"))
+			return CONT_BITS;
+		return std_conts[i].kind;
+	}
+	return CONT_NONE;
+}
+
+/* Why the blocks allocated for a container of kind k named what (an
+ * object of the source, or a variable) have no one element type. */
+static void container_why(char *why, size_t len, const char *what, const char *name,
+			  enum cont k)
+{
+	switch (k) {
+	case CONT_DEQUE:
+		snprintf(why, len, "'%s' is a std::deque, which allocates its map of chunk"
+			 " pointers and its chunks of elements at the same line: its blocks are"
+			 " not of one type", what);
+		break;
+	case CONT_NODES:
+		snprintf(why, len, "'%s' is a std::%s, whose blocks are its nodes (links, then"
+			 " the element), not arrays of its elements", what, name);
+		break;
+	case CONT_BITS:
+		snprintf(why, len, "'%s' is a std::vector<bool>, which packs its elements as bits"
+			 " of unsigned long words", what);
+		break;
+	case CONT_HASH:
+		snprintf(why, len, "'%s' is a std::%s, whose blocks are its nodes (a link, then"
+			 " the element) and its bucket array, not arrays of its elements", what,
+			 name);
+		break;
+	default:
+		snprintf(why, len, "the debug information of '%s', a std::%s, gives no element"
+			 " type", what, name);
+		break;
+	}
+}
+
 /* ---- walking every DIE ------------------------------------------------ */
 
 struct walk {
@@ -304,10 +416,18 @@ struct query {
 	Dwarf_Die site, away;
 	int nsite, naway;
 	bool site_mixed, away_mixed;
+	/* ... and, when there are none, the standard containers declared
+	 * there (`std::vector<Point> pts(n)`), their types and a name */
+	Dwarf_Die csite, caway;
+	const char *csite_name, *caway_name;
+	int ncsite, ncaway;
+	bool csite_mixed, caway_mixed;
+	bool stop;               /* why says why no type, and no other rule applies */
 	/* dwtype_heap_lvalue: the lvalue, and the best variable named by its
 	 * first identifier so far (in fn: declared closest before the line;
 	 * else a global), and fn's `this` */
 	const char *lvalue;
+	bool object;             /* the object of a container's method, not an lvalue */
 	char first[128];
 	Dwarf_Die var, global, self;
 	int var_line;
@@ -359,29 +479,63 @@ static void note_pointee(Dwarf_Die *pointee, Dwarf_Die *seen, int *n, bool *mixe
 		*mixed = true;
 }
 
-/* The pointee of a pointer-typed variable declared at the site. */
+/* The pointee of a pointer-typed variable declared at the site, or the
+ * type of a standard container declared there. */
 static int visit_heap(struct walk *w, Dwarf_Die *die, const char *fn)
 {
 	struct query *q = w->ud;
-	Dwarf_Die type, pt, pointee;
-	const char *want = q->fn, *colon;
+	Dwarf_Die type, pt, pointee, elem;
+	const char *want = q->fn, *colon, *cname;
 	int tag = dwarf_tag(die), line;
+	bool here, has_elem;
+	enum cont k;
 
 	if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
 	    dwarf_decl_line(die, &line) != 0 || line != q->line ||
 	    strcmp(base_name(dwarf_decl_file(die)), q->file_base) || !type_of(die, &type) ||
-	    dwarf_peel_type(&type, &pt) != 0 || dwarf_tag(&pt) != DW_TAG_pointer_type ||
-	    !type_of(&pt, &pointee) || size_of(&pointee) <= 0)
+	    dwarf_peel_type(&type, &pt) != 0)
 		return 0;
 	/* C++ frames name methods Class::method; DWARF names them method */
 	colon = want ? strrchr(want, ':') : NULL;
 	if (colon)
 		want = colon + 1;
-	if (want && fn && !strcmp(fn, want))
-		note_pointee(&pointee, &q->site, &q->nsite, &q->site_mixed);
-	else
-		note_pointee(&pointee, &q->away, &q->naway, &q->away_mixed);
+	here = want && fn && !strcmp(fn, want);
+	if (dwarf_tag(&pt) == DW_TAG_pointer_type) {
+		if (!type_of(&pt, &pointee) || size_of(&pointee) <= 0)
+			return 0;
+		if (here)
+			note_pointee(&pointee, &q->site, &q->nsite, &q->site_mixed);
+		else
+			note_pointee(&pointee, &q->away, &q->naway, &q->away_mixed);
+		return 0;
+	}
+	k = std_container(&type, &cname, &elem, &has_elem);
+	if (k == CONT_NONE || k == CONT_FIXED)
+		return 0;
+	if (here) {
+		q->csite_name = dwarf_diename(die);
+		note_pointee(&type, &q->csite, &q->ncsite, &q->csite_mixed);
+	} else {
+		q->caway_name = dwarf_diename(die);
+		note_pointee(&type, &q->caway, &q->ncaway, &q->caway_mixed);
+	}
 	return 0;
+}
+
+/* The element type of container type (a variable or object named what):
+ * 1, or 2 with q->why (and q->stop) when its blocks are not its elements. */
+static int found_in(struct query *q, Dwarf_Die *type, const char *what)
+{
+	Dwarf_Die elem;
+	const char *cname = "?";
+	bool has_elem;
+	enum cont k = std_container(type, &cname, &elem, &has_elem);
+
+	if (k == CONT_ARRAY && has_elem)
+		return found(q, &elem);
+	container_why(q->why, sizeof q->why, what ? what : "?", cname, k);
+	q->stop = true;
+	return 2;
 }
 
 /* After the walk: the one pointee type declared at the site in fn, else
@@ -400,7 +554,20 @@ static int heap_done(struct walk *w)
 	}
 	if (in_fn)
 		return found(q, &q->site);
-	return q->naway ? found(q, &q->away) : 0;
+	if (q->naway)
+		return found(q, &q->away);
+	/* no pointer: a container declared there holds the blocks */
+	in_fn = q->ncsite > 0;
+	if (!in_fn && !q->ncaway)
+		return 0;
+	if (in_fn ? q->csite_mixed : q->caway_mixed) {
+		snprintf(q->why, sizeof q->why, "containers of different types are declared at"
+			 " %s:%lld%s%s: name the blocks' type with DCPROF_NAME_BLOCK_TYPED",
+			 q->file_base, (long long)q->line, in_fn ? " in " : "", in_fn ? q->fn : "");
+		q->stop = true;
+		return 2;
+	}
+	return in_fn ? found_in(q, &q->csite, q->csite_name) : found_in(q, &q->caway, q->caway_name);
 }
 
 static int visit_named(struct walk *w, Dwarf_Die *die, const char *fn)
@@ -506,12 +673,31 @@ static bool follow(struct query *q, const char *p, Dwarf_Die *t)
 		if (dwarf_peel_type(t, &pt) != 0)
 			pt = *t;
 		if (*p == '[') {
-			if ((dwarf_tag(&pt) != DW_TAG_array_type &&
-			     dwarf_tag(&pt) != DW_TAG_pointer_type) || !type_of(&pt, &inner))
-				goto bad;
-			*t = inner;
-			p += 2;
-			continue;
+			const char *cname = "?";
+			bool has_elem;
+			enum cont k;
+
+			if ((dwarf_tag(&pt) == DW_TAG_array_type ||
+			     dwarf_tag(&pt) == DW_TAG_pointer_type) && type_of(&pt, &inner)) {
+				*t = inner;
+				p += 2;
+				continue;
+			}
+			/* a vector's element; a map's `m[k]` may insert a node */
+			k = std_container(&pt, &cname, &inner, &has_elem);
+			if ((k == CONT_ARRAY || k == CONT_FIXED || k == CONT_DEQUE) && has_elem) {
+				*t = inner;
+				p += 2;
+				continue;
+			}
+			if (k == CONT_NODES || k == CONT_HASH) {
+				char what[200];
+				snprintf(what, sizeof what, "%.*s",
+					 (int)(strlen(q->lvalue) - strlen(p)), q->lvalue);
+				container_why(q->why, sizeof q->why, what, cname, k);
+				return false;
+			}
+			goto bad;
 		}
 		if (arrow || *p == '.') {
 			const char *m = p + (arrow ? 2 : 1), *e = m;
@@ -550,19 +736,48 @@ static int lvalue_done(struct walk *w)
 		snprintf(steps, sizeof steps, "->%.200s", q->lvalue);
 		rest = steps;
 	} else {
-		snprintf(q->why, sizeof q->why, "the allocation is assigned to '%s', which names no"
-			 " variable of %s", q->lvalue, q->fn);
+		snprintf(q->why, sizeof q->why, "the allocation is %s '%s', which names no"
+			 " variable of %s", q->object ? "made for" : "assigned to", q->lvalue,
+			 q->fn);
 		return 2;
 	}
 	if (!follow(q, rest, &type))
 		return 2;
-	if (dwarf_peel_type(&type, &pt) != 0 || dwarf_tag(&pt) != DW_TAG_pointer_type ||
-	    !type_of(&pt, &pointee) || size_of(&pointee) <= 0) {
+	if (dwarf_peel_type(&type, &pt) != 0)
+		pt = type;
+	/* X->push_back(...): X points to the container */
+	if (q->object && dwarf_tag(&pt) == DW_TAG_pointer_type && type_of(&pt, &pointee))
+		type = pointee;
+	else if (dwarf_tag(&pt) == DW_TAG_pointer_type) {
+		if (!type_of(&pt, &pointee) || size_of(&pointee) <= 0) {
+			snprintf(q->why, sizeof q->why, "the allocation is assigned to '%s', which"
+				 " is not a pointer to a type with a size", q->lvalue);
+			return 2;
+		}
+		return found(q, &pointee);
+	}
+	/* a container: its methods, or `v = other`, allocate its array */
+	{
+		Dwarf_Die elem;
+		const char *cname;
+		bool has_elem;
+		enum cont k = std_container(&type, &cname, &elem, &has_elem);
+
+		if (k != CONT_NONE && k != CONT_FIXED)
+			return found_in(q, &type, q->lvalue);
+	}
+	if (q->object) {
+		struct sbuf sb;
+		sbuf_init(&sb);
+		name_type(&sb, &type);
+		snprintf(q->why, sizeof q->why, "the allocation is made for '%s', a %s, which is"
+			 " not a std::vector or std::basic_string", q->lvalue, sb.buf);
+		sbuf_release(&sb);
+	} else {
 		snprintf(q->why, sizeof q->why, "the allocation is assigned to '%s', which is not"
 			 " a pointer to a type with a size", q->lvalue);
-		return 2;
 	}
-	return found(q, &pointee);
+	return 2;
 }
 
 /* A template type parameter of function fn (`T` of `Allocate<double>`). */
@@ -622,7 +837,7 @@ int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int
 	struct query q = { .fn = fn, .file_base = file_base, .line = line, .t = t };
 	int rc = run_done(elf, &q, visit_heap, heap_done, why, whylen);
 
-	if (rc == 0 && (q.site_mixed || q.away_mixed))
+	if (rc == 0 && (q.site_mixed || q.away_mixed || q.stop))
 		return 2;
 	if (rc == 0 && !q.why[0])
 		snprintf(why, whylen, "no pointer variable is declared at %s:%lld, where the"
@@ -630,11 +845,12 @@ int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int
 	return rc;
 }
 
-int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, int64_t line,
-		       const char *lvalue, struct dw_type *t, char *why, size_t whylen)
+static int heap_lvalue(const char *elf, const char *fn, const char *file_base, int64_t line,
+		       const char *lvalue, bool object, struct dw_type *t, char *why,
+		       size_t whylen)
 {
 	struct query q = { .fn = fn, .file_base = file_base, .line = line, .t = t,
-			   .lvalue = lvalue };
+			   .lvalue = lvalue, .object = object };
 	size_t n = 0;
 
 	while (lvalue[n] && (isalnum((unsigned char)lvalue[n]) || lvalue[n] == '_') &&
@@ -643,6 +859,18 @@ int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, i
 	memcpy(q.first, lvalue, n);
 	q.first[n] = '\0';
 	return run_done(elf, &q, visit_lvalue, lvalue_done, why, whylen);
+}
+
+int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, int64_t line,
+		       const char *lvalue, struct dw_type *t, char *why, size_t whylen)
+{
+	return heap_lvalue(elf, fn, file_base, line, lvalue, false, t, why, whylen);
+}
+
+int dwtype_heap_object(const char *elf, const char *fn, const char *file_base, int64_t line,
+		       const char *object, struct dw_type *t, char *why, size_t whylen)
+{
+	return heap_lvalue(elf, fn, file_base, line, object, true, t, why, whylen);
 }
 
 int dwtype_template_param(const char *elf, const char *fn, const char *name,

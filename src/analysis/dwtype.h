@@ -20,6 +20,23 @@
  *    declared types; the result must be a pointer, whose pointee is the
  *    element type.  Declared types survive -O2 (variables' location lists
  *    do not always: this does not need them).
+ *  - Standard containers: a class of namespace std (its outermost) whose
+ *    DWARF name is `vector<...>` or `basic_string<...>` holds its elements
+ *    in one block, of the type of its first DW_TAG_template_type_parameter
+ *    (`Point`, `char`; the name's text is never parsed).  Such a block is
+ *    allocated at a line that declares the container (`std::vector<Point>
+ *    pts(n)`, `= {...}`, `(other)`: a variable of the container's type
+ *    declared at the line, when no pointer variable is), that calls an
+ *    allocating method of it (dwtype_heap_object: the object `pts`,
+ *    `cloud.pts`, `c->pts`, `this->pts` or a member `pts` of the method's
+ *    `this`, resolved as an lvalue; a pointer to the container stands for
+ *    it), or that assigns it (`pts = other`).  A subscript steps into a
+ *    vector, basic_string, array or deque (`v[i] = malloc(...)`).  No
+ *    type, and a reason, for vector<bool> (bits packed in words) and the
+ *    other containers: a deque allocates its
+ *    map of chunk pointers and its chunks at the same line; map, set,
+ *    list and their multi and unordered kinds allocate nodes (links, then
+ *    the element) and bucket arrays, and `m[k]` may insert one.
  *  - A user bucket's type is the name given with DCPROF_NAME_BLOCK_TYPED:
  *    `struct X`, `union X`, `class X`, `enum X`, or a typedef or base type
  *    name, of a complete type (one with a size).
@@ -55,13 +72,19 @@ struct dw_type {
 int dwtype_global(const char *elf, const char *symbol, const char *file_base,
 		  struct dw_type *t, char *why, size_t whylen);
 /* The pointee of the pointer variables declared at file_base:line (in fn,
- * else in any function).  Also 2 (why says so) when they point to
- * different types: a macro declares all its variables at one line, and
- * no answer from that line (nor from its text) can be trusted. */
+ * else in any function), else the element type of the containers declared
+ * there.  Also 2 (why says so) when they point to different types: a
+ * macro declares all its variables at one line, and no answer from that
+ * line (nor from its text) can be trusted; or when the container declared
+ * there does not hold its elements in one block. */
 int dwtype_heap_site(const char *elf, const char *fn, const char *file_base, int64_t line,
 		     struct dw_type *t, char *why, size_t whylen);
 int dwtype_heap_lvalue(const char *elf, const char *fn, const char *file_base, int64_t line,
 		       const char *lvalue, struct dw_type *t, char *why, size_t whylen);
+/* The element type of the container `object` (an lvalue, or a pointer to
+ * the container) whose method allocates at file_base:line. */
+int dwtype_heap_object(const char *elf, const char *fn, const char *file_base, int64_t line,
+		       const char *object, struct dw_type *t, char *why, size_t whylen);
 /* The type a template type parameter `name` of function fn (its DWARF
  * name, `Allocate<double>`) stands for: a cast to `T *` in a template. */
 int dwtype_template_param(const char *elf, const char *fn, const char *name,

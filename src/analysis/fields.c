@@ -83,8 +83,8 @@ static int global_file(struct profile *p, const char *soname, const char *progra
 
 /* The statement ending at line `line` of the source whose base name is
  * file_base, as the profile's locations name it: the line and those before
- * it while they do not end one (';', '{', '}'), at most 8.  1, or 0 when
- * no such file can be read. */
+ * it while they do not end one (';', '{', '}'), at most 8, without their
+ * trailing comments.  1, or 0 when no such file can be read. */
 static int statement_at(struct profile *p, const char *file_base, int64_t line,
 			struct sbuf *out)
 {
@@ -118,16 +118,16 @@ static int statement_at(struct profile *p, const char *file_base, int64_t line,
 		/* back while the line before does not end a statement */
 		while (first > 1 && first > line - 7) {
 			const char *prev = lines[(first - 1) % 8];
-			size_t k = prev ? strlen(prev) : 0;
-			while (k && (prev[k - 1] == '\n' || prev[k - 1] == ' ' || prev[k - 1] == '\t'))
-				k--;
+			size_t k = prev ? allocsite_code_len(prev) : 0;
 			if (!prev || !k || strchr(";{}", prev[k - 1]) || prev[0] == '#')
 				break;
 			first--;
 		}
 		for (int64_t i = first; i <= line; i++)
-			if (lines[i % 8])
-				sbuf_adds(out, lines[i % 8]);
+			if (lines[i % 8]) {
+				sbuf_add(out, lines[i % 8], allocsite_code_len(lines[i % 8]));
+				sbuf_adds(out, "\n");
+			}
 	}
 	for (int i = 0; i < 8; i++)
 		free(lines[i]);
@@ -158,6 +158,9 @@ static int heap_by_source(struct profile *p, const char *prog, const char *fn,
 		break;
 	case ALLOCSITE_LVALUE:
 		rc = dwtype_heap_lvalue(prog, fn, file_base, line, target, t, why, whylen);
+		break;
+	case ALLOCSITE_OBJECT:
+		rc = dwtype_heap_object(prog, fn, file_base, line, target, t, why, whylen);
 		break;
 	default:
 		snprintf(why, whylen, "%s:%lld assigns the block to no variable, member or cast"

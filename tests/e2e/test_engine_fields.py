@@ -2,6 +2,7 @@
 the engine's offsets within objects, their bound, and the DWARF types the
 front end folds and names them by.  Expected values are derived in the
 headers of tests/workloads/fields_array.c, fields_list.cc (C++),
+fields_vector.cc (C++: std::vector buffers),
 fields_global.c (two threads) and fields_grain.c, all built -O2 -g."""
 import os
 
@@ -367,6 +368,58 @@ class HeapTypesCxx(Recorded):
         _, rows = fields(self.db, heap_bucket(self.db, self.SRC, "SITE:newarr"))
         self.assertEqual((rows["mass"]["Dw"], rows["mass"]["Dr"]), (64, 1))
         self.assertEqual(rows["pos[3]"]["note"], "never accessed")
+
+
+class VectorTypes(Recorded):
+    """std::vector buffers (C++, -O2 -g): the element type is the vector's
+    first template type parameter in DWARF, for each site listed in
+    fields_vector.cc; a std::vector<bool>'s, a std::map's and a std::deque's
+    blocks have none, and the field view says why."""
+    WORKLOAD = "fields_vector"
+    OPTS = (CACHE_2, LAT, "--offsets")
+    SRC = "fields_vector.cc"
+    type_at = HeapTypes.type_at
+
+    def test_each_site_gives_the_element_type(self):
+        want = {"SITE:resize": "struct Point", "SITE:reserve": "struct Point",
+                "SITE:push_back": "struct Edge", "SITE:emplace_back": "struct Edge",
+                "SITE:assign": "struct Cell", "SITE:insert": "struct Point",
+                "SITE:declsize": "struct Particle", "SITE:declinit": "struct Cell",
+                "SITE:copy": "struct Point", "SITE:string": "char"}
+        self.assertEqual({tag: self.type_at(tag) for tag in want}, want)
+
+    def test_fields_of_a_reserved_vector(self):
+        doc, rows = fields(self.db, heap_bucket(self.db, self.SRC, "SITE:reserve"))
+        self.assertEqual(doc["element_size"], 32)
+        self.assertEqual([(f, rows[f]["offset"]) for f in ("x", "y", "z", "id")],
+                         [("x", 0), ("y", 8), ("z", 16), ("id", 24)])
+        # fields_vector.cc's header: sum_id reads id R = 4 times in each of
+        # N = 32 elements, and nothing else reads the block
+        self.assertEqual(rows["id"]["Dr"], 4 * 32)
+        self.assertEqual([rows[f]["Dr"] for f in ("x", "y", "z")], [0, 0, 0])
+
+    def assertNoType(self, tag, reason):
+        bucket = heap_bucket(self.db, self.SRC, tag)
+        r = run([DCPROF, "report", self.db, "--object", bucket, "--by", "field"])
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn("no type known for bucket '%s' (%s); --by offset shows its offsets"
+                      % (bucket, reason), r.stderr)
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+
+    def test_map_blocks_are_its_nodes(self):
+        self.assertNoType("SITE:map", "'byid' is a std::map, whose blocks are its nodes"
+                          " (links, then the element), not arrays of its elements")
+
+    def test_bit_vector_has_no_element_type(self):
+        self.assertNoType("SITE:bits", "'flags' is a std::vector<bool>, which packs its"
+                          " elements as bits of unsigned long words")
+
+    def test_deque_blocks_are_of_two_types(self):
+        # constructed (a variable declared at the line) and grown (a method)
+        for tag in ("SITE:dequedecl", "SITE:deque"):
+            self.assertNoType(tag, "'dq' is a std::deque, which allocates its map of"
+                              " chunk pointers and its chunks of elements at the same"
+                              " line: its blocks are not of one type")
 
 
 class GlobalStruct(Recorded):
