@@ -204,7 +204,9 @@ static int sym_cmp(const void *a, const void *b)
 		return x->lo < y->lo ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
-	return (int)strlen(x->name) - (int)strlen(y->name);
+	if (strlen(x->name) != strlen(y->name))
+		return (int)strlen(x->name) - (int)strlen(y->name);
+	return strcmp(x->name, y->name);
 }
 
 /* The C library's functions that call main, which Valgrind shows as one
@@ -250,6 +252,11 @@ static void read_syms(struct obj *o)
 		dm = dc_demangle(name);
 		if (dm) {
 			y->name = dm;
+			y->owned = true;
+		} else if (y->name == name && strchr(name + 1, '@')) {
+			/* fopen@@GLIBC_2.2.5: named without its version, as
+			 * finalize names the simulator's functions */
+			y->name = xmemdup(name, (size_t)(strchr(name + 1, '@') - name));
 			y->owned = true;
 		}
 	}

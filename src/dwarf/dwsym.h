@@ -11,9 +11,11 @@
  *    finds it (build ID under /usr/lib/debug, .gnu_debuglink).
  *  - Functions come from the symbol table (.symtab, or the debug file's,
  *    else .dynsym), C++ names demangled with their parameter lists, as
- *    Valgrind shows them ("make_nodes()"); of several symbols at one
- *    address a global one is preferred, then a weak one, then the
- *    shortest name.  An inlined function is named by its DWARF
+ *    Valgrind shows them ("make_nodes()"), C names without a symbol
+ *    version (fopen@@GLIBC_2.2.5 is fopen, as finalize names the
+ *    simulator's); of several symbols at one address a global one is
+ *    preferred, then a weak one, then the shortest name, then the first
+ *    in byte order.  An inlined function is named by its DWARF
  *    DW_AT_name (as Valgrind's reader names it: unqualified, "fill").
  *  - The inline chain at an address is innermost first: the inlined
  *    functions (DW_TAG_inlined_subroutine scopes), then the function of

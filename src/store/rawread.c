@@ -390,6 +390,17 @@ static int rec_bstat(struct reader *r)
 	return rc ? sql_fail(r, rc, "bstat") : 0;
 }
 
+/* A function's name without a symbol version: Valgrind names functions
+ * by their symbol, fopen@@GLIBC_2.2.5; the program calls fopen (and the
+ * native engine, the globals and heap names say fopen). */
+static size_t fn_len(const char *name, size_t len)
+{
+	for (size_t k = 1; k < len; k++)
+		if (name[k] == '@')
+			return k;
+	return len;
+}
+
 static int rec_loc(struct reader *r)
 {
 	int64_t id, ip, line;
@@ -403,9 +414,9 @@ static int rec_loc(struct reader *r)
 	/* version 8: the native engine's address-only location */
 	if (r->version >= 8 && !r->flen[3] && !r->flen[4] && !r->flen[5] && !line && !r->flen[7])
 		natsym_add_loc(&r->ns, id, ip);
-	rc = pw_loc(r->w, id, ip, r->f[3], r->flen[3], r->f[4], r->flen[4],
+	rc = pw_loc(r->w, id, ip, r->f[3], r->flen[3], r->f[4], fn_len(r->f[4], r->flen[4]),
 		    r->f[5], r->flen[5], line, r->version >= 6 ? r->f[7] : "",
-		    r->version >= 6 ? r->flen[7] : 0);
+		    r->version >= 6 ? fn_len(r->f[7], r->flen[7]) : 0);
 	return rc ? sql_fail(r, rc, "location") : 0;
 }
 
@@ -892,7 +903,7 @@ static int rec_tfn(struct reader *r)
 	for (int i = 0; i < 5; i++)
 		if (num(r, 2 + i, &v[i]))
 			return -1;
-	rc = pw_tfn(r->w, r->f[1], r->flen[1], v);
+	rc = pw_tfn(r->w, r->f[1], fn_len(r->f[1], r->flen[1]), v);
 	return rc ? sql_fail(r, rc, "tfn record (same function)") : 0;
 }
 

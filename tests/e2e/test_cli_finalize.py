@@ -201,6 +201,24 @@ def native_blocks(extra, version=b"9"):
     return b"\n".join(lines[:21] + extra + lines[21:]) + b"\n"
 
 
+class FinalizeSymbolVersions(CliTest):
+    """Valgrind names a function by its versioned symbol
+    (fopen@@GLIBC_2.2.5); the location table names it as the program
+    calls it, the function and the one it was inlined into (version 6's
+    INLINED field) alike."""
+
+    def test_function_names_without_versions(self):
+        lines = [l.replace(b"dcprof-raw 1", b"dcprof-raw 6") for l in fixture_lines()]
+        i = next(k for k, l in enumerate(lines) if l.startswith(b"loc 2 "))
+        lines = [l + b" %-" if l.startswith(b"loc ") else l for l in lines]
+        lines[i] = b"loc 2 0x402000 /lib/libc.so.6 fopen@@GLIBC_2.2.5 b.c 20 _IO_x@GLIBC_2.2.5"
+        db = self.profile(self.write("v.raw", b"\n".join(lines) + b"\n"))
+        rows = query_bytes(db, "SELECT function, inlined_into FROM location WHERE id = 2")
+        self.assertEqual(rows, [(b"fopen", b"_IO_x")])
+        self.assertEqual(query_bytes(db, "SELECT COUNT(*) FROM location WHERE function"
+                                     " LIKE '%@%'"), [(0,)])
+
+
 class FinalizeBfree(CliTest):
     """Version 9: the native engine writes a block's record at its
     allocation (FREE 0) and bfree ADDR FREE at its end; finalize pairs

@@ -110,19 +110,21 @@ def one_self_frame(frames):
 
 
 def symbol_names(binary, ips):
-    """The function symbol at each ip as finalize names a frame: of several
+    """The function symbol at each ip as finalize names a frame: without a
+    symbol version (svc_register@GLIBC_2.2.5 is svc_register); of several
     symbols at one address a global one, then a weak one, then the
-    shortest name (dwsym.h)."""
+    shortest name, then the first in byte order (dwsym.h)."""
     out = subprocess.run(["readelf", "-sW", binary], capture_output=True, text=True).stdout
     best = {}
     for line in out.splitlines():
         f = line.split()
         if len(f) >= 8 and f[3] in ("FUNC", "IFUNC") and f[6] != "UND" and f[1].isalnum():
             size = int(f[2], 0) if f[2].isdigit() else int(f[2], 16)
-            key = ({"GLOBAL": 0, "WEAK": 1}.get(f[4], 2), len(f[7]), f[7])
+            name = f[7][:f[7].find("@", 1)] if "@" in f[7][1:] else f[7]
+            key = ({"GLOBAL": 0, "WEAK": 1}.get(f[4], 2), len(name), name.encode())
             a = int(f[1], 16)
             if size and (a not in best or key < best[a][0]):
-                best[a] = (key, size, f[7])
+                best[a] = (key, size, name)
     starts = sorted(best)
     names = []
     for ip in ips:

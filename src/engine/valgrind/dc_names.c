@@ -231,14 +231,33 @@ static Bool src_path(Addr ip, HChar *buf, SizeT len, UInt *line)
  * split-off body back into the function, and DWARF then has the function
  * inlined into itself, called from its own declaration line.  The inner
  * frame, the one with the instruction's line, stays (docs/engine.md,
- * "Code locations"; natsym's dwsym.c does the same).  Returns the frames
- * left. */
+ * "Code locations"; natsym's dwsym.c does the same).  Names compare
+ * without their symbol versions, which finalize drops.  Returns the
+ * frames left. */
+/* The length of a function's name without a symbol version
+ * (fopen@@GLIBC_2.2.5: 5), as finalize writes it. */
+static SizeT fn_len(const HChar *fn)
+{
+	SizeT n = fn[0] ? 1 : 0;
+
+	while (fn[n] && fn[n] != '@')
+		n++;
+	return n;
+}
+
+static Bool same_fn(const HChar *a, const HChar *b)
+{
+	SizeT n = fn_len(a);
+
+	return n == fn_len(b) && VG_(strncmp)(a, b, n) == 0;
+}
+
 static UInt self_inlined_out(struct dc_iframe *f, UInt n)
 {
 	UInt m = 1;
 
 	for (UInt j = 1; j < n; j++) {
-		if (f[j].fn[0] && VG_(strcmp)(f[j].fn, f[m - 1].fn) == 0)
+		if (f[j].fn[0] && same_fn(f[j].fn, f[m - 1].fn))
 			continue;
 		if (m != j)
 			f[m] = f[j];
