@@ -192,7 +192,10 @@ static const struct {
 	{ offsetof(struct profile_writer, trec),
 	  "INSERT INTO trace_access VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
 	{ offsetof(struct profile_writer, tfn),
-	  "INSERT INTO trace_function_ref VALUES(?1, ?2, ?3, ?4, ?5, ?6)" },
+	  "INSERT INTO trace_function_ref VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(function)"
+	  " DO UPDATE SET accesses = accesses + excluded.accesses,"
+	  " const_loads = const_loads + excluded.const_loads, f = f + excluded.f,"
+	  " f_str = f_str + excluded.f_str, f_irr = f_irr + excluded.f_irr" },
 	{ offsetof(struct profile_writer, offset),
 	  "INSERT INTO offset_cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
 	{ offsetof(struct profile_writer, btype), "INSERT INTO bucket_type VALUES(?1, ?2)" },

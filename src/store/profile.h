@@ -111,6 +111,9 @@ int pw_twin(struct profile_writer *w, int64_t id, int64_t start);
 int pw_tper(struct profile_writer *w, int64_t id, int64_t period);
 int pw_tref(struct profile_writer *w, int64_t id, const int64_t f[3]);
 int pw_trec(struct profile_writer *w, const int64_t v[6], const char *cls);
+/* pw_tfn sums into the row of a function already written: finalize names
+ * two versions of one symbol alike (memcpy@@GLIBC_2.14 and ld.so's own
+ * memcpy are memcpy). */
 int pw_tfn(struct profile_writer *w, const char *fn, size_t len, const int64_t v[5]);
 /* One offset_cost row (version 7): bucket, offset (-1: beyond the
  * window), widest access, then v = reads, writes, misses at levels

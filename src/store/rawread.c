@@ -904,7 +904,7 @@ static int rec_tfn(struct reader *r)
 		if (num(r, 2 + i, &v[i]))
 			return -1;
 	rc = pw_tfn(r->w, r->f[1], fn_len(r->f[1], r->flen[1]), v);
-	return rc ? sql_fail(r, rc, "tfn record (same function)") : 0;
+	return rc ? sql_fail(r, rc, "tfn record") : 0;
 }
 
 /* Sets lo and hi of every reuse_hist row from meta reuse_bins. */
