@@ -107,7 +107,7 @@ WORKLOAD_SRC := $(wildcard tests/workloads/*.c) $(wildcard tests/workloads/*.cc)
 WORKLOADS    := $(addprefix $(B)/w/,$(basename $(notdir $(WORKLOAD_SRC)))) \
 	$(B)/w/exec_work_static $(B)/w/globals_aligned_nopie \
 	$(B)/w/heap_names_nopie $(B)/w/inl_alloc_nopie $(B)/w/cxx_new_nopie \
-	$(B)/w/omp_outlined_nopie
+	$(B)/w/omp_outlined_nopie $(B)/w/inl_outer_nopie
 
 # An MPI workload, where Open MPI's compiler wrapper is installed
 # (scripts/install-deps.sh); its tests skip without it.
@@ -272,6 +272,9 @@ $(B)/w/inl_domain: tests/workloads/inl_domain.cc
 $(B)/w/tmpl_alloc: tests/workloads/tmpl_alloc.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -o $@ $<
+$(B)/w/inl_outer: tests/workloads/inl_outer.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -o $@ $<
 # Two util.c in different folders.
 $(B)/w/two_utils: tests/workloads/two_utils.c tests/workloads/parts/a/util.c \
 		tests/workloads/parts/b/util.c
@@ -312,6 +315,9 @@ $(B)/w/inl_alloc_nopie: tests/workloads/inl_alloc.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fno-pie -no-pie -o $@ $<
 $(B)/w/cxx_new_nopie: tests/workloads/cxx_new.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -fno-pie -no-pie -o $@ $<
+$(B)/w/inl_outer_nopie: tests/workloads/inl_outer.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g -fno-pie -no-pie -o $@ $<
 

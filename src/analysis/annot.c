@@ -183,10 +183,11 @@ static void file_functions(struct annot *a, const struct table *v, int vfile, in
 	free(parts);
 }
 
-int annot_build(struct profile *p, const char *object, const char *metric, struct annot *a,
-		char *err, size_t errlen)
+int annot_build(struct profile *p, const char *object, bool outer, const char *metric,
+		struct annot *a, char *err, size_t errlen)
 {
-	struct view_opts o = { .kind = VIEW_LINE, .object = object, .per_bucket = true };
+	struct view_opts o = { .kind = VIEW_LINE, .object = object, .per_bucket = true,
+			       .outer = outer };
 	struct table v;
 	int map[TABLE_MAXCOLS], nmap = 0, vfile = -1, vline = -1, vbucket = -1, vfn = -1, vmetric;
 	size_t share_cap = 0;

@@ -17,6 +17,7 @@
 #ifndef DC_ANALYSIS_ANNOT_H
 #define DC_ANALYSIS_ANNOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,11 +61,12 @@ struct annot {
 };
 
 /* Builds a (caller-owned storage) from the exact costs; object: only the
- * accesses to the bucket(s) so named, or NULL.  On error err holds the
+ * accesses to the bucket(s) so named, or NULL; outer: inlined code on the
+ * line of its outermost call (view_opts.outer).  On error err holds the
  * whole message (an unknown metric lists the valid ones) and a needs no
  * release. */
-int annot_build(struct profile *p, const char *object, const char *metric, struct annot *a,
-		char *err, size_t errlen);
+int annot_build(struct profile *p, const char *object, bool outer, const char *metric,
+		struct annot *a, char *err, size_t errlen);
 void annot_release(struct annot *a);
 /* A numeric cell as a double (0 when null). */
 double annot_value(const struct table *t, const struct cell *row, int col);

@@ -155,7 +155,7 @@ static void arcs_sql(struct sbuf *sql, struct profile *p, const char *table, con
 	sbuf_init(&filter);
 	if (o->function) {
 		sbuf_adds(&filter, " AND ");
-		view_fn_filter_sql(&filter, p, "l", "?1");
+		view_fn_filter_sql(&filter, p, "l", "?1", false);
 	}
 	/* The function and file as the function view shows them. */
 	view_fn_sql(&key, p, "l");

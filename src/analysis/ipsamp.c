@@ -16,7 +16,7 @@ int ipsamp_build(struct profile *p, const struct view_opts *o, const struct samp
 	sbuf_init(&sql);
 	sbuf_init(&sel);
 	sbuf_init(&group);
-	view_add_keys(t, o->kind, p, &sel, &group);
+	view_add_keys(t, o->kind, o->outer, p, &sel, &group);
 	if (o->thread) {
 		table_add_col(t, "thread", NULL, COL_INT, true);
 		sbuf_adds(&sel, ", s.thread");
@@ -30,7 +30,7 @@ int ipsamp_build(struct profile *p, const struct view_opts *o, const struct samp
 		  " JOIN location l ON l.id = s.location WHERE 1", sel.buf);
 	if (o->function) {
 		sbuf_adds(&sql, " AND ");
-		view_fn_filter_sql(&sql, p, "l", "?1");
+		view_fn_filter_sql(&sql, p, "l", "?1", o->outer);
 	}
 	sbuf_addf(&sql, " GROUP BY %s", group.buf);
 	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);

@@ -130,6 +130,8 @@ static void describe_name(struct sbuf *out, const char *what, const char *name)
 void view_describe(struct sbuf *out, const struct view_opts *o)
 {
 	sbuf_addf(out, "by %s", view_name(o->kind));
+	if (o->outer)
+		sbuf_adds(out, ", inlined code on its outermost call's line");
 	describe_name(out, "bucket", o->object);
 	describe_name(out, "function", o->function);
 }
@@ -165,7 +167,7 @@ int view_check_filters(struct profile *p, const struct view_opts *o, char *err, 
 
 		sbuf_init(&sql);
 		sbuf_adds(&sql, "SELECT 1 FROM location l WHERE ");
-		view_fn_filter_sql(&sql, p, "l", "?1");
+		view_fn_filter_sql(&sql, p, "l", "?1", o->outer);
 		rc = exists(p, sql.buf, o->function);
 		sbuf_release(&sql);
 		if (rc == 0)
@@ -228,20 +230,31 @@ const char *view_src_root(struct profile *p)
 	return p->src_root;
 }
 
-void view_file_sql(struct sbuf *sb, struct profile *p, const char *a)
+/* The source file of column expression col, as view_file_sql shows it. */
+static void file_col_sql(struct sbuf *sb, struct profile *p, const char *col)
 {
 	const char *root = view_src_root(p);
 	char *q;
 
 	if (!root) {
-		sbuf_addf(sb, "%s.file", a);
+		sbuf_adds(sb, col);
 		return;
 	}
 	/* length() and substr() count characters, alike for both. */
 	q = sqlite3_mprintf("%Q", root);
-	sbuf_addf(sb, "(CASE WHEN substr(%s.file, 1, length(%s)) = %s"
-		  " THEN substr(%s.file, length(%s) + 1) ELSE %s.file END)", a, q, q, a, q, a);
+	sbuf_addf(sb, "(CASE WHEN substr(%s, 1, length(%s)) = %s"
+		  " THEN substr(%s, length(%s) + 1) ELSE %s END)", col, q, q, col, q, col);
 	sqlite3_free(q);
+}
+
+void view_file_sql(struct sbuf *sb, struct profile *p, const char *a)
+{
+	struct sbuf col;
+
+	sbuf_init(&col);
+	sbuf_addf(&col, "%s.file", a);
+	file_col_sql(sb, p, col.buf);
+	sbuf_release(&col);
 }
 
 /* The base name of a.object: what follows its last '/' (rtrim takes off
@@ -252,43 +265,75 @@ static void object_base_sql(struct sbuf *sb, const char *a)
 		  a, a, a);
 }
 
-void view_fn_sql(struct sbuf *sb, const struct profile *p, const char *a)
+/* The name code views show for function column fn of location alias a;
+ * with inl, " [inlined into CALLER]" after inlined code's. */
+static void fn_col_sql(struct sbuf *sb, const struct profile *p, const char *a, const char *fn,
+		       bool inl)
 {
 	/* Code without a symbol is "??? (object)", as Cachegrind names it,
 	 * one function per object; the preloads' functions carry their
 	 * object too, so they never read as the program's (cli.md). */
-	sbuf_addf(sb, "(CASE WHEN COALESCE(%s.function, '') = '' THEN"
-		  " CASE WHEN COALESCE(%s.object, '') = '' THEN '?\?\?' ELSE '??? (' || ", a, a);
+	sbuf_addf(sb, "(CASE WHEN COALESCE(%s.%s, '') = '' THEN"
+		  " CASE WHEN COALESCE(%s.object, '') = '' THEN '?\?\?' ELSE '??? (' || ", a, fn, a);
 	object_base_sql(sb, a);
 	sbuf_addf(sb, " || ')' END WHEN %s.object LIKE '%%/vgpreload!_%%' ESCAPE '!'"
-		  " THEN %s.function || ' (' || ", a, a);
+		  " THEN %s.%s || ' (' || ", a, a, fn);
 	object_base_sql(sb, a);
-	sbuf_addf(sb, " || ')' ELSE %s.function", a);
-	if (p->version >= 6)
+	sbuf_addf(sb, " || ')' ELSE %s.%s", a, fn);
+	if (inl && p->version >= 6)
 		sbuf_addf(sb, " || CASE WHEN COALESCE(%s.inlined_into, '') <> ''"
 			  " THEN ' [inlined into ' || %s.inlined_into || ']' ELSE '' END", a, a);
 	sbuf_adds(sb, " END)");
 }
 
+void view_fn_sql(struct sbuf *sb, const struct profile *p, const char *a)
+{
+	fn_col_sql(sb, p, a, "function", true);
+}
+
 void view_fn_filter_sql(struct sbuf *sb, const struct profile *p, const char *a,
-			const char *param)
+			const char *param, bool outer)
 {
 	sbuf_addf(sb, "(%s.function = %s OR ", a, param);
 	view_fn_sql(sb, p, a);
-	sbuf_addf(sb, " = %s)", param);
+	sbuf_addf(sb, " = %s", param);
+	if (outer && p->version >= 9)
+		sbuf_addf(sb, " OR %s.outer_function = %s", a, param);
+	sbuf_adds(sb, ")");
 }
 
-void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct sbuf *sel,
-		   struct sbuf *group)
+/* The outer line view's columns of l: inlined code (outer_line not NULL,
+ * schema 9) at its outermost call, in the function compiled; other code
+ * where it is. */
+static void outer_keys_sql(struct profile *p, struct sbuf *fn, struct sbuf *file,
+			   struct sbuf *line)
 {
-	struct sbuf fn, file, s;
+	sbuf_adds(fn, "(CASE WHEN l.outer_line IS NULL THEN ");
+	fn_col_sql(fn, p, "l", "function", true);
+	sbuf_adds(fn, " ELSE ");
+	fn_col_sql(fn, p, "l", "outer_function", false);
+	sbuf_adds(fn, " END)");
+	file_col_sql(file, p, "(CASE WHEN l.outer_line IS NULL THEN l.file ELSE l.outer_file END)");
+	sbuf_adds(line, "(CASE WHEN l.outer_line IS NULL THEN l.line ELSE l.outer_line END)");
+}
+
+void view_add_keys(struct table *t, enum view_kind k, bool outer, struct profile *p,
+		   struct sbuf *sel, struct sbuf *group)
+{
+	struct sbuf fn, file, line, s;
 	int c;
 
 	sbuf_init(&fn);
 	sbuf_init(&file);
+	sbuf_init(&line);
 	sbuf_init(&s);
-	view_fn_sql(&fn, p, "l");
-	view_file_sql(&file, p, "l");
+	if (outer && k == VIEW_LINE && p->version >= 9) {
+		outer_keys_sql(p, &fn, &file, &line);
+	} else {
+		view_fn_sql(&fn, p, "l");
+		view_file_sql(&file, p, "l");
+		sbuf_adds(&line, "l.line");
+	}
 
 	switch (k) {
 	case VIEW_OBJECT:
@@ -314,15 +359,17 @@ void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct 
 		table_add_col(t, "function", NULL, COL_STR, true);
 		/* Line 0 (the code has no line) is the function's "file:?"
 		 * row, its line null (cli.md). */
-		sbuf_addf(&s, "%s || ':' || CASE WHEN l.line > 0 THEN l.line ELSE '?' END, %s,"
-			  " CASE WHEN l.line > 0 THEN l.line END, %s", file.buf, file.buf, fn.buf);
+		sbuf_addf(&s, "%s || ':' || CASE WHEN %s > 0 THEN %s ELSE '?' END, %s,"
+			  " CASE WHEN %s > 0 THEN %s END, %s", file.buf, line.buf, line.buf,
+			  file.buf, line.buf, line.buf, fn.buf);
 		add_sql(sel, s.buf);
 		sbuf_reset(&s);
-		sbuf_addf(&s, "%s, MAX(l.line, 0), %s", file.buf, fn.buf);
+		sbuf_addf(&s, "%s, MAX(%s, 0), %s", file.buf, line.buf, fn.buf);
 		add_sql(group, s.buf);
 	}
 	sbuf_release(&fn);
 	sbuf_release(&file);
+	sbuf_release(&line);
 	sbuf_release(&s);
 }
 
@@ -345,7 +392,7 @@ void view_set_keys(const struct table *t, struct cell *row, int nkeys, sqlite3_s
 static int cost_keys(struct table *t, const struct view_opts *o, struct profile *p,
 		     struct sbuf *sel, struct sbuf *group)
 {
-	view_add_keys(t, o->kind, p, sel, group);
+	view_add_keys(t, o->kind, o->outer, p, sel, group);
 	if (o->thread) {
 		table_add_col(t, "thread", NULL, COL_INT, true);
 		add_sql(sel, "c.thread");
@@ -415,7 +462,7 @@ static int build_cost_view(struct profile *p, const struct view_opts *o, struct 
 		sbuf_adds(&sql, " AND b.name = ?1");
 	if (o->function) {
 		sbuf_adds(&sql, " AND ");
-		view_fn_filter_sql(&sql, p, "l", "?2");
+		view_fn_filter_sql(&sql, p, "l", "?2", o->outer);
 	}
 	sbuf_addf(&sql, " GROUP BY %s", group.buf);
 	rc = sqlite3_prepare_v2(p->db, sql.buf, -1, &st, NULL);

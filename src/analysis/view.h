@@ -35,6 +35,8 @@ struct view_opts {
 	bool inclusive;          /* VIEW_FUNCTION: inclusive columns (incl.h) */
 	bool per_bucket;         /* cost views: one row per bucket as well (key
 				  * column bucket, after thread; annotate) */
+	bool outer;              /* VIEW_LINE: inlined code on the line of its
+				  * outermost call (view_add_keys) */
 };
 
 /* Whole-profile counts per level: accesses[k] reach level k+1 (accesses[N]
@@ -68,9 +70,12 @@ void view_json_filters(struct sbuf *out, const struct view_opts *o);
  * appends the SQL expressions that fill them (aliases b = bucket, l =
  * location) to sel and their GROUP BY terms to group, comma-separated.
  * In the line view code without a line (line 0) is one row per file and
- * function, "FILE:?" with a null line. */
-void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct sbuf *sel,
-		   struct sbuf *group);
+ * function, "FILE:?" with a null line.  With outer, the line view keys
+ * inlined code by its outer line (schema 9: location.outer_file,
+ * outer_line, in outer_function, not marked inlined); code not inlined,
+ * and every location of an older profile, keeps its own. */
+void view_add_keys(struct table *t, enum view_kind k, bool outer, struct profile *p,
+		   struct sbuf *sel, struct sbuf *group);
 /* Appends the SQL of the function name code views show for location
  * alias a: the function, with " [inlined into CALLER]" when the code is
  * inlined (schema version 6); "??? (OBJECT)" for code without a symbol
@@ -80,9 +85,10 @@ void view_add_keys(struct table *t, enum view_kind k, struct profile *p, struct 
 void view_fn_sql(struct sbuf *sb, const struct profile *p, const char *a);
 /* Appends an SQL condition: location alias a is the function the SQL
  * parameter param names (--function), by its recorded name or the name
- * view_fn_sql shows. */
+ * view_fn_sql shows, or with outer (schema 9) inlined code compiled into
+ * that function (location.outer_function). */
 void view_fn_filter_sql(struct sbuf *sb, const struct profile *p, const char *a,
-			const char *param);
+			const char *param, bool outer);
 /* Appends the SQL of the source file reports show for location alias a:
  * relative to the profile's source root (view_src_root), else as
  * recorded. */

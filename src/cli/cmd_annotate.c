@@ -15,11 +15,12 @@
 #include "report/render.h"
 
 enum { OPT_OBJECT = OPT_OWN, OPT_SHOW, OPT_SORT, OPT_THRESHOLD, OPT_CONTEXT,
-       OPT_SOURCE_DIR, OPT_FORMAT };
+       OPT_SOURCE_DIR, OPT_FORMAT, OPT_OUTER };
 
 static const struct opt_def annotate_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
 	{ OPT_OBJECT, 0, "object", OPT_REQUIRED },
+	{ OPT_OUTER, 0, "outer", OPT_NOARG },
 	{ OPT_SHOW, 0, "show", OPT_REQUIRED },
 	{ OPT_SORT, 0, "sort", OPT_REQUIRED },
 	{ OPT_THRESHOLD, 0, "threshold", OPT_REQUIRED },
@@ -45,6 +46,10 @@ void cmd_annotate_usage(FILE *f)
 	      "code with no source file, each with its share of the total.\n"
 	      "\n"
 	      "  --object NAME              only accesses to the bucket(s) named NAME\n"
+	      "  --outer                    inlined code's costs on the line of its\n"
+	      "                             outermost inlined call, in the function it was\n"
+	      "                             compiled into (the loop's line, not the\n"
+	      "                             library header's), as report --by line --outer\n"
 	      "  --show EVENTS              margin columns, comma-separated, as named in\n"
 	      "                             'report --format csv' (default: MissLat, Dr,\n"
 	      "                             Dw and the miss columns)\n"
@@ -69,6 +74,7 @@ struct annotate {
 	const char **files;        /* FILE arguments */
 	size_t nfiles;
 	const char *object, *show, *sort;
+	bool outer;                /* --outer */
 	double threshold;
 	uint64_t context;
 	const char **dirs;
@@ -106,6 +112,9 @@ static int parse(struct annotate *r, int argc, char **argv)
 			break;
 		case OPT_OBJECT:
 			r->object = it.arg;
+			break;
+		case OPT_OUTER:
+			r->outer = true;
 			break;
 		case OPT_SHOW:
 			r->show = it.arg;
@@ -307,7 +316,7 @@ int cmd_annotate(int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	vo.object = r.object;
 	if (view_check_filters(&p, &vo, err, sizeof err) || header_read(&p, &h, err, sizeof err) ||
-	    annot_build(&p, r.object, r.sort, &a, err, sizeof err)) {
+	    annot_build(&p, r.object, r.outer, r.sort, &a, err, sizeof err)) {
 		err_msg("%s", err);
 		goto out;
 	}

@@ -410,7 +410,7 @@ static int object_table(struct profile *p, const struct evictions *e, struct tab
 	sbuf_adds(&sel, "b.name, b.kind");
 	sbuf_adds(&group, "b.id");
 	if (e->by_given)
-		view_add_keys(t, e->by, p, &sel, &group);
+		view_add_keys(t, e->by, false, p, &sel, &group);
 	nkeys = t->ncols;
 	count = table_add_col(t, "evictions", NULL, COL_INT, false);
 	pct = table_add_col(t, "pct", "%", COL_PCT, false);

@@ -17,7 +17,7 @@
 
 enum { OPT_BY = OPT_OWN, OPT_OBJECT, OPT_FUNCTION, OPT_THREAD, OPT_SORT, OPT_TOP,
        OPT_STATS, OPT_SAMPLED, OPT_INCLUSIVE, OPT_SPREAD, OPT_FORMAT, OPT_SHOW, OPT_HIDE,
-       OPT_FIRST_TOUCH, OPT_IP_SAMPLES };
+       OPT_FIRST_TOUCH, OPT_IP_SAMPLES, OPT_OUTER };
 
 static const struct opt_def report_opts[] = {
 	{ OPT_HELP, 'h', "help", OPT_NOARG },
@@ -25,6 +25,7 @@ static const struct opt_def report_opts[] = {
 	{ OPT_OBJECT, 0, "object", OPT_REQUIRED },
 	{ OPT_FUNCTION, 0, "function", OPT_REQUIRED },
 	{ OPT_THREAD, 0, "thread", OPT_NOARG },
+	{ OPT_OUTER, 0, "outer", OPT_NOARG },
 	{ OPT_SORT, 0, "sort", OPT_REQUIRED },
 	{ OPT_TOP, 0, "top", OPT_REQUIRED },
 	{ OPT_STATS, 0, "stats", OPT_NOARG },
@@ -57,6 +58,11 @@ void cmd_report_usage(FILE *f)
 	      "  --object NAME              only accesses to the bucket(s) named NAME\n"
 	      "  --function NAME            only accesses made by function NAME\n"
 	      "  --thread                   one row per thread (default: threads summed)\n"
+	      "  --outer                    with --by line: inlined code's costs on the line\n"
+	      "                             of its outermost inlined call, in the function\n"
+	      "                             it was compiled into (a loop's line rather than\n"
+	      "                             stl_vector.h's operator[]); code not inlined,\n"
+	      "                             and profiles before schema 9, keep their lines\n"
 	      "  --sort METRIC              sort by this column, descending; any numeric\n"
 	      "                             column, case-insensitive (default: MissLat;\n"
 	      "                             total_bytes with --stats, InclMissLat with\n"
@@ -137,6 +143,9 @@ static int parse(struct report *r, int argc, char **argv)
 			break;
 		case OPT_THREAD:
 			r->view.thread = true;
+			break;
+		case OPT_OUTER:
+			r->view.outer = true;
 			break;
 		case OPT_SORT:
 			r->sort = it.arg;
@@ -229,6 +238,11 @@ static int parse(struct report *r, int argc, char **argv)
 		r->view.kind = VIEW_STATS;
 	else if (r->view.object && !r->by_given)
 		r->view.kind = VIEW_LINE;
+	if (r->view.outer && (r->view.kind != VIEW_LINE || r->fields || r->first_touch ||
+			      r->spread)) {
+		err_msg("--outer is per source line: it needs --by line");
+		return -1;
+	}
 	if (!r->top_given)
 		r->top = r->format == FMT_TEXT ? 20 : 0;
 	return 0;

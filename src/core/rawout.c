@@ -8,7 +8,8 @@
  *   memory LATENCY
  *   bucket ID KIND NAME
  *   bstat ID BLOCKS MAXLIVE MAXLIVEBYTES TOTALBYTES MINSIZE MAXSIZE
- *   loc ID IP OBJECT FUNCTION FILE LINE
+ *   loc ID IP OBJECT FUNCTION FILE LINE INLINED OUTFN OUTFILE OUTLINE
+ *                                   (INLINED version 6, OUT* version 10)
  *   cost BUCKET LOC THREAD DR DW M1R M1W ... MNR MNW LAT
  *   block BUCKET ADDR SIZE ALLOC FREE
  *   scost BUCKET LOC THREAD DR DW M1R M1W ... MNR MNW LAT     (version 2)
@@ -214,7 +215,8 @@ void dc_raw_bstat(struct dc_rawout *o, uint32_t id, uint64_t blocks, uint64_t ma
 }
 
 void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *object,
-		const char *fn, const char *inl, const char *file, uint32_t line)
+		const char *fn, const char *inl, const char *file, uint32_t line,
+		const struct dc_raw_outer *outer)
 {
 	put_str(o, "loc");
 	put_u64(o, id);
@@ -224,6 +226,9 @@ void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *objec
 	put_field(o, file);
 	put_u64(o, line);
 	put_field(o, inl);
+	put_field(o, outer ? outer->fn : NULL);
+	put_field(o, outer ? outer->file : NULL);
+	put_u64(o, outer ? outer->line : 0);
 	put(o, '\n');
 }
 

@@ -14,7 +14,7 @@
 #include "core/trace.h"
 #include "core/offtab.h"
 
-#define DC_RAW_VERSION 9
+#define DC_RAW_VERSION 10
 
 struct dc_rawout {
 	struct dc_sink sink;
@@ -35,10 +35,18 @@ void dc_raw_bucket(struct dc_rawout *o, uint32_t id, const char *kind, const cha
 void dc_raw_bstat(struct dc_rawout *o, uint32_t id, uint64_t blocks, uint64_t max_live,
 		  uint64_t max_live_bytes, uint64_t total_bytes, uint64_t min_size,
 		  uint64_t max_size);
+/* Where inlined code sits in the function it was compiled into: that
+ * function (the symbol's) and the file and line of its outermost inlined
+ * call (version 10). */
+struct dc_raw_outer {
+	const char *fn, *file;
+	uint32_t line;
+};
 /* inl: the function fn was inlined into at ip, NULL or empty when none
- * (version 6). */
+ * (version 6); outer: NULL when not inlined. */
 void dc_raw_loc(struct dc_rawout *o, uint32_t id, uint64_t ip, const char *object,
-		const char *fn, const char *inl, const char *file, uint32_t line);
+		const char *fn, const char *inl, const char *file, uint32_t line,
+		const struct dc_raw_outer *outer);
 void dc_raw_cost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);
 /* A sampled estimate: the fields of dc_raw_cost under record type scost. */
 void dc_raw_scost(struct dc_rawout *o, const struct dc_cost *c, int nlevels);

@@ -6,7 +6,8 @@
  * temporary maps from its ids to the output's:
  *   bmap(src, dst): buckets by (name, kind, n), n counting buckets of the
  *     same name and kind in id order (two static "counter" globals stay two);
- *   lmap(src, dst): locations by (object, function, file, line, inlined_into).
+ *   lmap(src, dst): locations by (object, function, file, line, inlined_into,
+ *     outer_function, outer_file, outer_line).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,10 @@ static const char merge_schema[] =
 	"CREATE TEMP TABLE bkey(dst INTEGER PRIMARY KEY, name TEXT, kind TEXT, n INTEGER,"
 	" UNIQUE(name, kind, n));"
 	"CREATE TEMP TABLE lkey(dst INTEGER PRIMARY KEY, object TEXT, function TEXT, file TEXT,"
-	" line INTEGER, inlined_into TEXT, ip INTEGER,"
-	" UNIQUE(object, function, file, line, inlined_into));"
+	" line INTEGER, inlined_into TEXT, outer_function TEXT, outer_file TEXT,"
+	" outer_line INTEGER, ip INTEGER,"
+	" UNIQUE(object, function, file, line, inlined_into, outer_function, outer_file,"
+	" outer_line));"
 	"CREATE UNIQUE INDEX merge_call_arc ON call_arc(kind, site, callee, thread);"
 	"CREATE UNIQUE INDEX merge_call_use ON call_use(kind, site, callee, thread, level);";
 
@@ -255,18 +258,28 @@ static int map_locations(struct merge *m, const char *path)
 		"DROP TABLE IF EXISTS temp.lmap;"
 		/* A location keeps the instruction address it had where first
 		 * seen; new keys have the largest ids. */
-		"INSERT INTO temp.lkey(object, function, file, line, inlined_into, ip) SELECT"
+		/* Outer columns: NULL (not inlined) all three together, kept
+		 * apart from '' and 0 by outer_line -1 in the key. */
+		"INSERT INTO temp.lkey(object, function, file, line, inlined_into, outer_function,"
+		" outer_file, outer_line, ip) SELECT"
 		" coalesce(object, ''), coalesce(function, ''), coalesce(file, ''),"
-		" coalesce(line, 0), coalesce(inlined_into, ''), ip FROM src.location"
+		" coalesce(line, 0), coalesce(inlined_into, ''), coalesce(outer_function, ''),"
+		" coalesce(outer_file, ''), coalesce(outer_line, -1), ip FROM src.location"
 		" WHERE true ON CONFLICT DO NOTHING;"
-		"INSERT INTO main.location(id, ip, object, function, file, line, inlined_into)"
-		" SELECT dst, ip, object, function, file, line, nullif(inlined_into, '')"
+		"INSERT INTO main.location(id, ip, object, function, file, line, inlined_into,"
+		" outer_function, outer_file, outer_line)"
+		" SELECT dst, ip, object, function, file, line, nullif(inlined_into, ''),"
+		" CASE WHEN outer_line >= 0 THEN outer_function END,"
+		" CASE WHEN outer_line >= 0 THEN outer_file END, nullif(outer_line, -1)"
 		" FROM temp.lkey WHERE dst > (SELECT coalesce(MAX(id), 0) FROM main.location);"
 		"CREATE TEMP TABLE lmap(src INTEGER PRIMARY KEY, dst INTEGER);"
 		"INSERT INTO temp.lmap SELECT s.id, k.dst FROM src.location s JOIN temp.lkey k"
 		" ON k.object = coalesce(s.object, '') AND k.function = coalesce(s.function, '')"
 		" AND k.file = coalesce(s.file, '') AND k.line = coalesce(s.line, 0)"
-		" AND k.inlined_into = coalesce(s.inlined_into, '');");
+		" AND k.inlined_into = coalesce(s.inlined_into, '')"
+		" AND k.outer_function = coalesce(s.outer_function, '')"
+		" AND k.outer_file = coalesce(s.outer_file, '')"
+		" AND k.outer_line = coalesce(s.outer_line, -1);");
 }
 
 #define BJ(alias, col) " JOIN temp.bmap " alias " ON " alias ".src = t." col

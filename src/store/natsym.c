@@ -144,7 +144,8 @@ static int name_locs(struct natsym *ns, sqlite3 *db)
 	if (!ns->nlocs || !ns->dw)
 		return 0;
 	if (sqlite3_prepare_v2(db, "UPDATE location SET object = ?2, function = ?3, file = ?4,"
-			       " line = ?5, inlined_into = ?6 WHERE id = ?1", -1, &st, NULL))
+			       " line = ?5, inlined_into = ?6, outer_function = ?7, outer_file = ?8,"
+			       " outer_line = ?9 WHERE id = ?1", -1, &st, NULL))
 		return -1;
 	for (size_t i = 0; i < ns->nlocs && rc == SQLITE_OK; i += 2) {
 		const struct dwsym_frame *f;
@@ -161,6 +162,17 @@ static int name_locs(struct natsym *ns, sqlite3 *db)
 		bind_str(st, 4, f[0].file);
 		sqlite3_bind_int64(st, 5, f[0].line);
 		bind_str(st, 6, inl ? f[1].fn : "");
+		/* Inlined: the symbol's function and its outermost call's line
+		 * (the chain's last frame); NULL when not inlined or all
+		 * unknown, as rawread.c stores the simulator's. */
+		if (inl && (f[n - 1].fn[0] || f[n - 1].file[0] || f[n - 1].line)) {
+			bind_str(st, 7, f[n - 1].fn);
+			bind_str(st, 8, f[n - 1].file);
+			sqlite3_bind_int64(st, 9, f[n - 1].line);
+		} else {
+			for (int k = 7; k <= 9; k++)
+				sqlite3_bind_null(st, k);
+		}
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = SQLITE_ERROR;
 		sqlite3_reset(st);

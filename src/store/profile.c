@@ -1,6 +1,6 @@
 /* profile.c — the SQLite profile: schema, writer, and opening for reading.
  *
- * Schema version 8 (docs/schema.md):
+ * Schema version 9 (docs/schema.md):
  *
  *   TABLE         COLUMNS
  *   meta          key TEXT PRIMARY KEY, value TEXT NOT NULL
@@ -8,7 +8,8 @@
  *   bucket        id INTEGER PRIMARY KEY, name, kind, blocks, max_live_blocks,
  *                 max_live_bytes, total_bytes, min_size, max_size
  *   location      id INTEGER PRIMARY KEY, ip, object, function, file, line,
- *                 inlined_into (version 6)
+ *                 inlined_into (version 6), outer_function, outer_file,
+ *                 outer_line (version 9)
  *   cost          bucket, location, thread, Dr, Dw, D1mr, D1mw, ... D4mr, D4mw,
  *                 Lat; PRIMARY KEY(bucket, location, thread)
  *   cost_sampled  the same columns and key as cost (version 2)
@@ -45,8 +46,9 @@
  *                 PRIMARY KEY(bucket, offset, end_offset) (version 8)
  *   indexes       cost(location), block(bucket)
  *
- *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 8.
- *   Version 7 is version 8 without the table marked (version 8).
+ *   PRAGMA application_id = 0x64637066 ("dcpf"), PRAGMA user_version = 9.
+ *   Version 8 is version 9 without the columns marked (version 9).
+ *   Version 7 is version 8 without the tables marked (version 8).
  *   Version 6 is version 7 without the tables marked (version 7).
  *   Version 5 is version 6 without the columns marked (version 6); version 4
  *   also lacks the columns marked (version 5); version 3
@@ -75,7 +77,8 @@ static const char schema_sql[] =
 	" blocks INTEGER, max_live_blocks INTEGER, max_live_bytes INTEGER,"
 	" total_bytes INTEGER, min_size INTEGER, max_size INTEGER);"
 	"CREATE TABLE location(id INTEGER PRIMARY KEY, ip INTEGER, object TEXT,"
-	" function TEXT, file TEXT, line INTEGER, inlined_into TEXT);"
+	" function TEXT, file TEXT, line INTEGER, inlined_into TEXT, outer_function TEXT,"
+	" outer_file TEXT, outer_line INTEGER);"
 	"CREATE TABLE cost(bucket INTEGER, location INTEGER, thread INTEGER,"
 	" Dr INTEGER, Dw INTEGER, D1mr INTEGER, D1mw INTEGER, D2mr INTEGER, D2mw INTEGER,"
 	" D3mr INTEGER, D3mw INTEGER, D4mr INTEGER, D4mw INTEGER, Lat INTEGER,"
@@ -159,7 +162,7 @@ static const struct {
 	{ offsetof(struct profile_writer, bstat),
 	  "UPDATE bucket SET blocks=?2, max_live_blocks=?3, max_live_bytes=?4,"
 	  " total_bytes=?5, min_size=?6, max_size=?7 WHERE id=?1" },
-	{ offsetof(struct profile_writer, loc), "INSERT INTO location VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
+	{ offsetof(struct profile_writer, loc), "INSERT INTO location VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
 	{ offsetof(struct profile_writer, cost),
 	  "INSERT INTO cost VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)" },
 	{ offsetof(struct profile_writer, scost),
@@ -327,7 +330,8 @@ int pw_bstat(struct profile_writer *w, int64_t id, const int64_t st[6])
 
 int pw_loc(struct profile_writer *w, int64_t id, int64_t ip,
 	   const char *obj, size_t olen, const char *fn, size_t flen,
-	   const char *file, size_t filelen, int64_t line, const char *inl, size_t inllen)
+	   const char *file, size_t filelen, int64_t line, const char *inl, size_t inllen,
+	   const struct pw_outer *outer)
 {
 	sqlite3_bind_int64(w->loc, 1, id);
 	sqlite3_bind_int64(w->loc, 2, ip);
@@ -336,6 +340,14 @@ int pw_loc(struct profile_writer *w, int64_t id, int64_t ip,
 	sqlite3_bind_text(w->loc, 5, file, (int)filelen, SQLITE_STATIC);
 	sqlite3_bind_int64(w->loc, 6, line);
 	sqlite3_bind_text(w->loc, 7, inl, (int)inllen, SQLITE_STATIC);
+	if (outer) {
+		sqlite3_bind_text(w->loc, 8, outer->fn, (int)outer->fnlen, SQLITE_STATIC);
+		sqlite3_bind_text(w->loc, 9, outer->file, (int)outer->filelen, SQLITE_STATIC);
+		sqlite3_bind_int64(w->loc, 10, outer->line);
+	} else {
+		for (int i = 8; i <= 10; i++)
+			sqlite3_bind_null(w->loc, i);
+	}
 	return step(w->loc);
 }
 
@@ -735,7 +747,8 @@ static const struct {
 	{ "level", 1, "*level name size assoc line_size latency" },
 	{ "bucket", 1, "*id name kind blocks max_live_blocks max_live_bytes total_bytes min_size"
 	  " max_size" },
-	{ "location", 1, "*id ip object function file line" },
+	{ "location", 1, "*id ip object function file line outer_function@9 outer_file@9"
+	  " outer_line@9" },
 	{ "cost", 1, "*bucket *location *thread Dr Dw D1mr D1mw D2mr D2mw D3mr D3mw D4mr D4mw Lat" },
 	{ "block", 1, "*id bucket address size alloc_seq free_seq" },
 	{ "cost_sampled", 2, "*bucket *location *thread Dr Dw D1mr D1mw D2mr D2mw D3mr D3mw D4mr"

@@ -1,11 +1,12 @@
 /* profile.h — the SQLite profile: schema, writer, and opening for reading.
  *
- * The schema is documented in docs/schema.md (version 6; version 1 to 5
+ * The schema is documented in docs/schema.md (version 9; version 1 to 8
  * profiles, which lack the sampling and eviction tables (1), the reuse
  * tables (1 and 2), cache_use, the call and the trace tables (1 to 3) and
  * the Evicted columns (1 to 4), location.inlined_into (1 to 5) and
  * offset_cost and bucket_type (1 to 6) and first_touch, ip_sample and
- * offset_unused (1 to 7), are read too).  The writer fills a fresh
+ * offset_unused (1 to 7), location.outer_function, outer_file and
+ * outer_line (1 to 8), are read too).  The writer fills a fresh
  * file inside one transaction with journalling and syncing off: the
  * file is a temporary name that finalize.c renames only when complete, so a
  * crash leaves no half-written profile under the real name.
@@ -21,7 +22,7 @@
 #include "base/sbuf.h"
 #include "core/hier.h"
 
-#define PROFILE_SCHEMA_VERSION 8
+#define PROFILE_SCHEMA_VERSION 9
 #define PROFILE_APPLICATION_ID 0x64637066   /* "dcpf" */
 
 /* Cost columns in the order the writer takes them and the schema stores
@@ -49,10 +50,21 @@ int pw_bucket(struct profile_writer *w, int64_t id, const char *kind,
 	      const char *name, size_t nlen);
 /* blocks, max_live_blocks, max_live_bytes, total_bytes, min_size, max_size */
 int pw_bstat(struct profile_writer *w, int64_t id, const int64_t st[6]);
-/* inl: the function fn was inlined into, empty when not inlined. */
+/* Inlined code's place in the function compiled (schema 9): that
+ * function, and the file and line of the outermost inlined call. */
+struct pw_outer {
+	const char *fn;
+	size_t fnlen;
+	const char *file;
+	size_t filelen;
+	int64_t line;
+};
+/* inl: the function fn was inlined into, empty when not inlined; outer:
+ * NULL when not inlined (outer_function, outer_file, outer_line NULL). */
 int pw_loc(struct profile_writer *w, int64_t id, int64_t ip,
 	   const char *obj, size_t olen, const char *fn, size_t flen,
-	   const char *file, size_t filelen, int64_t line, const char *inl, size_t inllen);
+	   const char *file, size_t filelen, int64_t line, const char *inl, size_t inllen,
+	   const struct pw_outer *outer);
 /* Into cost, or into cost_sampled when sampled. */
 int pw_cost(struct profile_writer *w, bool sampled, int64_t bucket, int64_t loc,
 	    int64_t thread, const int64_t v[COST_NCOLS]);
@@ -148,7 +160,7 @@ struct profile_level {
 struct profile {
 	sqlite3 *db;
 	const char *path;
-	int version;             /* schema version, 1 to 8 */
+	int version;             /* schema version, 1 to 9 */
 	int nlevels;
 	struct profile_level lv[DC_MAX_LEVELS];
 	int64_t mem_latency;

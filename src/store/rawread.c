@@ -1,4 +1,4 @@
-/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 9) into a
+/* rawread.c — read a raw dump (docs/raw-dump.md, versions 1 to 10) into a
  * profile.
  *
  * The reader is a hand-written line splitter: dumps hold millions of block
@@ -403,20 +403,32 @@ static size_t fn_len(const char *name, size_t len)
 
 static int rec_loc(struct reader *r)
 {
-	int64_t id, ip, line;
+	int64_t id, ip, line, oline = 0;
+	int nf = r->version >= 10 ? 11 : r->version >= 6 ? 8 : 7;
+	struct pw_outer out, *outp = NULL;
 	int rc;
 
-	/* INLINED (version 6): the function FUNCTION was inlined into. */
-	if (want_fields(r, r->version >= 6 ? 8 : 7) || hex(r, 2, &ip) || str(r, 3) ||
+	/* INLINED (version 6): the function FUNCTION was inlined into;
+	 * OUTFN OUTFILE OUTLINE (version 10): where, in the function
+	 * compiled. */
+	if (want_fields(r, nf) || hex(r, 2, &ip) || str(r, 3) ||
 	    str(r, 4) || str(r, 5) || num(r, 6, &line) ||
-	    (r->version >= 6 && str(r, 7)) || declare(r, &r->locs, 1, "location", &id))
+	    (nf > 7 && str(r, 7)) ||
+	    (nf > 8 && (str(r, 8) || str(r, 9) || num(r, 10, &oline))) ||
+	    declare(r, &r->locs, 1, "location", &id))
 		return -1;
 	/* version 8: the native engine's address-only location */
-	if (r->version >= 8 && !r->flen[3] && !r->flen[4] && !r->flen[5] && !line && !r->flen[7])
+	if (r->version >= 8 && !r->flen[3] && !r->flen[4] && !r->flen[5] && !line && !r->flen[7] &&
+	    (nf == 8 || (!r->flen[8] && !r->flen[9] && !oline)))
 		natsym_add_loc(&r->ns, id, ip);
+	if (nf > 8 && (r->flen[8] || r->flen[9] || oline)) {
+		out = (struct pw_outer){ r->f[8], fn_len(r->f[8], r->flen[8]), r->f[9], r->flen[9],
+					 oline };
+		outp = &out;
+	}
 	rc = pw_loc(r->w, id, ip, r->f[3], r->flen[3], r->f[4], fn_len(r->f[4], r->flen[4]),
-		    r->f[5], r->flen[5], line, r->version >= 6 ? r->f[7] : "",
-		    r->version >= 6 ? fn_len(r->f[7], r->flen[7]) : 0);
+		    r->f[5], r->flen[5], line, nf > 7 ? r->f[7] : "",
+		    nf > 7 ? fn_len(r->f[7], r->flen[7]) : 0, outp);
 	return rc ? sql_fail(r, rc, "location") : 0;
 }
 

@@ -1,4 +1,4 @@
-/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 9) into a
+/* rawread.h — read a raw dump (docs/raw-dump.md, versions 1 to 10) into a
  * profile.
  *
  * Notes:
@@ -11,7 +11,9 @@
  *    version 4 records (twin, trec, tper, tref, tfn) in versions 1 to 3,
  *    the version 7 records (off, btype) in versions 1 to 6, the version 8
  *    records (map, hpath, ftouch, ipsamp, offu) in versions 1 to 7,
- *    the version 9 record (bfree) in versions 1 to 8.
+ *    the version 9 record (bfree) in versions 1 to 8.  A loc record has
+ *    the fields of its version: INLINED from 6, OUTFN OUTFILE OUTLINE
+ *    from 10.
  *  - Version 9: a block record with FREE 0 is a block live at that point
  *    (blockpair.h); a later bfree at its address sets its free_seq.  A
  *    bfree where no block record is live is an error.
@@ -50,7 +52,7 @@
 #define RAW_MAX_LINE (16 << 20)
 
 /* The newest raw-dump version this reader reads. */
-#define RAW_VERSION 9
+#define RAW_VERSION 10
 
 struct raw_summary {
 	int nlevels;

@@ -12,10 +12,10 @@ BUILD = os.path.join(ROOT, "build")
 DCPROF = os.path.join(BUILD, "bin", "dcprof")
 
 # What this dcprof writes (docs/schema.md, docs/raw-dump.md).
-SCHEMA_VERSION = 8
-RAW_VERSION = 9
+SCHEMA_VERSION = 9
+RAW_VERSION = 10
 # What finalize reads.
-RAW_READ_VERSION = 9
+RAW_READ_VERSION = 10
 WORKLOADS = os.path.join(BUILD, "w")
 
 

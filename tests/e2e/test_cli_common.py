@@ -128,8 +128,23 @@ def read_text(path):
         return f.read()
 
 
+def downgrade_to_v8(db):
+    """Turns a profile into schema version 8: version 9 minus its columns
+    (versions 7 and 8 only add tables, which older readers ignore)."""
+    con = sqlite3.connect(db)
+    try:
+        for col in ("outer_function", "outer_file", "outer_line"):
+            con.execute("ALTER TABLE location DROP COLUMN %s" % col)
+        con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
+        con.execute("PRAGMA user_version = 8")
+        con.commit()
+    finally:
+        con.close()
+
+
 def downgrade_to_v5(db):
     """Turns a profile into schema version 5: version 6 minus its column."""
+    downgrade_to_v8(db)
     con = sqlite3.connect(db)
     try:
         con.execute("ALTER TABLE location DROP COLUMN inlined_into")

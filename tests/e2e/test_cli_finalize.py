@@ -61,10 +61,11 @@ class FinalizeTables(CliTest):
     def test_locations(self):
         rows = query_bytes(self.db, "SELECT * FROM location ORDER BY id")
         self.assertEqual(rows, [
-            # a version 1 dump: nothing is inlined (inlined_into empty)
-            (0, 0x401000, b"/opt/demo/bin/demo", b"main", b"a.c", 10, b""),
-            (1, 0x401010, b"/opt/demo/bin/demo", b"main", b"a.c", 11, b""),
-            (2, 0x402000, b"/opt/demo/bin/demo", b"walk", b"b.c", 20, b""),
+            # a version 1 dump: nothing is inlined (inlined_into empty,
+            # no outer function, file and line)
+            (0, 0x401000, b"/opt/demo/bin/demo", b"main", b"a.c", 10, b"", None, None, None),
+            (1, 0x401010, b"/opt/demo/bin/demo", b"main", b"a.c", 11, b"", None, None, None),
+            (2, 0x402000, b"/opt/demo/bin/demo", b"walk", b"b.c", 20, b"", None, None, None),
         ])
 
     def test_costs(self):
@@ -217,6 +218,35 @@ class FinalizeSymbolVersions(CliTest):
         self.assertEqual(rows, [(b"fopen", b"_IO_x")])
         self.assertEqual(query_bytes(db, "SELECT COUNT(*) FROM location WHERE function"
                                      " LIKE '%@%'"), [(0,)])
+
+
+class FinalizeOuter(CliTest):
+    """Version 10: a loc record ends with OUTFN OUTFILE OUTLINE, the outer
+    line of inlined code, stored as location.outer_function, outer_file
+    and outer_line (NULL for %- %- 0: not inlined)."""
+
+    def dump(self, loc2):
+        lines = [l.replace(b"dcprof-raw 1", b"dcprof-raw 10") for l in fixture_lines()]
+        lines = [l + b" %- %- %- 0" if l.startswith(b"loc ") else l for l in lines]
+        i = next(k for k, l in enumerate(lines) if l.startswith(b"loc 2 "))
+        lines[i] = loc2
+        return b"\n".join(lines) + b"\n"
+
+    def test_outer_columns(self):
+        db = self.profile(self.write("o.raw", self.dump(
+            b"loc 2 0x402000 /opt/demo/bin/demo operator[] /usr/include/v.h 1123 walk"
+            b" walk(int)@@V1 /src/my%20dir/b.c 20")))
+        self.assertEqual(query_bytes(db, "SELECT id, function, inlined_into, outer_function,"
+                                     " outer_file, outer_line FROM location ORDER BY id"),
+                         [(0, b"main", b"", None, None, None), (1, b"main", b"", None, None, None),
+                          (2, b"operator[]", b"walk", b"walk(int)", b"/src/my dir/b.c", 20)])
+
+    def test_field_count(self):
+        # line 6 is loc 2 (fixtures/two_level.raw): 10 fields from version 10
+        r, _ = self.finalize(self.write("o.raw", self.dump(
+            b"loc 2 0x402000 /opt/demo/bin/demo walk b.c 20 %-")))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("loc record has 7 fields, expected 10", r.stderr)
 
 
 class FinalizeBfree(CliTest):

@@ -67,11 +67,11 @@ DC_TEST(rawout, header_and_end)
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
 
-	CHECK_EQ(DC_RAW_VERSION, 9);
+	CHECK_EQ(DC_RAW_VERSION, 10);
 	dc_raw_header(o);
 	dc_raw_end(o, true);
 	dc_raw_end(o, false);
-	finish_expect(o, &m, "dcprof-raw 9\nend 1\nend 0\n");
+	finish_expect(o, &m, "dcprof-raw 10\nend 1\nend 0\n");
 }
 
 DC_TEST(rawout, meta)
@@ -144,25 +144,30 @@ DC_TEST(rawout, bucket_and_bstat)
 		      "bstat 0 1 1 0 0 0 18446744073709551615\n");
 }
 
-/* loc ID IP OBJECT FUNCTION FILE LINE INLINED: the IP in 0x hex; unknown
- * strings (empty, or NULL from the engine) are %-; INLINED (version 6) the
- * function FUNCTION was inlined into, %- when not inlined. */
+/* loc ID IP OBJECT FUNCTION FILE LINE INLINED OUTFN OUTFILE OUTLINE: the
+ * IP in 0x hex; unknown strings (empty, or NULL from the engine) are %-;
+ * INLINED (version 6) the function FUNCTION was inlined into, %- when not
+ * inlined; OUTFN OUTFILE OUTLINE (version 10) the function the code was
+ * compiled into and its line of the outermost inlined call, %- %- 0 when
+ * not inlined. */
 DC_TEST(rawout, loc)
 {
 	struct mem m;
 	struct dc_rawout *o = open_mem(&m);
+	struct dc_raw_outer out = { "main", "/src/my dir/prog.c", 4294967295u };
 
-	dc_raw_loc(o, 7, 0x401a2f, "/usr/bin/prog", "main", "", "/src/prog.c", 42);
-	dc_raw_loc(o, 0, 0, "", NULL, NULL, NULL, 0);
+	dc_raw_loc(o, 7, 0x401a2f, "/usr/bin/prog", "main", "", "/src/prog.c", 42, NULL);
+	dc_raw_loc(o, 0, 0, "", NULL, NULL, NULL, 0, NULL);
 	dc_raw_loc(o, 8, 0xffffffffffffffffULL, "/lib/x 86/libc.so.6", "operator new(unsigned long)",
-		   NULL, "/src/my dir/a.c", 4294967295u);
-	dc_raw_loc(o, 9, 0x401b00, "/usr/bin/prog", "smvp", "main", "/src/prog.c", 7);
+		   NULL, "/src/my dir/a.c", 4294967295u, NULL);
+	dc_raw_loc(o, 9, 0x401b00, "/usr/bin/prog", "smvp", "main", "/src/prog.c", 7, &out);
 	finish_expect(o, &m,
-		      "loc 7 0x401a2f /usr/bin/prog main /src/prog.c 42 %-\n"
-		      "loc 0 0x0 %- %- %- 0 %-\n"
+		      "loc 7 0x401a2f /usr/bin/prog main /src/prog.c 42 %- %- %- 0\n"
+		      "loc 0 0x0 %- %- %- 0 %- %- %- 0\n"
 		      "loc 8 0xffffffffffffffff /lib/x%2086/libc.so.6 "
-		      "operator%20new(unsigned%20long) /src/my%20dir/a.c 4294967295 %-\n"
-		      "loc 9 0x401b00 /usr/bin/prog smvp /src/prog.c 7 main\n");
+		      "operator%20new(unsigned%20long) /src/my%20dir/a.c 4294967295 %- %- %- 0\n"
+		      "loc 9 0x401b00 /usr/bin/prog smvp /src/prog.c 7 main main"
+		      " /src/my%20dir/prog.c 4294967295\n");
 }
 
 /* cost BUCKET LOC THREAD DR DW M1R M1W ... MNR MNW LAT: as many miss
@@ -217,18 +222,18 @@ DC_TEST(rawout, whole_dump)
 	dc_raw_meta(o, "cache_source", "option");
 	dc_raw_hier(o, &h);
 	dc_raw_bucket(o, 0, "heap", "main");
-	dc_raw_loc(o, 0, 0x1000, "/a", "f", NULL, "a.c", 3);
+	dc_raw_loc(o, 0, 0x1000, "/a", "f", NULL, "a.c", 3, NULL);
 	dc_raw_block(o, 0, 0x5000, 16, 1, 2);
 	dc_raw_bstat(o, 0, 1, 1, 16, 16, 16, 16);
 	dc_raw_cost(o, &c, 1);
 	dc_raw_end(o, true);
 	finish_expect(o, &m,
-		      "dcprof-raw 9\n"
+		      "dcprof-raw 10\n"
 		      "meta cache_source option\n"
 		      "level 1 L1 1024 2 64 4\n"
 		      "memory 200\n"
 		      "bucket 0 heap main\n"
-		      "loc 0 0x1000 /a f a.c 3 %-\n"
+		      "loc 0 0x1000 /a f a.c 3 %- %- %- 0\n"
 		      "block 0 0x5000 16 1 2\n"
 		      "bstat 0 1 1 16 16 16 16\n"
 		      "cost 0 0 1 3 1 1 1 408\n"

@@ -232,7 +232,7 @@ static void write_tail(struct dc_rawout *o, bool complete, const char *exec_path
 			dc_raw_hpath(o, i, b->path, b->npath);
 	}
 	for (uint32_t i = 0; i < nat.nlocs; i++)
-		dc_raw_loc(o, i, nat.loc_ip[i], "", "", "", "", 0);
+		dc_raw_loc(o, i, nat.loc_ip[i], "", "", "", "", 0, NULL);
 	write_maps(o);
 	for (uint32_t i = 0; i < nat.nbuckets; i++) {
 		const struct nat_bucket *b = &nat.buckets[i];

@@ -81,7 +81,7 @@ static UInt chain_frames(const Addr *ips, UInt n)
 	DiEpoch ep = VG_(current_DiEpoch)();
 
 	for (UInt i = 0; i < n && m < MAX_LFRAMES; i++) {
-		UInt k = dc_inline_frames(ips[i], fr, 16);
+		UInt k = dc_inline_frames(ips[i], fr, 16, NULL);
 		const HChar *obj;
 
 		if (!VG_(get_objname)(ep, ips[i], &obj))

@@ -30,6 +30,10 @@ struct loc {
 	Addr ip;
 	HChar *object, *fn, *file, *inl;   /* inl: the function fn was inlined into */
 	UInt line;
+	/* Inlined code (inl not empty): the function compiled and the file
+	 * and line of the outermost inlined call in it. */
+	HChar *outer_fn, *outer_file;
+	UInt outer_line;
 };
 
 static struct dc_bucket *buckets;
@@ -226,14 +230,6 @@ static Bool src_path(Addr ip, HChar *buf, SizeT len, UInt *line)
 	return True;
 }
 
-/* A frame of a function directly inside a frame of the same function
- * is one frame: GCC's partial inlining (ipa-split) inlines a function's
- * split-off body back into the function, and DWARF then has the function
- * inlined into itself, called from its own declaration line.  The inner
- * frame, the one with the instruction's line, stays (docs/engine.md,
- * "Code locations"; natsym's dwsym.c does the same).  Names compare
- * without their symbol versions, which finalize drops.  Returns the
- * frames left. */
 /* The length of a function's name without a symbol version
  * (fopen@@GLIBC_2.2.5: 5), as finalize writes it. */
 static SizeT fn_len(const HChar *fn)
@@ -252,43 +248,57 @@ static Bool same_fn(const HChar *a, const HChar *b)
 	return n == fn_len(b) && VG_(strncmp)(a, b, n) == 0;
 }
 
-static UInt self_inlined_out(struct dc_iframe *f, UInt n)
+/* A frame of a function directly inside a frame of the same function
+ * is one frame: GCC's partial inlining (ipa-split) inlines a function's
+ * split-off body back into the function, and DWARF then has the function
+ * inlined into itself, called from its own declaration line.  The inner
+ * frame, the one with the instruction's line, stays (docs/engine.md,
+ * "Code locations"; natsym's dwsym.c does the same).  Names compare
+ * without their symbol versions, which finalize drops.  Frames are
+ * taken as they come, so the last one kept is the outermost however long
+ * the chain. */
+UInt dc_inline_frames(Addr ip, struct dc_iframe *f, UInt max, struct dc_iframe *outer)
 {
-	UInt m = 1;
-
-	for (UInt j = 1; j < n; j++) {
-		if (f[j].fn[0] && same_fn(f[j].fn, f[m - 1].fn))
-			continue;
-		if (m != j)
-			f[m] = f[j];
-		m++;
-	}
-	return m;
-}
-
-UInt dc_inline_frames(Addr ip, struct dc_iframe *f, UInt max)
-{
+	static struct dc_iframe t, last;   /* 5 KB each: off the tool's stack */
 	DiEpoch ep = VG_(current_DiEpoch)();
 	InlIPCursor *iipc = VG_(new_IIPC)(ep, ip);
-	UInt n = 0;
+	UInt n = 0, kept = 0;
 
 	do {
+		parse_described(VG_(describe_IP)(ep, ip, iipc), &t);
+		if (kept && t.fn[0] && same_fn(t.fn, last.fn))
+			continue;
+		last = t;
+		kept++;
 		if (n < max)
-			parse_described(VG_(describe_IP)(ep, ip, iipc), &f[n++]);
+			f[n++] = t;
 	} while (VG_(next_IIPC)(iipc));
 	if (iipc)
 		VG_(delete_IIPC)(iipc);
 	if (!n) {
 		f[0].fn[0] = f[0].file[0] = 0;
 		f[0].line = 0;
+		last = f[0];
 		n = 1;
 	}
-	n = self_inlined_out(f, n);
 	/* The innermost frame's source with its directory, from the line
 	 * table itself (describe_IP prints a directory only with
 	 * --fullpath-after). */
 	src_path(ip, f[0].file, sizeof f[0].file, &f[0].line);
+	if (outer)
+		*outer = kept > 1 ? last : f[0];
 	return n;
+}
+
+/* An outer frame's file as src_path records the innermost one's:
+ * describe_IP prints it under its directory, and a relative directory
+ * (a library's build tree) adds nothing a reader could open, so a
+ * relative path keeps its file name alone. */
+static const HChar *outer_path(const HChar *file)
+{
+	const HChar *slash = VG_(strrchr)(file, '/');
+
+	return file[0] == '/' || !slash ? file : slash + 1;
 }
 
 /* Names are resolved when a location is first used, while the code's
@@ -301,7 +311,8 @@ UInt dc_loc_get(Addr ip)
 	DiEpoch ep = VG_(current_DiEpoch)();
 	Bool ok;
 	HChar path[1024];
-	struct dc_iframe fr[3];	/* 3: a self-inlined frame leaves 2 */
+	struct dc_iframe fr[2];
+	static struct dc_iframe outer;     /* off the tool's stack */
 
 	if ((nlocs + 1) * 2 > loc_slot_cap)
 		loc_rehash();
@@ -322,14 +333,21 @@ UInt dc_loc_get(Addr ip)
 	l->object = dup_or_empty(ok, s);
 	/* Code inlined here counts for the inlined function, except at a
 	 * function's entry, which always belongs to the function. */
-	if (!VG_(get_fnname_if_entry)(ep, ip, &s) && dc_inline_frames(ip, fr, 3) > 1 &&
+	if (!VG_(get_fnname_if_entry)(ep, ip, &s) && dc_inline_frames(ip, fr, 2, &outer) > 1 &&
 	    fr[0].fn[0]) {
 		l->fn = VG_(strdup)("dc.names.str", fr[0].fn);
 		l->inl = VG_(strdup)("dc.names.str", fr[1].fn);
+		/* The function compiled, named as code not inlined is. */
+		ok = VG_(get_fnname)(ep, ip, &s);
+		l->outer_fn = dup_or_empty(ok, s);
+		l->outer_file = VG_(strdup)("dc.names.str", outer_path(outer.file));
+		l->outer_line = outer.line;
 	} else {
 		ok = VG_(get_fnname)(ep, ip, &s);
 		l->fn = dup_or_empty(ok, s);
 		l->inl = dup_or_empty(False, NULL);
+		l->outer_fn = l->outer_file = NULL;
+		l->outer_line = 0;
 	}
 	ok = src_path(ip, path, sizeof path, &l->line);
 	l->file = dup_or_empty(ok, path);
@@ -348,6 +366,9 @@ void dc_names_dump(struct dc_rawout *o)
 	}
 	for (UInt id = 0; id < nlocs; id++) {
 		struct loc *l = &locs[id];
-		dc_raw_loc(o, id, l->ip, l->object, l->fn, l->inl, l->file, l->line);
+		struct dc_raw_outer out = { l->outer_fn, l->outer_file, l->outer_line };
+
+		dc_raw_loc(o, id, l->ip, l->object, l->fn, l->inl, l->file, l->line,
+			   l->outer_fn ? &out : NULL);
 	}
 }

@@ -352,9 +352,11 @@ struct dc_iframe {
  * first, the function the code was compiled in last (one frame without
  * inlining).  f[0].file has its directory; the others' files have one
  * when Valgrind prints directories (dc_main.c turns that on).  Returns
- * the frames stored, at least 1.  Slow: instrumentation and allocation
+ * the frames stored, at least 1.  outer (unless NULL) gets the last frame
+ * of the whole chain, however long: the line of the outermost inlined
+ * call in the function compiled.  Slow: instrumentation and allocation
  * sites only. */
-UInt dc_inline_frames(Addr ip, struct dc_iframe *f, UInt max);
+UInt dc_inline_frames(Addr ip, struct dc_iframe *f, UInt max, struct dc_iframe *outer);
 
 /* dc_instrument.c */
 IRSB *dc_instrument(VgCallbackClosure *closure, IRSB *sb, const VexGuestLayout *layout,
