@@ -74,7 +74,7 @@ def add_samples(db, event="D1m", per_line=None, path=None):
     con = sqlite3.connect(db)
     for n, (line, count) in enumerate(sorted((per_line or {}).items())):
         lid = 10 ** 7 + n
-        con.execute("INSERT INTO location VALUES (?, 0, '', 'figure2', ?, ?, '')",
+        con.execute("INSERT INTO location VALUES (?, 0, '', 'figure2', ?, ?, '', NULL, NULL, NULL)",
                     (lid, path, line))
         con.execute("INSERT INTO ip_sample VALUES (?, 1, ?)", (lid, count))
     total = con.execute("SELECT SUM(count) FROM ip_sample").fetchone()[0]
@@ -383,7 +383,7 @@ class Aliases(TmpDirTest):
         _, self.db = self.record([workload("approx_fig2")])
         add_samples(self.db, per_line={SWEEP_LINE: 60}, path=os.path.join(self.src, "main.c"))
         con = sqlite3.connect(self.db)
-        con.execute("INSERT INTO location VALUES (?, 0, '', 'work', ?, ?, '')",
+        con.execute("INSERT INTO location VALUES (?, 0, '', 'work', ?, ?, '', NULL, NULL, NULL)",
                     (10 ** 7 + 99, os.path.join(self.src, "work.c"), WORK_LINE))
         con.execute("INSERT INTO ip_sample VALUES (?, 1, 10)", (10 ** 7 + 99,))
         con.commit()

@@ -128,87 +128,57 @@ def read_text(path):
         return f.read()
 
 
-def downgrade_to_v8(db):
-    """Turns a profile into schema version 8: version 9 minus its columns
-    (versions 7 and 8 only add tables, which older readers ignore)."""
+def downgrade(db, version, statements):
+    """Runs statements on db and marks it as schema version VERSION."""
     con = sqlite3.connect(db)
     try:
-        for col in ("outer_function", "outer_file", "outer_line"):
-            con.execute("ALTER TABLE location DROP COLUMN %s" % col)
-        con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
-        con.execute("PRAGMA user_version = 8")
+        for sql in statements:
+            con.execute(sql)
+        con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+        con.execute("PRAGMA user_version = %d" % version)
         con.commit()
     finally:
         con.close()
+
+
+def downgrade_to_v8(db):
+    """Turns a profile into schema version 8: version 9 minus its columns
+    (versions 7 and 8 only add tables, which older readers ignore)."""
+    downgrade(db, 8, ["ALTER TABLE location DROP COLUMN %s" % col
+                      for col in ("outer_function", "outer_file", "outer_line")])
 
 
 def downgrade_to_v5(db):
     """Turns a profile into schema version 5: version 6 minus its column."""
     downgrade_to_v8(db)
-    con = sqlite3.connect(db)
-    try:
-        con.execute("ALTER TABLE location DROP COLUMN inlined_into")
-        con.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
-        con.execute("PRAGMA user_version = 5")
-        con.commit()
-    finally:
-        con.close()
+    downgrade(db, 5, ["ALTER TABLE location DROP COLUMN inlined_into"])
 
 
 def downgrade_to_v4(db):
     """Turns a profile into schema version 4: version 5 minus its columns."""
     downgrade_to_v5(db)
-    con = sqlite3.connect(db)
-    try:
-        for table in ("cache_use", "call_use"):
-            con.execute("ALTER TABLE %s DROP COLUMN Evicted" % table)
-        con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
-        con.execute("PRAGMA user_version = 4")
-        con.commit()
-    finally:
-        con.close()
+    downgrade(db, 4, ["ALTER TABLE %s DROP COLUMN Evicted" % table
+                      for table in ("cache_use", "call_use")])
 
 
 def downgrade_to_v3(db):
     """Turns a profile into schema version 3: version 4 minus its tables."""
     downgrade_to_v4(db)
-    con = sqlite3.connect(db)
-    try:
-        for table in ("cache_use", "call_arc", "call_use"):
-            con.execute("DROP TABLE %s" % table)
-        con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
-        con.execute("PRAGMA user_version = 3")
-        con.commit()
-    finally:
-        con.close()
+    downgrade(db, 3, ["DROP TABLE %s" % table for table in ("cache_use", "call_arc", "call_use")])
 
 
 def downgrade_to_v2(db):
     """Turns a profile into schema version 2: version 3 minus its tables."""
     downgrade_to_v3(db)
-    con = sqlite3.connect(db)
-    try:
-        for table in ("reuse_hist", "reuse_first", "reuse_pair"):
-            con.execute("DROP TABLE %s" % table)
-        con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-        con.execute("PRAGMA user_version = 2")
-        con.commit()
-    finally:
-        con.close()
+    downgrade(db, 2, ["DROP TABLE %s" % table
+                      for table in ("reuse_hist", "reuse_first", "reuse_pair")])
 
 
 def downgrade_to_v1(db):
     """Turns a profile into schema version 1: version 2 minus its tables."""
     downgrade_to_v2(db)
-    con = sqlite3.connect(db)
-    try:
-        for table in ("cost_sampled", "eviction", "level_fill", "residency"):
-            con.execute("DROP TABLE %s" % table)
-        con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-        con.execute("PRAGMA user_version = 1")
-        con.commit()
-    finally:
-        con.close()
+    downgrade(db, 1, ["DROP TABLE %s" % table
+                      for table in ("cost_sampled", "eviction", "level_fill", "residency")])
 
 
 class CliTest(TmpDirTest):
