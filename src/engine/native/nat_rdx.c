@@ -61,6 +61,10 @@
  *    accesses.
  *  - A fault whose address is within 16 bytes after its IP fetched the
  *    instruction (code pages fault too): no data, not a use point.
+ *  - A fault on bytes a watchpoint armed by a fault of the same,
+ *    not yet completed instruction watches is that fault again (under
+ *    load the kernel returned without mapping the page, up to 31 times
+ *    in a row): not a new use, which would count the reuse as often.
  *  - Calling context of a use: its instruction only (no unwinding in a
  *    signal handler): proportional attribution weighs per instruction.
  *  - At the end (nat_rdx_end) the events of every thread are disabled
@@ -296,6 +300,15 @@ static void use_point(struct nat_rdx_thr *x, uint64_t addr, uint64_t ip, bool pe
 		return;        /* the runtime's own fault, not the program's */
 	if (addr - ip < 16)
 		return;        /* an instruction fetch's: no data to watch */
+	/* A fault the instruction takes again before it completes (the
+	 * kernel returned without mapping the page: a retried fault, seen
+	 * under load) is the same use: a second watchpoint on its bytes would
+	 * count its reuse twice. */
+	for (unsigned i = 0; pending && i < x->r.cfg.nwp; i++) {
+		const struct dc_rdx_wp *w = &x->r.wp[i];
+		if (w->armed && x->skip[i] && addr >= w->lo && addr < w->hi)
+			return;
+	}
 	dc_rdx_sample(&x->r, addr, 8, t, dc_hash64(ip), NO_WP, 0);
 	if (x->r.arms == arms)
 		return;
