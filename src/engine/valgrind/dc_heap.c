@@ -199,14 +199,17 @@ static UInt heap_bucket(ThreadId tid)
 	want = dc.opt.heap_site ? MAX_CHAIN : (UInt)dc.opt.heap_depth + 8;
 	if (want > MAX_CHAIN)
 		want = MAX_CHAIN;
-	n = unwind_end(ips, VG_(get_StackTrace)(tid, ips, want, NULL, NULL, 0));
+	/* The cache is keyed by the stack as unwound: the frames past
+	 * unwind_end's cut are the same for the same stack in one run, and
+	 * the cut (a segment look-up per frame) is made once per site. */
+	n = VG_(get_StackTrace)(tid, ips, want, NULL, NULL, 0);
 	if ((nsites + 1) * 2 > site_cap)
 		site_grow();
 	slot = site_slot(sites, site_cap, ips, n);
 	if (*slot)
 		return (*slot)->bucket;
-	heap_name(ips, n, dc.opt.heap_site ? MAX_LFRAMES : dc.opt.heap_depth, dc.opt.heap_site,
-		  name, sizeof name);
+	heap_name(ips, unwind_end(ips, n), dc.opt.heap_site ? MAX_LFRAMES : dc.opt.heap_depth,
+		  dc.opt.heap_site, name, sizeof name);
 	s = VG_(malloc)("dc.heap.site", sizeof *s);
 	s->nips = n;
 	VG_(memcpy)(s->ips, ips, n * sizeof *ips);
