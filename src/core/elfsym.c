@@ -25,6 +25,7 @@
  * byte order does not matter.
  */
 #include "core/elfsym.h"
+#include "core/util.h"
 
 enum {
 	EHDR_SIZE = 64, SHDR_SIZE = 64, SYM_SIZE = 24, PHDR_SIZE = 56, DYN_SIZE = 16,
@@ -106,11 +107,7 @@ static int walk(const struct symtab *t, int (*cb)(void *, const struct dc_elfsym
 			return DC_EINVAL;
 		if (s.name_len == 0 || !cb)
 			continue;
-		for (size_t k = 1; k < s.name_len; k++)
-			if (s.name[k] == '@') {
-				s.name_len = k;     /* NAME@VERSION, NAME@@VERSION */
-				break;
-			}
+		s.name_len = dc_sym_name_len(s.name, s.name_len);
 		s.global = bind != STB_LOCAL;
 		s.file = s.global ? NULL : file;
 		s.value = rd64(e + 8);

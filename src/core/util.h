@@ -55,6 +55,17 @@ static inline bool dc_probe_may_move(uint64_t hole, uint64_t slot, uint64_t home
 	return ((slot - home) & mask) >= ((slot - hole) & mask);
 }
 
+/* The length of a symbol's name without its version: NAME@VERSION and
+ * NAME@@VERSION (a .symtab's copies and definitions of versioned dynamic
+ * symbols, Valgrind's function names) are NAME; len bytes of name. */
+static inline size_t dc_sym_name_len(const char *name, size_t len)
+{
+	for (size_t k = 1; k < len; k++)
+		if (name[k] == '@')
+			return k;
+	return len;
+}
+
 /* 64-bit mix for hash tables (splitmix64 finaliser). */
 static inline uint64_t dc_hash64(uint64_t x)
 {

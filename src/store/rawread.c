@@ -19,6 +19,7 @@
 #include "store/blockpair.h"
 #include "store/natsym.h"
 #include "core/rawout.h"
+#include "core/util.h"
 #include "store/rawread.h"
 #include "store/rhist.h"
 
@@ -390,17 +391,9 @@ static int rec_bstat(struct reader *r)
 	return rc ? sql_fail(r, rc, "bstat") : 0;
 }
 
-/* A function's name without a symbol version: Valgrind names functions
- * by their symbol, fopen@@GLIBC_2.2.5; the program calls fopen (and the
- * native engine, the globals and heap names say fopen). */
-static size_t fn_len(const char *name, size_t len)
-{
-	for (size_t k = 1; k < len; k++)
-		if (name[k] == '@')
-			return k;
-	return len;
-}
-
+/* Functions are named without a symbol version (dc_sym_name_len):
+ * Valgrind names them by their symbol, fopen@@GLIBC_2.2.5; the program
+ * calls fopen, and the native engine, globals and heap names say fopen. */
 static int rec_loc(struct reader *r)
 {
 	int64_t id, ip, line, oline = 0;
@@ -422,13 +415,13 @@ static int rec_loc(struct reader *r)
 	    (nf == 8 || (!r->flen[8] && !r->flen[9] && !oline)))
 		natsym_add_loc(&r->ns, id, ip);
 	if (nf > 8 && (r->flen[8] || r->flen[9] || oline)) {
-		out = (struct pw_outer){ r->f[8], fn_len(r->f[8], r->flen[8]), r->f[9], r->flen[9],
+		out = (struct pw_outer){ r->f[8], dc_sym_name_len(r->f[8], r->flen[8]), r->f[9], r->flen[9],
 					 oline };
 		outp = &out;
 	}
-	rc = pw_loc(r->w, id, ip, r->f[3], r->flen[3], r->f[4], fn_len(r->f[4], r->flen[4]),
+	rc = pw_loc(r->w, id, ip, r->f[3], r->flen[3], r->f[4], dc_sym_name_len(r->f[4], r->flen[4]),
 		    r->f[5], r->flen[5], line, nf > 7 ? r->f[7] : "",
-		    nf > 7 ? fn_len(r->f[7], r->flen[7]) : 0, outp);
+		    nf > 7 ? dc_sym_name_len(r->f[7], r->flen[7]) : 0, outp);
 	return rc ? sql_fail(r, rc, "location") : 0;
 }
 
@@ -915,7 +908,7 @@ static int rec_tfn(struct reader *r)
 	for (int i = 0; i < 5; i++)
 		if (num(r, 2 + i, &v[i]))
 			return -1;
-	rc = pw_tfn(r->w, r->f[1], fn_len(r->f[1], r->flen[1]), v);
+	rc = pw_tfn(r->w, r->f[1], dc_sym_name_len(r->f[1], r->flen[1]), v);
 	return rc ? sql_fail(r, rc, "tfn record") : 0;
 }
 

@@ -230,22 +230,12 @@ static Bool src_path(Addr ip, HChar *buf, SizeT len, UInt *line)
 	return True;
 }
 
-/* The length of a function's name without a symbol version
- * (fopen@@GLIBC_2.2.5: 5), as finalize writes it. */
-static SizeT fn_len(const HChar *fn)
-{
-	SizeT n = fn[0] ? 1 : 0;
-
-	while (fn[n] && fn[n] != '@')
-		n++;
-	return n;
-}
-
+/* Names without their symbol versions, as finalize writes them. */
 static Bool same_fn(const HChar *a, const HChar *b)
 {
-	SizeT n = fn_len(a);
+	SizeT n = dc_sym_name_len(a, VG_(strlen)(a));
 
-	return n == fn_len(b) && VG_(strncmp)(a, b, n) == 0;
+	return n == dc_sym_name_len(b, VG_(strlen)(b)) && VG_(strncmp)(a, b, n) == 0;
 }
 
 /* A frame of a function directly inside a frame of the same function
